@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Ensures the servers the tests talk to are up on loopback, starting any that is down with the same command
+# the machine uses (node-svc), installing Debian packages the tests start themselves. Fails loudly.
+set -uo pipefail
+
+fail() { echo "FATAL: $*" >&2; exit 1; }
+wait_for() { # name, check command, tries
+  local name=$1 check=$2 tries=${3:-60}
+  for _ in $(seq "$tries"); do eval "$check" >/dev/null 2>&1 && { echo "ok: $name"; return 0; }; sleep 0.5; done
+  fail "$name did not come up ($check)"
+}
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+apt_updated=0
+need_pkg() { # install Debian packages if a binary is missing
+  local bin=$1; shift
+  command -v "$bin" >/dev/null 2>&1 && return 0
+  if [ $apt_updated = 0 ]; then apt-get update -qq || fail "apt-get update failed"; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null || fail "could not install $*"
+}
+
+# Redis 6379 (also the binary for the Cluster and Sentinel tests, which start their own processes)
+need_pkg redis-server redis-server redis-tools
+if ! redis-cli -p 6379 ping >/dev/null 2>&1; then
+  mkdir -p /var/lib/redis /var/log/redis
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
+fi
+wait_for redis "redis-cli -p 6379 ping"
+
+# PostgreSQL 5432, database test
+need_pkg psql postgresql
+if ! port_open 5432; then pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true; fi
+wait_for postgresql "psql -h 127.0.0.1 -U postgres -d postgres -c 'select 1'"
+psql -h 127.0.0.1 -U postgres -d postgres -tc "select 1 from pg_database where datname='test'" | grep -q 1 \
+  || psql -h 127.0.0.1 -U postgres -d postgres -c 'create database test' >/dev/null
+
+# MariaDB 3306, database test
+need_pkg mariadbd mariadb-server
+if ! port_open 3306; then start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd; fi
+wait_for mariadb "mariadb -h127.0.0.1 -uroot -e 'select 1'"
+mariadb -h127.0.0.1 -uroot -e 'create database if not exists test'
+
+# RabbitMQ 5672, Mosquitto 1883, NATS 4222 (JetStream)
+need_pkg rabbitmq-server rabbitmq-server
+if ! port_open 5672; then rabbitmq-server -detached; fi
+wait_for rabbitmq "port_open 5672" 120
+need_pkg mosquitto mosquitto
+if ! port_open 1883; then mosquitto -d -c /etc/mosquitto/mosquitto.conf; fi
+wait_for mosquitto "port_open 1883"
+need_pkg nats-server nats-server
+if ! port_open 4222; then
+  mkdir -p /var/lib/nats-server
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
+fi
+wait_for nats "port_open 4222"
+
+# Servers the tests start themselves on their own ports.
+need_pkg beanstalkd beanstalkd
+echo "services ready"

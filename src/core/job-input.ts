@@ -1,0 +1,211 @@
+import type { EpochMs } from './clock.js';
+import { parseDurationList, parseDurationMs } from './duration.js';
+import { DelayqError, invalid } from './errors.js';
+import type { Backoff, NewJob, RetryPolicy } from './job.js';
+import { CONTROL_CHARS_RE, ID_RE, LIMITS, TOPIC_RE } from './limits.js';
+import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
+
+/** A push as a caller writes it: every field but `topic` optional; times relative or absolute. */
+export interface PushInput {
+  id?: string | undefined;
+  topic: string;
+  tag?: string | null | undefined;
+  bizKey?: string | null | undefined;
+  body?: unknown;
+  /** Delay from arrival, ms (or a duration text such as "30m"). Exclusive with runAt. */
+  delayMs?: number | string | undefined;
+  /** Absolute due time: epoch ms or an ISO-8601 text. Exclusive with delayMs. */
+  runAt?: number | string | undefined;
+  priority?: number | undefined;
+  ttrMs?: number | string | undefined;
+  ttlMs?: number | string | null | undefined;
+  retry?: RetryInput | string | undefined;
+}
+
+export interface RetryInput {
+  maxAttempts?: number | undefined;
+  /** `"4m,10m,1h"` (a list), or an object. */
+  backoff?: BackoffInput | string | undefined;
+}
+
+export type BackoffInput =
+  | { type: 'fixed'; delayMs: number | string }
+  | { type: 'exponential'; delayMs: number | string; factor?: number; maxDelayMs?: number | string }
+  | { type: 'list'; delays: string | Array<number | string> };
+
+export interface JobDefaults {
+  /** @defaultValue 30 000 ms */
+  ttrMs: number;
+  retry: RetryPolicy;
+  /** Largest body, bytes of JSON text. @defaultValue 1 MiB */
+  bodyMaxBytes: number;
+}
+
+export const DEFAULT_JOB_DEFAULTS: JobDefaults = {
+  ttrMs: 30_000,
+  retry: DEFAULT_RETRY_POLICY,
+  bodyMaxBytes: 1024 * 1024,
+};
+
+export function validateTopic(topic: unknown, field = 'topic'): string {
+  if (typeof topic !== 'string' || !TOPIC_RE.test(topic)) {
+    throw invalid(
+      field,
+      `must be 1–${LIMITS.topicMaxLength} characters of letters, digits, ".", "_", "-", ":" starting with a letter or digit`,
+    );
+  }
+  return topic;
+}
+
+export function validateJobId(id: unknown, field = 'id'): string {
+  if (typeof id !== 'string' || !ID_RE.test(id)) {
+    throw invalid(field, `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + =`);
+  }
+  return id;
+}
+
+function label(value: unknown, field: string): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') throw invalid(field, 'must be a string');
+  if (value.length > LIMITS.labelMaxLength) throw invalid(field, `must be at most ${LIMITS.labelMaxLength} characters`);
+  if (CONTROL_CHARS_RE.test(value)) throw invalid(field, 'must not contain control characters');
+  return value;
+}
+
+function integerIn(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(field, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function durationIn(value: unknown, field: string, min: number, max: number): number {
+  const ms = parseDurationMs(value, field);
+  if (ms < min || ms > max) throw invalid(field, `must be from ${min} to ${max} ms`);
+  return ms;
+}
+
+function parseRunAt(value: number | string, now: EpochMs): EpochMs {
+  const at = typeof value === 'number' ? value : Date.parse(value);
+  if (typeof value === 'string' && !/^\d{4}-\d\d-\d\d/.test(value)) {
+    throw invalid('runAt', 'must be epoch milliseconds or an ISO-8601 date-time');
+  }
+  if (!Number.isFinite(at) || !Number.isInteger(at)) {
+    throw invalid('runAt', 'must be epoch milliseconds (an integer) or an ISO-8601 date-time');
+  }
+  if (at - now > LIMITS.maxDelayMs) throw invalid('runAt', 'is more than 10 years away');
+  if (now - at > LIMITS.pastRunAtToleranceMs) throw invalid('runAt', 'is more than a year in the past');
+  return Math.max(at, now);
+}
+
+export function normalizeBackoff(input: BackoffInput | string, field: string): Backoff {
+  if (typeof input === 'string') {
+    return { type: 'list', delaysMs: boundedList(parseDurationList(input, field), field) };
+  }
+  if (typeof input !== 'object' || input === null) throw invalid(field, 'must be an object or a list text');
+  switch (input.type) {
+    case 'fixed':
+      return { type: 'fixed', delayMs: durationIn(input.delayMs, `${field}.delayMs`, 0, LIMITS.maxDelayMs) };
+    case 'exponential': {
+      const delayMs = durationIn(input.delayMs, `${field}.delayMs`, 1, LIMITS.maxDelayMs);
+      const factor = input.factor ?? 2;
+      if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 1 || factor > 100) {
+        throw invalid(`${field}.factor`, 'must be a number from 1 to 100');
+      }
+      const maxDelayMs =
+        input.maxDelayMs === undefined
+          ? LIMITS.maxDelayMs
+          : durationIn(input.maxDelayMs, `${field}.maxDelayMs`, delayMs, LIMITS.maxDelayMs);
+      return { type: 'exponential', delayMs, factor, maxDelayMs };
+    }
+    case 'list':
+      return { type: 'list', delaysMs: boundedList(parseDurationList(input.delays, `${field}.delays`), `${field}.delays`) };
+    default:
+      throw invalid(`${field}.type`, 'must be "fixed", "exponential" or "list"');
+  }
+}
+
+function boundedList(delaysMs: number[], field: string): number[] {
+  if (delaysMs.length > LIMITS.backoffListMax) throw invalid(field, `must have at most ${LIMITS.backoffListMax} steps`);
+  delaysMs.forEach((ms, i) => {
+    if (ms > LIMITS.maxDelayMs) throw invalid(`${field}[${i}]`, 'must be at most 10 years');
+  });
+  return delaysMs;
+}
+
+/**
+ * The retry policy of a push. A list schedule alone (`"4m,10m,10m,1h"`) means one retry per step,
+ * so maxAttempts defaults to steps + 1.
+ */
+export function normalizeRetry(input: RetryInput | string | undefined, defaults: RetryPolicy): RetryPolicy {
+  if (input === undefined) return defaults;
+  if (typeof input === 'string') {
+    const backoff = normalizeBackoff(input, 'retry');
+    return { maxAttempts: (backoff as { delaysMs: number[] }).delaysMs.length + 1, backoff };
+  }
+  if (typeof input !== 'object' || input === null) throw invalid('retry', 'must be an object or a schedule text');
+  const backoff = input.backoff === undefined ? defaults.backoff : normalizeBackoff(input.backoff, 'retry.backoff');
+  const implied = backoff.type === 'list' && input.backoff !== undefined ? backoff.delaysMs.length + 1 : defaults.maxAttempts;
+  const maxAttempts =
+    input.maxAttempts === undefined
+      ? implied
+      : integerIn(input.maxAttempts, 'retry.maxAttempts', 1, LIMITS.maxAttemptsMax);
+  return { maxAttempts, backoff };
+}
+
+export interface NormalizeContext {
+  now: EpochMs;
+  defaults: JobDefaults;
+  newId: () => string;
+}
+
+/** Turns a caller's push into a NewJob, or throws E_VALIDATION / E_BODY_TOO_LARGE naming the field. */
+export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw invalid('job', 'must be a JSON object');
+  }
+  const topic = validateTopic(input.topic);
+  const id = input.id === undefined || input.id === '' ? ctx.newId() : validateJobId(input.id);
+
+  if (input.delayMs !== undefined && input.runAt !== undefined) {
+    throw invalid('runAt', 'give delayMs or runAt, not both');
+  }
+  let runAt = ctx.now;
+  if (input.delayMs !== undefined) {
+    runAt = ctx.now + durationIn(input.delayMs, 'delayMs', 0, LIMITS.maxDelayMs);
+  } else if (input.runAt !== undefined) {
+    if (typeof input.runAt !== 'number' && typeof input.runAt !== 'string') {
+      throw invalid('runAt', 'must be epoch milliseconds or an ISO-8601 date-time');
+    }
+    runAt = parseRunAt(input.runAt, ctx.now);
+  }
+
+  const body = JSON.stringify(input.body === undefined ? null : input.body);
+  if (body === undefined) throw invalid('body', 'must be a JSON value');
+  const bodyBytes = Buffer.byteLength(body);
+  if (bodyBytes > ctx.defaults.bodyMaxBytes) {
+    throw new DelayqError(
+      'E_BODY_TOO_LARGE',
+      `body: ${bodyBytes} bytes of JSON is over the limit of ${ctx.defaults.bodyMaxBytes}`,
+      { field: 'body' },
+    );
+  }
+
+  return {
+    id,
+    topic,
+    tag: label(input.tag, 'tag'),
+    bizKey: label(input.bizKey, 'bizKey'),
+    body,
+    runAt,
+    priority:
+      input.priority === undefined ? 0 : integerIn(input.priority, 'priority', LIMITS.priorityMin, LIMITS.priorityMax),
+    ttrMs:
+      input.ttrMs === undefined ? ctx.defaults.ttrMs : durationIn(input.ttrMs, 'ttrMs', LIMITS.ttrMinMs, LIMITS.ttrMaxMs),
+    ttlMs:
+      input.ttlMs === undefined || input.ttlMs === null
+        ? null
+        : durationIn(input.ttlMs, 'ttlMs', 1, LIMITS.maxDelayMs),
+    retry: normalizeRetry(input.retry, ctx.defaults.retry),
+  };
+}

@@ -1,0 +1,127 @@
+import type { EpochMs } from './clock.js';
+
+/**
+ * A job's life, written down in docs/lifecycle.md:
+ *   delayed → ready → reserved → finished
+ *   reserved → (fail | TTR lapse) → delayed (backoff) or dead
+ *   delayed | ready | reserved → cancelled;  ready → expired (ttl);  dead → (redrive) → ready
+ */
+export const JOB_STATES = [
+  'delayed',
+  'ready',
+  'reserved',
+  'finished',
+  'dead',
+  'cancelled',
+  'expired',
+] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+/** States a job never leaves except by purge (or, for `dead`, by redrive). */
+export const TERMINAL_STATES: readonly JobState[] = ['finished', 'dead', 'cancelled', 'expired'];
+
+export function isTerminal(state: JobState): boolean {
+  return TERMINAL_STATES.includes(state);
+}
+
+/** What moved a job; recorded with every history entry. */
+export const JOB_EVENTS = [
+  'push',
+  'promote',
+  'reserve',
+  'release',
+  'finish',
+  'retry',
+  'bury',
+  'cancel',
+  'expire',
+  'redrive',
+  'reschedule',
+  'restore',
+] as const;
+export type JobEvent = (typeof JOB_EVENTS)[number];
+
+export type Backoff =
+  /** The same wait before every retry. */
+  | { type: 'fixed'; delayMs: number }
+  /** delayMs · factor^(retry−1), capped at maxDelayMs. */
+  | { type: 'exponential'; delayMs: number; factor: number; maxDelayMs: number }
+  /** An explicit schedule (`4m,10m,10m,1h`); retries past its end reuse the last step. */
+  | { type: 'list'; delaysMs: number[] };
+
+export interface RetryPolicy {
+  /** Deliveries allowed in all, the first included; when the last one fails the job is buried. */
+  maxAttempts: number;
+  backoff: Backoff;
+}
+
+/** A job ready to be stored: validated, with defaults applied and `runAt` stamped by the server. */
+export interface NewJob {
+  id: string;
+  topic: string;
+  tag: string | null;
+  bizKey: string | null;
+  /** The body, already serialized to JSON text (validated and size-checked once, at the edge). */
+  body: string;
+  runAt: EpochMs;
+  priority: number;
+  ttrMs: number;
+  ttlMs: number | null;
+  retry: RetryPolicy;
+}
+
+/** A stored job as the API shows it. */
+export interface Job {
+  id: string;
+  topic: string;
+  tag: string | null;
+  bizKey: string | null;
+  /** JSON text; the service parses it for callers that want a value. */
+  body: string;
+  state: JobState;
+  runAt: EpochMs;
+  priority: number;
+  ttrMs: number;
+  ttlMs: number | null;
+  retry: RetryPolicy;
+  /** Deliveries so far (a reservation counts as one; a release on disconnect gives it back). */
+  attempts: number;
+  lastError: string | null;
+  createdAt: EpochMs;
+  readyAt: EpochMs | null;
+  reservedAt: EpochMs | null;
+  /** When the job reached a terminal state (finished, dead, cancelled or expired). */
+  finishedAt: EpochMs | null;
+  /** While reserved: when the TTR lapses unless touched. */
+  deadlineAt: EpochMs | null;
+}
+
+/** One entry of a job's history (the seeds' job_log): every transition, with who made it. */
+export interface HistoryEntry {
+  at: EpochMs;
+  event: JobEvent;
+  state: JobState;
+  /** Attempt number at the time of the transition. */
+  attempt: number;
+  /** The delayq node (process) that made the transition. */
+  node: string;
+  reason: string | null;
+}
+
+/** A job handed to a consumer, fenced by `token`: touch/finish/fail must present it. */
+export interface Reservation {
+  job: Job;
+  token: string;
+  deadlineAt: EpochMs;
+}
+
+export interface TopicStats {
+  topic: string;
+  counts: Record<JobState, number>;
+  /** Earliest runAt among the topic's delayed jobs. */
+  nextDueAt: EpochMs | null;
+}
+
+export function emptyCounts(): Record<JobState, number> {
+  return { delayed: 0, ready: 0, reserved: 0, finished: 0, dead: 0, cancelled: 0, expired: 0 };
+}

@@ -1,0 +1,27 @@
+/** Field limits shared by the core, the HTTP schemas and the docs (docs/protocol.md). */
+export const LIMITS = {
+  /** Topic names: letters, digits, `.`, `_`, `-`, `:`; first character a letter or digit. */
+  topicPattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$',
+  topicMaxLength: 128,
+  /** Job ids: letters, digits and `. _ - : @ + =`; no `/`, spaces or braces (ids appear in URLs and Redis keys). */
+  idPattern: '^[A-Za-z0-9._:@+=-]{1,128}$',
+  idMaxLength: 128,
+  /** tag and bizKey: free text without control characters. */
+  labelMaxLength: 256,
+  priorityMin: -32768,
+  priorityMax: 32767,
+  /** Ten years and a little: the longest delay accepted (issue: "at least 10 years"). */
+  maxDelayMs: 10 * 366 * 86_400_000,
+  ttrMinMs: 100,
+  ttrMaxMs: 7 * 86_400_000,
+  maxAttemptsMax: 1000,
+  backoffListMax: 100,
+  errorMaxLength: 2000,
+  /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
+  pastRunAtToleranceMs: 366 * 86_400_000,
+} as const;
+
+export const TOPIC_RE = new RegExp(LIMITS.topicPattern);
+export const ID_RE = new RegExp(LIMITS.idPattern);
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARS_RE = /[\u0000-\u001f\u007f]/;

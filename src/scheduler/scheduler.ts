@@ -1,0 +1,161 @@
+import type { Clock, EpochMs, TimerHandle } from '../core/clock.js';
+import type { Store } from '../store/store.js';
+import { reapLapsed } from './reaper.js';
+
+export interface SchedulerOptions {
+  /** Jobs moved per store call when promoting, reaping or expiring. @defaultValue 1000 */
+  batchSize: number;
+  /**
+   * Longest sleep even when nothing is due: a safety net for wake-ups that were missed (another
+   * process's push on a shared store whose notification was lost). @defaultValue 1000 ms
+   */
+  safetyWakeMs: number;
+  /** Terminal jobs are purged this long after they ended. @defaultValue 7 days */
+  retentionMs: number;
+  /** How often the purge of old terminal jobs runs. @defaultValue 60 000 ms */
+  purgeIntervalMs: number;
+}
+
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
+  batchSize: 1000,
+  safetyWakeMs: 1000,
+  retentionMs: 7 * 86_400_000,
+  purgeIntervalMs: 60_000,
+};
+
+export interface SchedulerHooks {
+  /** Jobs of these topics just became ready: wake their waiting consumers. */
+  onReady(topics: readonly string[]): void;
+  /** A tick failed (store unreachable…); the scheduler backs off and tries again. */
+  onError(err: unknown): void;
+}
+
+/**
+ * The timer. It sleeps until the earliest due time, TTR deadline or ttl expiry the store reports
+ * (capped by the safety wake-up), is woken early by `notifyDue` when an earlier job arrives, and never
+ * polls on a fixed tick. Each wake-up promotes due jobs in batches, reaps lapsed reservations, expires
+ * stale ready jobs and now and then purges old terminal jobs.
+ */
+export class Scheduler {
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly hooks: SchedulerHooks;
+  private readonly options: SchedulerOptions;
+  private timer: TimerHandle | undefined;
+  private wakeAt: EpochMs = Number.POSITIVE_INFINITY;
+  private running: Promise<void> | undefined;
+  private rerun = false;
+  private stopped = true;
+  private lastPurgeAt = 0;
+  private failures = 0;
+
+  constructor(store: Store, clock: Clock, hooks: SchedulerHooks, options: Partial<SchedulerOptions> = {}) {
+    this.store = store;
+    this.clock = clock;
+    this.hooks = hooks;
+    this.options = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.lastPurgeAt = this.clock.now();
+    this.kick();
+  }
+
+  /** A job is due at `at`: wake earlier than planned if need be. */
+  notifyDue(at: EpochMs): void {
+    if (this.stopped) return;
+    if (this.running) {
+      if (at <= this.clock.now()) this.rerun = true;
+      else this.rerunAt = Math.min(this.rerunAt, at);
+      return;
+    }
+    if (at < this.wakeAt) this.arm(at);
+  }
+
+  private rerunAt = Number.POSITIVE_INFINITY;
+
+  /** Resolves when no tick is running (tests on a fake clock await this after advancing it). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+    await this.settled();
+  }
+
+  /** Runs a tick now (or right after the current one). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.rerun = true;
+      return;
+    }
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.wakeAt = Number.POSITIVE_INFINITY;
+    this.running = this.tick().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private arm(at: EpochMs): void {
+    this.timer?.cancel();
+    this.wakeAt = at;
+    this.timer = this.clock.setTimer(() => this.kick(), at - this.clock.now());
+  }
+
+  private async tick(): Promise<void> {
+    let next: EpochMs;
+    try {
+      await this.runDueWork();
+      const due = await this.store.nextWakeAt();
+      const safety = this.clock.now() + this.options.safetyWakeMs;
+      next = Math.min(due ?? safety, safety);
+      this.failures = 0;
+    } catch (err) {
+      this.failures++;
+      this.hooks.onError(err);
+      // Back off on failure, doubling up to the safety interval.
+      next = this.clock.now() + Math.min(this.options.safetyWakeMs, 50 * 2 ** Math.min(this.failures, 10));
+    }
+    if (this.stopped) return;
+    if (this.rerun) {
+      this.rerun = false;
+      this.rerunAt = Number.POSITIVE_INFINITY;
+      queueMicrotask(() => this.kick());
+      return;
+    }
+    next = Math.min(next, this.rerunAt);
+    this.rerunAt = Number.POSITIVE_INFINITY;
+    this.arm(next);
+  }
+
+  private async runDueWork(): Promise<void> {
+    const { batchSize } = this.options;
+    const now = this.clock.now();
+    for (;;) {
+      const promoted = await this.store.promoteDue(now, batchSize);
+      if (promoted.topics.length) this.hooks.onReady(promoted.topics);
+      if (promoted.count < batchSize) break;
+    }
+    for (;;) {
+      const reaped = await reapLapsed(this.store, now, batchSize);
+      if (reaped.readyTopics.length) this.hooks.onReady(reaped.readyTopics);
+      if (reaped.lapsed < batchSize) break;
+    }
+    while ((await this.store.expireDue(now, batchSize)) === batchSize) {
+      /* keep expiring */
+    }
+    if (now - this.lastPurgeAt >= this.options.purgeIntervalMs) {
+      this.lastPurgeAt = now;
+      while ((await this.store.purge(now - this.options.retentionMs, batchSize)) === batchSize) {
+        /* keep purging */
+      }
+    }
+  }
+}

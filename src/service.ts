@@ -1,0 +1,344 @@
+import { hostname } from 'node:os';
+import { pino, type Logger } from 'pino';
+import { systemClock, type Clock, type EpochMs } from './core/clock.js';
+import { DelayqError, invalid } from './core/errors.js';
+import { defaultNodeId, newJobId } from './core/ids.js';
+import { DEFAULT_JOB_DEFAULTS, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
+import type { HistoryEntry, Job, NewJob, Reservation, TopicStats } from './core/job.js';
+import { LIMITS } from './core/limits.js';
+import { decideFailure, type FailureDecision } from './core/retry-policy.js';
+import { ReadyWaiters } from './scheduler/ready-waiters.js';
+import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
+import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
+
+export interface ServiceOptions {
+  store: Store;
+  clock?: Clock;
+  /** Name of this process in job history. @defaultValue host:pid */
+  nodeId?: string;
+  jobDefaults?: Partial<JobDefaults>;
+  scheduler?: Partial<SchedulerOptions>;
+  logger?: Logger;
+  /** Start the timer on `start()`. Off for processes that only serve reads. @defaultValue true */
+  runScheduler?: boolean;
+}
+
+export interface ReserveRequest {
+  topics: readonly string[];
+  /** @defaultValue 1 */
+  count?: number;
+  /** Long-poll: how long to wait for a job when none is ready. @defaultValue 0 */
+  waitMs?: number;
+  /** Overrides the jobs' own TTR for this reservation. */
+  ttrMs?: number;
+}
+
+export interface FailRequest {
+  error?: string | null;
+  /** Wait this long before the retry instead of the job's backoff. */
+  retryDelayMs?: number;
+  /** Bury at once, whatever attempts remain. */
+  bury?: boolean;
+}
+
+export const RESERVE_MAX_COUNT = 100;
+export const RESERVE_MAX_WAIT_MS = 60_000;
+
+/**
+ * delayq in one object: every operation of the API, over any Store, with the timer and the long-poll
+ * registry. The HTTP server, the CLI and embedding applications all use this.
+ */
+export class DelayqService {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly nodeId: string;
+  readonly logger: Logger;
+  readonly defaults: JobDefaults;
+  private readonly scheduler: Scheduler;
+  private readonly waiters = new ReadyWaiters();
+  private readonly runScheduler: boolean;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
+
+  constructor(options: ServiceOptions) {
+    this.store = options.store;
+    this.clock = options.clock ?? systemClock;
+    this.nodeId = options.nodeId ?? defaultNodeId(hostname(), process.pid);
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
+    this.runScheduler = options.runScheduler ?? true;
+    this.scheduler = new Scheduler(
+      this.store,
+      this.clock,
+      {
+        onReady: (topics) => this.waiters.notify(topics),
+        onError: (err) => this.logger.error({ err, code: (err as DelayqError).code }, 'scheduler tick failed; retrying'),
+      },
+      options.scheduler,
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') return;
+    await this.store.open();
+    if (isWatchable(this.store)) {
+      this.store.watch({
+        onReady: (topics) => this.waiters.notify(topics),
+        onDue: (at) => this.scheduler.notifyDue(at),
+      });
+    }
+    if (this.runScheduler) this.scheduler.start();
+    this.state = 'open';
+  }
+
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  /** Long-poll requests waiting right now. */
+  get waitingConsumers(): number {
+    return this.waiters.size;
+  }
+
+  /**
+   * Graceful shutdown: refuse new calls, wake long-polls (they answer empty), let in-flight calls
+   * settle, stop the timer, close the store. Nothing acknowledged is lost; reserved jobs stay reserved
+   * and lapse to a retry if their consumers never finish them.
+   */
+  async close(): Promise<void> {
+    if (this.state === 'closed' || this.state === 'closing') return;
+    this.state = 'closing';
+    this.waiters.notifyAll();
+    await Promise.allSettled([...this.inFlight]);
+    await this.scheduler.stop();
+    await this.store.close();
+    this.state = 'closed';
+  }
+
+  /** Every public operation runs through here: refused while closing, tracked for graceful close. */
+  private run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.state !== 'open') {
+      return Promise.reject(
+        new DelayqError('E_SHUTTING_DOWN', this.state === 'new' ? 'the service has not started' : 'the service is shutting down'),
+      );
+    }
+    const promise = operation();
+    this.inFlight.add(promise);
+    const untrack = (): void => {
+      this.inFlight.delete(promise);
+    };
+    promise.then(untrack, untrack);
+    return promise;
+  }
+
+  /** Validates a push without storing it (the HTTP layer uses it to name bad fields in a batch). */
+  normalize(input: PushInput, now: EpochMs = this.clock.now()): NewJob {
+    return normalizePush(input, { now, defaults: this.defaults, newId: () => newJobId(now) });
+  }
+
+  push(input: PushInput): Promise<PushResult> {
+    return this.pushBatch([input]).then((results) => results[0]!);
+  }
+
+  /** Validates every job first (an error names `jobs[i].field`), then stores them all in one call. */
+  pushBatch(inputs: readonly PushInput[]): Promise<PushResult[]> {
+    return this.run(async () => {
+      const now = this.clock.now();
+      const jobs = inputs.map((input, index) => {
+        try {
+          return this.normalize(input, now);
+        } catch (err) {
+          if (err instanceof DelayqError && inputs.length > 1 && err.field !== undefined) {
+            throw new DelayqError(err.code, `jobs[${index}].${err.message}`, { field: `jobs[${index}].${err.field}` });
+          }
+          throw err;
+        }
+      });
+      const results = await this.store.push(jobs, now);
+      this.afterWrite(results.filter((r) => r.created).map((r) => r.job));
+      return results;
+    });
+  }
+
+  /** Tells the timer and the waiters about jobs that were just stored or moved. */
+  private afterWrite(jobs: readonly Job[]): void {
+    const readyTopics = new Set<string>();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const job of jobs) {
+      if (job.state === 'ready') readyTopics.add(job.topic);
+      else if (job.state === 'delayed') earliest = Math.min(earliest, job.runAt);
+    }
+    if (readyTopics.size) this.waiters.notify([...readyTopics]);
+    if (earliest !== Number.POSITIVE_INFINITY) this.scheduler.notifyDue(earliest);
+  }
+
+  get(id: string): Promise<Job> {
+    return this.run(async () => {
+      const job = await this.store.get(validateJobId(id));
+      if (!job) throw notFoundError(id);
+      return job;
+    });
+  }
+
+  history(id: string): Promise<HistoryEntry[]> {
+    return this.run(async () => {
+      validateJobId(id);
+      const entries = await this.store.history(id);
+      if (entries.length === 0 && !(await this.store.get(id))) throw notFoundError(id);
+      return entries;
+    });
+  }
+
+  cancel(id: string, reason?: string): Promise<Job> {
+    return this.run(async () => unwrap(await this.store.cancel(validateJobId(id), this.clock.now(), reason), id, 'cancel'));
+  }
+
+  /** Moves a delayed (or ready) job to a new due time. */
+  reschedule(id: string, when: { delayMs?: number | string; runAt?: number | string }): Promise<Job> {
+    return this.run(async () => {
+      const now = this.clock.now();
+      const probe = this.normalize({ topic: 'reschedule', ...pickTime(when) }, now);
+      const job = unwrap(await this.store.reschedule(validateJobId(id), probe.runAt, now), id, 'reschedule');
+      this.afterWrite([job]);
+      return job;
+    });
+  }
+
+  /**
+   * Reserves up to `count` ready jobs of `topics`. With `waitMs`, waits (long-poll) until a job is
+   * ready or the time is up; `signal` aborts the wait (client gone). The caller must `release` what
+   * it got if it cannot hand the jobs over.
+   */
+  reserve(request: ReserveRequest, signal?: AbortSignal): Promise<Reservation[]> {
+    return this.run(async () => {
+      const topics = checkTopics(request.topics);
+      const count = request.count ?? 1;
+      if (!Number.isInteger(count) || count < 1 || count > RESERVE_MAX_COUNT) {
+        throw invalid('count', `must be an integer from 1 to ${RESERVE_MAX_COUNT}`);
+      }
+      const waitMs = request.waitMs ?? 0;
+      if (!Number.isFinite(waitMs) || waitMs < 0 || waitMs > RESERVE_MAX_WAIT_MS) {
+        throw invalid('waitMs', `must be from 0 to ${RESERVE_MAX_WAIT_MS} ms`);
+      }
+      if (request.ttrMs !== undefined && (request.ttrMs < LIMITS.ttrMinMs || request.ttrMs > LIMITS.ttrMaxMs)) {
+        throw invalid('ttrMs', `must be from ${LIMITS.ttrMinMs} to ${LIMITS.ttrMaxMs} ms`);
+      }
+      const giveUpAt = Date.now() + waitMs;
+      for (;;) {
+        const reserved = await this.store.reserve(topics, count, this.clock.now(), { ttrMs: request.ttrMs });
+        if (reserved.length) {
+          this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
+          return reserved;
+        }
+        const left = giveUpAt - Date.now();
+        if (left <= 0 || this.state !== 'open' || signal?.aborted) return [];
+        const outcome = await this.waiters.wait(topics, left, signal);
+        if (outcome !== 'notified' || this.state !== 'open') return [];
+      }
+    });
+  }
+
+  touch(id: string, token: string, ttrMs?: number): Promise<Job> {
+    return this.run(async () => {
+      const job = unwrap(await this.store.touch(validateJobId(id), token, this.clock.now(), ttrMs), id, 'touch');
+      return job;
+    });
+  }
+
+  finish(id: string, token: string): Promise<Job> {
+    return this.run(async () => unwrap(await this.store.finish(validateJobId(id), token, this.clock.now()), id, 'finish'));
+  }
+
+  /** A consumer failed the job: retry after its backoff, or bury it when no attempts remain. */
+  fail(id: string, token: string, request: FailRequest = {}): Promise<{ job: Job; decision: FailureDecision }> {
+    return this.run(async () => {
+      validateJobId(id);
+      const current = await this.store.get(id);
+      if (!current) throw notFoundError(id);
+      const now = this.clock.now();
+      const decision = decideFailure(current.retry, current.attempts, now, request);
+      const error = request.error === undefined || request.error === null ? null : String(request.error).slice(0, LIMITS.errorMaxLength);
+      const outcome =
+        decision.action === 'retry'
+          ? await this.store.retry(id, token, decision.runAt, now, error)
+          : await this.store.bury(id, token, now, error);
+      const job = unwrap(outcome, id, 'fail');
+      this.afterWrite([job]);
+      return { job, decision };
+    });
+  }
+
+  /** Gives a reservation back at once (the consumer never got it); the attempt does not count. */
+  release(id: string, token: string): Promise<Job> {
+    return this.run(async () => {
+      const job = unwrap(await this.store.release(id, token, this.clock.now()), id, 'release');
+      this.afterWrite([job]);
+      return job;
+    });
+  }
+
+  redrive(target: RedriveTarget): Promise<number> {
+    return this.run(async () => {
+      if ('topic' in target) validateTopic(target.topic);
+      else target.ids.forEach((id, i) => validateJobId(id, `ids[${i}]`));
+      const count = await this.store.redrive(target, this.clock.now());
+      if (count > 0) {
+        const topics = 'topic' in target ? [target.topic] : await this.topicsOf(target.ids);
+        this.waiters.notify(topics);
+      }
+      return count;
+    });
+  }
+
+  private async topicsOf(ids: readonly string[]): Promise<string[]> {
+    const jobs = await Promise.all(ids.map((id) => this.store.get(id)));
+    return [...new Set(jobs.filter((j): j is Job => j !== null).map((j) => j.topic))];
+  }
+
+  list(query: JobQuery): Promise<JobPage> {
+    return this.run(() => this.store.list(query));
+  }
+
+  stats(): Promise<TopicStats[]> {
+    return this.run(() => this.store.stats());
+  }
+
+  /** Deletes terminal jobs that ended before `before` (the scheduler also does this on its own). */
+  purge(before: EpochMs, limit = 10_000): Promise<number> {
+    return this.run(() => this.store.purge(before, limit));
+  }
+}
+
+function checkTopics(topics: readonly string[]): string[] {
+  if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics', 'must name at least one topic');
+  if (topics.length > 100) throw invalid('topics', 'must name at most 100 topics');
+  return topics.map((t, i) => validateTopic(t, `topics[${i}]`));
+}
+
+function pickTime(when: { delayMs?: number | string; runAt?: number | string }): Pick<PushInput, 'delayMs' | 'runAt'> {
+  if (when.delayMs === undefined && when.runAt === undefined) throw invalid('delayMs', 'give delayMs or runAt');
+  return { delayMs: when.delayMs, runAt: when.runAt };
+}
+
+function notFoundError(id: string): DelayqError {
+  return new DelayqError('E_NOT_FOUND', `job ${id} does not exist (or was purged)`, { details: { id } });
+}
+
+/** Turns a store Outcome into the job, or the catalogue error that explains the refusal. */
+export function unwrap<T>(outcome: Outcome<T>, id: string, operation: string): T {
+  if (outcome.ok) return outcome.value;
+  switch (outcome.reason) {
+    case 'not_found':
+      throw notFoundError(id);
+    case 'wrong_state':
+      throw new DelayqError('E_WRONG_STATE', `cannot ${operation} job ${id}: it is ${outcome.state ?? 'in another state'}`, {
+        details: { id, state: outcome.state },
+      });
+    case 'token_mismatch':
+      throw new DelayqError(
+        'E_TOKEN_MISMATCH',
+        `cannot ${operation} job ${id}: the reservation token is stale (the job was delivered again after its TTR lapsed)`,
+        { details: { id, state: outcome.state } },
+      );
+  }
+}

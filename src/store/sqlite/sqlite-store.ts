@@ -1,0 +1,328 @@
+import Database from 'better-sqlite3';
+import type { EpochMs } from '../../core/clock.js';
+import { DelayqError } from '../../core/errors.js';
+import { newToken } from '../../core/ids.js';
+import { emptyCounts, type HistoryEntry, type Job, type JobEvent, type JobState, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import {
+  notFound,
+  ok,
+  tokenMismatch,
+  wrongState,
+  type JobPage,
+  type JobQuery,
+  type LapsedReservation,
+  type Outcome,
+  type PromoteResult,
+  type PushResult,
+  type RedriveTarget,
+  type ReserveOptions,
+  type Store,
+  type StoreCapabilities,
+} from '../store.js';
+import { rowToJob, type JobRow } from './job-row.js';
+import { migrate } from './migrate.js';
+import { listSql, SQL } from './statements.js';
+
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:'. @defaultValue ./data/delayq.db (set by config) */
+  path: string;
+  /** Name of this process in job history. */
+  nodeId: string;
+  /**
+   * SQLite `synchronous`: NORMAL (default) survives a process crash (kill -9) with WAL;
+   * FULL also survives power loss, at the cost of an fsync per commit.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+}
+
+type Statements = { [K in keyof typeof SQL]: Database.Statement };
+
+/**
+ * The embedded default store: one SQLite file in WAL mode, one transaction per transition.
+ * better-sqlite3 is synchronous, so every transition is atomic with respect to the event loop as well.
+ */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly capabilities: StoreCapabilities = { shared: false, durable: true };
+  private db: Database.Database | undefined;
+  private stmt!: Statements;
+  private readonly listStatements = new Map<string, Database.Statement>();
+
+  private readonly options: SqliteStoreOptions;
+
+  constructor(options: SqliteStoreOptions) {
+    this.options = options;
+  }
+
+  async open(): Promise<void> {
+    if (this.db) return;
+    const db = new Database(this.options.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${this.options.synchronous ?? 'NORMAL'}`);
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = OFF');
+    migrate(db);
+    this.stmt = Object.fromEntries(
+      Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]),
+    ) as Statements;
+    this.db = db;
+  }
+
+  async close(): Promise<void> {
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private get conn(): Database.Database {
+    if (!this.db) throw new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite store is not open');
+    return this.db;
+  }
+
+  private record(id: string, now: EpochMs, event: JobEvent, state: JobState, attempt: number, reason: string | null = null): void {
+    this.stmt.insertHistory.run(id, now, event, state, attempt, this.options.nodeId, reason);
+  }
+
+  private row(id: string): JobRow | undefined {
+    return this.stmt.getJob.get(id) as JobRow | undefined;
+  }
+
+  async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+    const tx = this.conn.transaction((batch: readonly NewJob[]) =>
+      batch.map((job): PushResult => {
+        const ready = job.runAt <= now;
+        const state: JobState = ready ? 'ready' : 'delayed';
+        const inserted = this.stmt.insertJob.run({
+          ...job,
+          state,
+          retry: JSON.stringify(job.retry),
+          expireAt: ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null,
+          readyAt: ready ? now : null,
+          now,
+        });
+        if (inserted.changes === 1) this.record(job.id, now, 'push', state, 0);
+        return { created: inserted.changes === 1, job: rowToJob(this.row(job.id)!) };
+      }),
+    );
+    return tx(jobs);
+  }
+
+  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
+    return this.conn.transaction((): Outcome<Job> => {
+      const row = this.row(id);
+      if (!row) return notFound();
+      if (row.state !== 'delayed' && row.state !== 'ready' && row.state !== 'reserved') return wrongState(row.state as JobState);
+      const updated = this.stmt.toCancelled.get({ id, now }) as JobRow;
+      this.record(id, now, 'cancel', 'cancelled', updated.attempts, reason ?? null);
+      return ok(rowToJob(updated));
+    })();
+  }
+
+  async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
+    return this.conn.transaction((): Outcome<Job> => {
+      const row = this.row(id);
+      if (!row) return notFound();
+      if (row.state !== 'delayed' && row.state !== 'ready') return wrongState(row.state as JobState);
+      const updated = this.toWaiting(row, runAt, now, null);
+      this.record(id, now, 'reschedule', updated.state as JobState, updated.attempts, `runAt=${runAt}`);
+      return ok(rowToJob(updated));
+    })();
+  }
+
+  /** delayed at runAt, or ready at once when it is already due. */
+  private toWaiting(row: JobRow, runAt: EpochMs, now: EpochMs, error: string | null): JobRow {
+    const ready = runAt <= now;
+    return this.stmt.toDelayedOrReady.get({
+      id: row.id,
+      state: ready ? 'ready' : 'delayed',
+      runAt,
+      readyAt: ready ? now : null,
+      expireAt: ready && row.ttl_ms !== null ? runAt + row.ttl_ms : null,
+      error,
+    }) as JobRow;
+  }
+
+  async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
+    if (topics.length === 0 || count <= 0) return [];
+    return this.conn.transaction((): Reservation[] => {
+      const candidates = (
+        topics.length === 1
+          ? this.stmt.readyCandidatesOneTopic.all(topics[0], count)
+          : this.stmt.readyCandidates.all(JSON.stringify(topics), count)
+      ) as { id: string }[];
+      return candidates.map(({ id }) => {
+        const token = newToken();
+        const ttrMs = options.ttrMs ?? (this.row(id) as JobRow).ttr_ms;
+        const deadlineAt = now + ttrMs;
+        const updated = this.stmt.toReserved.get({ id, token, now, deadlineAt }) as JobRow;
+        this.record(id, now, 'reserve', 'reserved', updated.attempts);
+        return { job: rowToJob(updated), token, deadlineAt };
+      });
+    })();
+  }
+
+  /** Loads a reserved job and checks the token; the transition runs only when this returns a row. */
+  private fenced(id: string, token: string): JobRow | Outcome<Job> {
+    const row = this.row(id);
+    if (!row) return notFound();
+    if (row.state !== 'reserved') return wrongState(row.state as JobState);
+    if (row.token !== token) return tokenMismatch('reserved');
+    return row;
+  }
+
+  private fencedTransition(id: string, token: string, apply: (row: JobRow) => JobRow): Promise<Outcome<Job>> {
+    return Promise.resolve(
+      this.conn.transaction((): Outcome<Job> => {
+        const found = this.fenced(id, token);
+        if ('ok' in found) return found;
+        return ok(rowToJob(apply(found)));
+      })(),
+    );
+  }
+
+  touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) =>
+      this.stmt.touch.get({ id, deadlineAt: now + (ttrMs ?? row.ttr_ms) }) as JobRow,
+    );
+  }
+
+  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => {
+      this.record(id, now, 'finish', 'finished', row.attempts);
+      return this.stmt.toFinished.get({ id, now }) as JobRow;
+    });
+  }
+
+  retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => {
+      const updated = this.toWaiting(row, runAt, now, error);
+      this.record(id, now, 'retry', updated.state as JobState, row.attempts, error);
+      return updated;
+    });
+  }
+
+  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => {
+      this.record(id, now, 'bury', 'dead', row.attempts, error);
+      return this.stmt.toDead.get({ id, now, error }) as JobRow;
+    });
+  }
+
+  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => {
+      this.record(id, now, 'release', 'ready', Math.max(row.attempts - 1, 0), 'consumer gone before delivery');
+      return this.stmt.toReleased.get({ id }) as JobRow;
+    });
+  }
+
+  async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
+    return this.conn.transaction((): number => {
+      const ids =
+        'ids' in target
+          ? target.ids
+          : (this.stmt.oldestDead.all(target.topic, target.limit) as { id: string }[]).map((r) => r.id);
+      let count = 0;
+      for (const id of ids) {
+        if (this.stmt.toRedriven.get({ id, now })) {
+          this.record(id, now, 'redrive', 'ready', 0);
+          count++;
+        }
+      }
+      return count;
+    })();
+  }
+
+  async promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    return this.conn.transaction((): PromoteResult => {
+      const rows = this.stmt.promoteDue.all({ now, limit }) as { id: string; topic: string; attempts: number }[];
+      const topics = new Set<string>();
+      for (const row of rows) {
+        topics.add(row.topic);
+        this.record(row.id, now, 'promote', 'ready', row.attempts);
+      }
+      return { count: rows.length, topics: [...topics] };
+    })();
+  }
+
+  async listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
+    const rows = this.stmt.lapsed.all(now, limit) as Array<Pick<JobRow, 'id' | 'topic' | 'token' | 'attempts' | 'deadline_at' | 'retry'>>;
+    return rows.map((r) => ({
+      id: r.id,
+      topic: r.topic,
+      token: r.token!,
+      attempts: r.attempts,
+      deadlineAt: r.deadline_at!,
+      retry: JSON.parse(r.retry) as Job['retry'],
+    }));
+  }
+
+  async expireDue(now: EpochMs, limit: number): Promise<number> {
+    return this.conn.transaction((): number => {
+      const rows = this.stmt.expireDue.all({ now, limit }) as { id: string; attempts: number }[];
+      for (const row of rows) this.record(row.id, now, 'expire', 'expired', row.attempts, 'ttl elapsed before a consumer reserved it');
+      return rows.length;
+    })();
+  }
+
+  async nextWakeAt(): Promise<EpochMs | null> {
+    const times = [this.stmt.nextDelayed, this.stmt.nextDeadline, this.stmt.nextExpiry]
+      .map((s) => (s.get() as { at: number | null }).at)
+      .filter((at): at is number => at !== null);
+    return times.length ? Math.min(...times) : null;
+  }
+
+  async purge(before: EpochMs, limit: number): Promise<number> {
+    return this.conn.transaction((): number => {
+      const ids = this.stmt.purgeCandidates.all(before, limit) as { id: string }[];
+      for (const { id } of ids) {
+        this.stmt.deleteJob.run(id);
+        this.stmt.deleteHistory.run(id);
+      }
+      return ids.length;
+    })();
+  }
+
+  async get(id: string): Promise<Job | null> {
+    const row = this.row(id);
+    return row ? rowToJob(row) : null;
+  }
+
+  async history(id: string): Promise<HistoryEntry[]> {
+    return this.stmt.history.all(id) as HistoryEntry[];
+  }
+
+  async list(query: JobQuery): Promise<JobPage> {
+    const params: Record<string, unknown> = { limit: query.limit + 1 };
+    const present: string[] = [];
+    for (const name of ['topic', 'state', 'bizKey', 'tag', 'cursor'] as const) {
+      if (query[name] !== undefined) {
+        present.push(name);
+        params[name] = query[name];
+      }
+    }
+    const key = present.join(',');
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      statement = this.conn.prepare(listSql(present));
+      this.listStatements.set(key, statement);
+    }
+    const rows = statement.all(params) as JobRow[];
+    const more = rows.length > query.limit;
+    const jobs = rows.slice(0, query.limit).map(rowToJob);
+    return { jobs, next: more ? jobs[jobs.length - 1]!.id : null };
+  }
+
+  async stats(): Promise<TopicStats[]> {
+    const byTopic = new Map<string, TopicStats>();
+    const entry = (topic: string): TopicStats => {
+      let stats = byTopic.get(topic);
+      if (!stats) {
+        stats = { topic, counts: emptyCounts(), nextDueAt: null };
+        byTopic.set(topic, stats);
+      }
+      return stats;
+    };
+    for (const r of this.stmt.stats.all() as { topic: string; state: JobState; n: number }[]) entry(r.topic).counts[r.state] = r.n;
+    for (const r of this.stmt.nextDuePerTopic.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
+    return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
+  }
+}

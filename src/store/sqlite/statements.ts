@@ -1,0 +1,70 @@
+/** Every SQL statement of the SQLite store, one named constant each; prepared once when the store opens. */
+export const SQL = {
+  insertJob: `INSERT INTO jobs (id, topic, tag, biz_key, body, state, run_at, priority, ttr_ms, ttl_ms, retry,
+      attempts, expire_at, created_at, ready_at)
+    VALUES (@id, @topic, @tag, @bizKey, @body, @state, @runAt, @priority, @ttrMs, @ttlMs, @retry,
+      0, @expireAt, @now, @readyAt)
+    ON CONFLICT (id) DO NOTHING`,
+  getJob: `SELECT * FROM jobs WHERE id = ?`,
+  insertHistory: `INSERT INTO job_history (job_id, at, event, state, attempt, node, reason)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  history: `SELECT at, event, state, attempt, node, reason FROM job_history WHERE job_id = ? ORDER BY seq`,
+
+  toCancelled: `UPDATE jobs SET state = 'cancelled', token = NULL, deadline_at = NULL, expire_at = NULL,
+      finished_at = @now WHERE id = @id RETURNING *`,
+  toDelayedOrReady: `UPDATE jobs SET state = @state, run_at = @runAt, ready_at = @readyAt, expire_at = @expireAt,
+      token = NULL, deadline_at = NULL, last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
+  toReserved: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @token, reserved_at = @now,
+      deadline_at = @deadlineAt, expire_at = NULL WHERE id = @id RETURNING *`,
+  touch: `UPDATE jobs SET deadline_at = @deadlineAt WHERE id = @id RETURNING *`,
+  toFinished: `UPDATE jobs SET state = 'finished', token = NULL, deadline_at = NULL, finished_at = @now
+      WHERE id = @id RETURNING *`,
+  toDead: `UPDATE jobs SET state = 'dead', token = NULL, deadline_at = NULL, finished_at = @now,
+      last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
+  toReleased: `UPDATE jobs SET state = 'ready', attempts = MAX(attempts - 1, 0), token = NULL, deadline_at = NULL,
+      expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END WHERE id = @id RETURNING *`,
+  toRedriven: `UPDATE jobs SET state = 'ready', attempts = 0, run_at = @now, ready_at = @now, finished_at = NULL,
+      expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END WHERE id = @id AND state = 'dead'
+      RETURNING id, attempts`,
+  oldestDead: `SELECT id FROM jobs WHERE state = 'dead' AND topic = ? ORDER BY finished_at, id LIMIT ?`,
+
+  readyCandidates: `SELECT id FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(?))
+      ORDER BY run_at, priority, id LIMIT ?`,
+  readyCandidatesOneTopic: `SELECT id FROM jobs WHERE state = 'ready' AND topic = ?
+      ORDER BY run_at, priority, id LIMIT ?`,
+
+  promoteDue: `UPDATE jobs SET state = 'ready', ready_at = @now,
+      expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END
+    WHERE id IN (SELECT id FROM jobs WHERE state = 'delayed' AND run_at <= @now ORDER BY run_at LIMIT @limit)
+    RETURNING id, topic, attempts`,
+  lapsed: `SELECT id, topic, token, attempts, deadline_at, retry FROM jobs
+    WHERE state = 'reserved' AND deadline_at <= ? ORDER BY deadline_at LIMIT ?`,
+  expireDue: `UPDATE jobs SET state = 'expired', expire_at = NULL, finished_at = @now
+    WHERE id IN (SELECT id FROM jobs WHERE state = 'ready' AND expire_at IS NOT NULL AND expire_at <= @now
+                 ORDER BY expire_at LIMIT @limit)
+    RETURNING id, attempts`,
+  nextDelayed: `SELECT MIN(run_at) AS at FROM jobs WHERE state = 'delayed'`,
+  nextDeadline: `SELECT MIN(deadline_at) AS at FROM jobs WHERE state = 'reserved'`,
+  nextExpiry: `SELECT MIN(expire_at) AS at FROM jobs WHERE state = 'ready' AND expire_at IS NOT NULL`,
+
+  purgeCandidates: `SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?`,
+  deleteJob: `DELETE FROM jobs WHERE id = ?`,
+  deleteHistory: `DELETE FROM job_history WHERE job_id = ?`,
+
+  stats: `SELECT topic, state, COUNT(*) AS n FROM jobs GROUP BY topic, state`,
+  nextDuePerTopic: `SELECT topic, MIN(run_at) AS at FROM jobs WHERE state = 'delayed' GROUP BY topic`,
+} as const;
+
+/** Filters of `list`, in the order they appear in the WHERE clause; a statement is cached per combination. */
+export const LIST_FILTERS = [
+  ['topic', 'topic = @topic'],
+  ['state', 'state = @state'],
+  ['bizKey', 'biz_key = @bizKey'],
+  ['tag', 'tag = @tag'],
+  ['cursor', 'id > @cursor'],
+] as const;
+
+export function listSql(present: readonly string[]): string {
+  const where = LIST_FILTERS.filter(([name]) => present.includes(name)).map(([, clause]) => clause);
+  return `SELECT * FROM jobs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT @limit`;
+}

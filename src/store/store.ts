@@ -1,0 +1,144 @@
+import type { EpochMs } from '../core/clock.js';
+import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
+
+/**
+ * The storage boundary. Every method is one state transition (or one read), atomic inside the store:
+ * one SQLite transaction, one Lua script. Rules (docs/architecture.md):
+ *  - policy stays in core: the store never computes backoff or counts attempts against a limit;
+ *  - time is an argument (`now`), so the contract suite runs on a fake clock;
+ *  - reserved-state changes are fenced by the reservation token;
+ *  - expected outcomes are values (Outcome); broken infrastructure throws DelayqError E_STORE_UNAVAILABLE.
+ * The lifecycle these methods implement is drawn in docs/lifecycle.md.
+ */
+export interface Store {
+  readonly kind: string;
+  readonly capabilities: StoreCapabilities;
+
+  /** Connect, migrate or load scripts. Safe to call twice. */
+  open(): Promise<void>;
+  /** Resolves after in-flight calls settle; the store is unusable afterwards. */
+  close(): Promise<void>;
+
+  // producers
+  /** Stores each job (delayed, or ready when runAt ≤ now) unless its id exists: then `created: false`. */
+  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]>;
+  /** delayed | ready | reserved → cancelled. */
+  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>>;
+  /** delayed | ready → delayed at `runAt` (ready at once when runAt ≤ now). */
+  reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>>;
+
+  // consumers
+  /**
+   * ready → reserved for up to `count` jobs of the given topics, in (runAt, priority, id) order across
+   * topics. Each gets a fresh token, attempts + 1 and deadlineAt = now + (ttrMs ?? job.ttrMs).
+   */
+  reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]>;
+  /** Extends a reservation: deadlineAt = now + (ttrMs ?? job.ttrMs). */
+  touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>>;
+  /** reserved → finished. */
+  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
+  /** reserved → delayed at `runAt` (ready when runAt ≤ now), remembering `error`. The caller decided. */
+  retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
+  /** reserved → dead, remembering `error`. The caller decided. */
+  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
+  /** reserved → ready, giving back the attempt: the job never reached its consumer (client gone). */
+  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
+  /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
+  redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
+
+  // the scheduler
+  /** delayed → ready for jobs with runAt ≤ now, earliest first, at most `limit`. */
+  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult>;
+  /** Reservations whose TTR lapsed (deadlineAt ≤ now), earliest first. */
+  listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]>;
+  /** ready → expired for jobs whose ttl ran out (runAt + ttlMs ≤ now). */
+  expireDue(now: EpochMs, limit: number): Promise<number>;
+  /** The earliest time at which promoteDue, listLapsed or expireDue would find work, if any. */
+  nextWakeAt(): Promise<EpochMs | null>;
+  /** Deletes terminal jobs (and their history) that ended before `before`. */
+  purge(before: EpochMs, limit: number): Promise<number>;
+
+  // reads
+  get(id: string): Promise<Job | null>;
+  history(id: string): Promise<HistoryEntry[]>;
+  list(query: JobQuery): Promise<JobPage>;
+  stats(): Promise<TopicStats[]>;
+}
+
+export interface StoreCapabilities {
+  /** Several delayq processes may share this store at once (and see each other's wake-ups via `watch`). */
+  readonly shared: boolean;
+  /** The store survives a process crash without an external journal. */
+  readonly durable: boolean;
+}
+
+/** Cross-process wake-ups, for shared stores: another process made jobs ready or pushed an earlier due time. */
+export interface StoreWatcher {
+  onReady(topics: readonly string[]): void;
+  onDue(at: EpochMs): void;
+}
+
+/** A store that several processes share implements this so each process's timer and waiters hear the others. */
+export interface WatchableStore extends Store {
+  watch(watcher: StoreWatcher): void;
+}
+
+export function isWatchable(store: Store): store is WatchableStore {
+  return typeof (store as Partial<WatchableStore>).watch === 'function';
+}
+
+export type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; reason: OutcomeFailure; state?: JobState };
+
+export type OutcomeFailure = 'not_found' | 'wrong_state' | 'token_mismatch';
+
+export interface PushResult {
+  /** false when a job with this id already existed: `job` is that job, unchanged. */
+  created: boolean;
+  job: Job;
+}
+
+export interface PromoteResult {
+  count: number;
+  /** Topics that got ready jobs, so waiting consumers can be woken. */
+  topics: string[];
+}
+
+export interface ReserveOptions {
+  /** Overrides each job's own TTR for this reservation. */
+  ttrMs?: number | undefined;
+}
+
+export interface LapsedReservation {
+  id: string;
+  topic: string;
+  token: string;
+  attempts: number;
+  deadlineAt: EpochMs;
+  retry: Job['retry'];
+}
+
+export type RedriveTarget = { ids: readonly string[] } | { topic: string; limit: number };
+
+export interface JobQuery {
+  topic?: string | undefined;
+  state?: JobState | undefined;
+  bizKey?: string | undefined;
+  tag?: string | undefined;
+  /** Page size. */
+  limit: number;
+  /** Opaque cursor from the previous page's `next`. */
+  cursor?: string | undefined;
+}
+
+export interface JobPage {
+  jobs: Job[];
+  /** Cursor for the next page, or null on the last. */
+  next: string | null;
+}
+
+export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+export const notFound = <T>(): Outcome<T> => ({ ok: false, reason: 'not_found' });
+export const wrongState = <T>(state: JobState): Outcome<T> => ({ ok: false, reason: 'wrong_state', state });
+export const tokenMismatch = <T>(state: JobState): Outcome<T> => ({ ok: false, reason: 'token_mismatch', state });

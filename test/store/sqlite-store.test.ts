@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { aJob } from '../helpers/jobs.js';
+import { storeContract } from './store.contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'delayq-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+storeContract('sqlite (:memory:)', () => new SqliteStore({ path: ':memory:', nodeId: 'test-node' }));
+storeContract('sqlite (file, WAL)', () => new SqliteStore({ path: join(dir, `${Math.random()}.db`), nodeId: 'test-node' }));
+
+describe('SqliteStore', () => {
+  it('keeps jobs across a close and reopen of the same file, and migrates only once', async () => {
+    const path = join(dir, 'reopen.db');
+    const first = new SqliteStore({ path, nodeId: 'a' });
+    await first.open();
+    const job = aJob({ delayMs: 1000 });
+    await first.push([job], job.runAt - 1000);
+    await first.close();
+    const second = new SqliteStore({ path, nodeId: 'b' });
+    await second.open();
+    expect(await second.get(job.id)).toMatchObject({ id: job.id, state: 'delayed' });
+    expect((await second.history(job.id))[0]!.node).toBe('a');
+    await second.close();
+  });
+});

@@ -1,0 +1,319 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/store.js';
+import { aJob } from '../helpers/jobs.js';
+
+export interface ContractOptions {
+  /** Tests this store cannot pass, each with the reason (hono's runTest style). */
+  skip?: { test: string; reason: string }[];
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/**
+ * The one suite every Store must pass. Time is driven only through `now` (a fake clock): no sleeping.
+ * Each store's test file calls it once, then adds its own cases.
+ */
+export function storeContract(name: string, makeStore: () => Store | Promise<Store>, options: ContractOptions = {}): void {
+  const skipped = new Set((options.skip ?? []).map((s) => s.test));
+  const test = (title: string, fn: () => Promise<void>): void => {
+    (skipped.has(title) ? it.skip : it)(title, fn);
+  };
+
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    // Each test gets a unique topic so stores that share a server cannot see each other's jobs.
+    let topic: string;
+    let other: string;
+    const job = (o: Parameters<typeof aJob>[0] = {}) => aJob({ topic, now: T0, ...o });
+
+    beforeEach(async () => {
+      store = await makeStore();
+      await store.open();
+      const suffix = Math.random().toString(36).slice(2, 10);
+      topic = `orders-${suffix}`;
+      other = `mail-${suffix}`;
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    test('push stores a delayed job and records it in history', async () => {
+      const j = job({ delayMs: 5000, bizKey: 'order-1', tag: 'close' });
+      const [result] = await store.push([j], T0);
+      expect(result!.created).toBe(true);
+      expect(result!.job).toMatchObject({ id: j.id, topic, state: 'delayed', runAt: T0 + 5000, attempts: 0, createdAt: T0, readyAt: null, bizKey: 'order-1', tag: 'close' });
+      expect(JSON.parse(result!.job.body)).toEqual(JSON.parse(j.body));
+      expect(await store.history(j.id)).toEqual([{ at: T0, event: 'push', state: 'delayed', attempt: 0, node: expect.any(String), reason: null }]);
+    });
+
+    test('push of a job already due makes it ready at once', async () => {
+      const j = job({ delayMs: 0 });
+      const [result] = await store.push([j], T0);
+      expect(result!.job).toMatchObject({ state: 'ready', readyAt: T0 });
+    });
+
+    test('push of an existing id returns the existing job unchanged', async () => {
+      const j = job({ delayMs: 1000, body: '"first"' });
+      await store.push([j], T0);
+      const [again] = await store.push([{ ...j, body: '"second"', runAt: T0 + 9999 }], T0 + 10);
+      expect(again!.created).toBe(false);
+      expect(again!.job).toMatchObject({ body: '"first"', runAt: T0 + 1000, state: 'delayed' });
+      // also within one batch, and for a terminal job
+      const k = job();
+      const results = await store.push([k, { ...k, body: '"dup"' }], T0);
+      expect(results.map((r) => r.created)).toEqual([true, false]);
+      await store.cancel(k.id, T0);
+      const [terminal] = await store.push([k], T0 + 1);
+      expect(terminal!.created).toBe(false);
+      expect(terminal!.job.state).toBe('cancelled');
+    });
+
+    test('bodies keep every character and their size', async () => {
+      const body = JSON.stringify({ text: 'ünïcødé 你好 🚀 "quotes" \\ back', big: 'x'.repeat(200_000) });
+      const j = job({ body });
+      await store.push([j], T0);
+      expect((await store.get(j.id))!.body).toBe(body);
+    });
+
+    test('a ten-year delay is kept to the millisecond', async () => {
+      const runAt = T0 + 10 * 365 * 86_400_000 + 123;
+      const j = job({ runAt });
+      await store.push([j], T0);
+      expect((await store.get(j.id))!.runAt).toBe(runAt);
+      expect((await store.promoteDue(runAt - 1, 100)).count).toBe(0);
+    });
+
+    test('promoteDue moves due jobs only, at runAt and not a millisecond before', async () => {
+      const j = job({ delayMs: 1000 });
+      await store.push([j], T0);
+      expect((await store.promoteDue(T0 + 999, 100)).count).toBe(0);
+      const promoted = await store.promoteDue(T0 + 1000, 100);
+      expect(promoted.count).toBe(1);
+      expect(promoted.topics).toEqual([topic]);
+      expect(await store.get(j.id)).toMatchObject({ state: 'ready', readyAt: T0 + 1000 });
+      expect((await store.history(j.id)).map((h) => h.event)).toEqual(['push', 'promote']);
+    });
+
+    test('promoteDue takes the earliest first and honours the limit', async () => {
+      const jobs = [3, 1, 2].map((s) => job({ delayMs: s * 1000, id: `${topic}-p${s}` }));
+      await store.push(jobs, T0);
+      expect((await store.promoteDue(T0 + 5000, 2)).count).toBe(2);
+      expect((await store.get(`${topic}-p3`))!.state).toBe('delayed');
+      expect((await store.get(`${topic}-p1`))!.state).toBe('ready');
+      expect((await store.promoteDue(T0 + 5000, 2)).count).toBe(1);
+    });
+
+    test('reserve orders by due time, then priority, across the topics asked for only', async () => {
+      await store.push(
+        [
+          job({ id: `${topic}-late`, delayMs: 0, runAt: T0 }),
+          job({ id: `${topic}-early-low`, runAt: T0 - 100, priority: 5 }),
+          job({ id: `${topic}-early-high`, runAt: T0 - 100, priority: 1 }),
+          job({ id: `${other}-x`, topic: other, runAt: T0 - 50 }),
+          job({ id: `${topic}-future`, delayMs: 60_000 }),
+        ],
+        T0,
+      );
+      const first = await store.reserve([topic], 10, T0);
+      expect(first.map((r) => r.job.id)).toEqual([`${topic}-early-high`, `${topic}-early-low`, `${topic}-late`]);
+      const both = await store.reserve([topic, other], 10, T0);
+      expect(both.map((r) => r.job.id)).toEqual([`${other}-x`]);
+      expect(await store.reserve([topic, other], 10, T0)).toEqual([]);
+    });
+
+    test('reserve stamps a token, an attempt and the TTR deadline', async () => {
+      const j = job({ ttrMs: 5000 });
+      await store.push([j], T0);
+      const [r] = await store.reserve([topic], 1, T0 + 10);
+      expect(r!.token).toEqual(expect.any(String));
+      expect(r!.deadlineAt).toBe(T0 + 10 + 5000);
+      expect(r!.job).toMatchObject({ state: 'reserved', attempts: 1, reservedAt: T0 + 10, deadlineAt: T0 + 5010 });
+      const k = job();
+      await store.push([k], T0);
+      const [s] = await store.reserve([topic], 1, T0, { ttrMs: 777 });
+      expect(s!.deadlineAt).toBe(T0 + 777);
+      expect(s!.token).not.toBe(r!.token);
+    });
+
+    test('reserve honours count', async () => {
+      await store.push([1, 2, 3, 4, 5].map(() => job()), T0);
+      expect(await store.reserve([topic], 2, T0)).toHaveLength(2);
+      expect(await store.reserve([topic], 10, T0)).toHaveLength(3);
+    });
+
+    test('touch extends the deadline; a stale or wrong token changes nothing', async () => {
+      const j = job({ ttrMs: 1000 });
+      await store.push([j], T0);
+      const [r] = await store.reserve([topic], 1, T0);
+      const touched = await store.touch(j.id, r!.token, T0 + 500);
+      expect(touched).toMatchObject({ ok: true, value: { deadlineAt: T0 + 1500 } });
+      expect(await store.touch(j.id, 'not-the-token', T0 + 600)).toMatchObject({ ok: false, reason: 'token_mismatch' });
+      expect((await store.get(j.id))!.deadlineAt).toBe(T0 + 1500);
+      expect(await store.touch('missing-id', r!.token, T0)).toMatchObject({ ok: false, reason: 'not_found' });
+      expect(await store.touch(j.id, r!.token, T0 + 700, 10_000)).toMatchObject({ ok: true, value: { deadlineAt: T0 + 10_700 } });
+    });
+
+    test('finish ends a reservation once; a second finish is refused', async () => {
+      const j = job();
+      await store.push([j], T0);
+      const [r] = await store.reserve([topic], 1, T0);
+      expect(await store.finish(j.id, 'wrong', T0 + 1)).toMatchObject({ ok: false, reason: 'token_mismatch' });
+      expect((await store.get(j.id))!.state).toBe('reserved');
+      expect(await store.finish(j.id, r!.token, T0 + 2)).toMatchObject({ ok: true, value: { state: 'finished', finishedAt: T0 + 2 } });
+      expect(await store.finish(j.id, r!.token, T0 + 3)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
+      expect((await store.history(j.id)).map((h) => `${h.event}:${h.state}`)).toEqual(['push:ready', 'reserve:reserved', 'finish:finished']);
+    });
+
+    test('a job re-delivered after its TTR lapsed refuses the first consumer\'s token', async () => {
+      const j = job({ ttrMs: 1000 });
+      await store.push([j], T0);
+      const [first] = await store.reserve([topic], 1, T0);
+      expect(await store.listLapsed(T0 + 999, 10)).toEqual([]);
+      const lapsed = await store.listLapsed(T0 + 1000, 10);
+      expect(lapsed).toEqual([{ id: j.id, topic, token: first!.token, attempts: 1, deadlineAt: T0 + 1000, retry: j.retry }]);
+      expect(await store.retry(j.id, first!.token, T0 + 1000, T0 + 1000, 'TTR lapsed')).toMatchObject({ ok: true, value: { state: 'ready' } });
+      const [second] = await store.reserve([topic], 1, T0 + 1001);
+      expect(second!.job.attempts).toBe(2);
+      expect(await store.finish(j.id, first!.token, T0 + 1002)).toMatchObject({ ok: false, reason: 'token_mismatch' });
+      expect(await store.touch(j.id, first!.token, T0 + 1002)).toMatchObject({ ok: false, reason: 'token_mismatch' });
+      expect(await store.finish(j.id, second!.token, T0 + 1003)).toMatchObject({ ok: true });
+    });
+
+    test('retry puts the job back to wait for its backoff, keeping the error', async () => {
+      const j = job();
+      await store.push([j], T0);
+      const [r] = await store.reserve([topic], 1, T0);
+      const outcome = await store.retry(j.id, r!.token, T0 + 60_000, T0 + 5, 'boom');
+      expect(outcome).toMatchObject({ ok: true, value: { state: 'delayed', runAt: T0 + 60_000, lastError: 'boom', attempts: 1 } });
+      expect(await store.nextWakeAt()).toBe(T0 + 60_000);
+      expect(await store.retry(j.id, r!.token, T0, T0 + 6, 'again')).toMatchObject({ ok: false, reason: 'wrong_state', state: 'delayed' });
+      await store.promoteDue(T0 + 60_000, 10);
+      const [again] = await store.reserve([topic], 1, T0 + 60_000);
+      expect(again!.job.attempts).toBe(2);
+      const h = await store.history(j.id);
+      expect(h.find((e) => e.event === 'retry')).toMatchObject({ state: 'delayed', attempt: 1, reason: 'boom' });
+    });
+
+    test('bury makes a job dead; redrive brings it back ready with fresh attempts', async () => {
+      const a = job();
+      const b = job();
+      await store.push([a, b], T0);
+      for (const r of await store.reserve([topic], 2, T0)) {
+        expect(await store.bury(r.job.id, r.token, T0 + 1, 'fatal')).toMatchObject({ ok: true, value: { state: 'dead', lastError: 'fatal', finishedAt: T0 + 1 } });
+      }
+      expect(await store.redrive({ ids: [a.id, 'missing'] }, T0 + 2)).toBe(1);
+      expect(await store.get(a.id)).toMatchObject({ state: 'ready', attempts: 0, finishedAt: null, runAt: T0 + 2 });
+      expect(await store.redrive({ topic, limit: 10 }, T0 + 3)).toBe(1);
+      expect((await store.get(b.id))!.state).toBe('ready');
+      expect(await store.redrive({ ids: [a.id] }, T0 + 4)).toBe(0);
+    });
+
+    test('release returns a reservation to ready without counting the attempt', async () => {
+      const j = job();
+      await store.push([j], T0);
+      const [r] = await store.reserve([topic], 1, T0);
+      expect(await store.release(j.id, r!.token, T0 + 1)).toMatchObject({ ok: true, value: { state: 'ready', attempts: 0 } });
+      const [again] = await store.reserve([topic], 1, T0 + 2);
+      expect(again!.job.attempts).toBe(1);
+    });
+
+    test('cancel works from delayed, ready and reserved, and only from those', async () => {
+      const d = job({ delayMs: 1000 });
+      const r = job();
+      const s = job();
+      await store.push([d, r, s], T0);
+      const [reserved] = await store.reserve([topic], 1, T0);
+      for (const id of [d.id, r.id, s.id]) {
+        expect(await store.cancel(id, T0 + 1, 'no longer needed')).toMatchObject({ ok: true, value: { state: 'cancelled', finishedAt: T0 + 1 } });
+      }
+      expect(await store.cancel(d.id, T0 + 2)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'cancelled' });
+      expect(await store.cancel('nope', T0)).toMatchObject({ ok: false, reason: 'not_found' });
+      expect(await store.finish(reserved!.job.id, reserved!.token, T0 + 3)).toMatchObject({ ok: false, reason: 'wrong_state' });
+      expect((await store.promoteDue(T0 + 5000, 10)).count).toBe(0);
+      expect(await store.reserve([topic], 10, T0 + 5000)).toEqual([]);
+      expect(await store.nextWakeAt()).toBeNull();
+    });
+
+    test('reschedule moves a waiting job; a past time makes it ready', async () => {
+      const j = job({ delayMs: 10_000 });
+      await store.push([j], T0);
+      expect(await store.reschedule(j.id, T0 + 2000, T0 + 1)).toMatchObject({ ok: true, value: { state: 'delayed', runAt: T0 + 2000 } });
+      expect(await store.nextWakeAt()).toBe(T0 + 2000);
+      expect(await store.reschedule(j.id, T0, T0 + 2)).toMatchObject({ ok: true, value: { state: 'ready', readyAt: T0 + 2 } });
+      expect(await store.reschedule(j.id, T0 + 50_000, T0 + 3)).toMatchObject({ ok: true, value: { state: 'delayed' } });
+      await store.reschedule(j.id, T0, T0 + 4);
+      const [r] = await store.reserve([topic], 1, T0 + 5);
+      expect(await store.reschedule(j.id, T0 + 9, T0 + 6)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'reserved' });
+      expect(r).toBeDefined();
+    });
+
+    test('a ready job not reserved within its ttl expires, not before', async () => {
+      const j = job({ delayMs: 1000, ttlMs: 500 });
+      await store.push([j], T0);
+      await store.promoteDue(T0 + 1000, 10);
+      expect(await store.nextWakeAt()).toBe(T0 + 1500);
+      expect(await store.expireDue(T0 + 1499, 10)).toBe(0);
+      expect(await store.expireDue(T0 + 1500, 10)).toBe(1);
+      expect(await store.get(j.id)).toMatchObject({ state: 'expired', finishedAt: T0 + 1500 });
+      expect(await store.reserve([topic], 1, T0 + 1500)).toEqual([]);
+    });
+
+    test('nextWakeAt is the earliest due time, TTR deadline or expiry', async () => {
+      expect(await store.nextWakeAt()).toBeNull();
+      await store.push([job({ delayMs: 9000 })], T0);
+      expect(await store.nextWakeAt()).toBe(T0 + 9000);
+      await store.push([job({ ttrMs: 3000 })], T0);
+      await store.reserve([topic], 1, T0);
+      expect(await store.nextWakeAt()).toBe(T0 + 3000);
+      await store.push([job({ ttlMs: 100 })], T0);
+      expect(await store.nextWakeAt()).toBe(T0 + 100);
+    });
+
+    test('purge deletes old terminal jobs with their history, never a live one', async () => {
+      const done = job();
+      const waiting = job({ delayMs: 365 * 86_400_000 });
+      await store.push([done, waiting], T0);
+      const [r] = await store.reserve([topic], 1, T0);
+      await store.finish(done.id, r!.token, T0 + 1);
+      expect(await store.purge(T0 + 1, 100)).toBe(0);
+      expect(await store.purge(T0 + 10 * 365 * 86_400_000, 100)).toBe(1);
+      expect(await store.get(done.id)).toBeNull();
+      expect(await store.history(done.id)).toEqual([]);
+      expect((await store.get(waiting.id))!.state).toBe('delayed');
+    });
+
+    test('get and history of an unknown id are empty', async () => {
+      expect(await store.get('never-pushed')).toBeNull();
+      expect(await store.history('never-pushed')).toEqual([]);
+    });
+
+    test('list filters by topic, state, bizKey and tag, and pages without gaps or repeats', async () => {
+      const jobs = Array.from({ length: 7 }, (_, i) =>
+        job({ id: `${topic}-l${i}`, delayMs: i % 2 ? 1000 : 0, bizKey: i < 3 ? 'biz-a' : 'biz-b', tag: i === 6 ? 'vip' : null }),
+      );
+      await store.push([...jobs, job({ topic: other, id: `${other}-l` })], T0);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.list({ topic, limit: 3, cursor });
+        expect(page.jobs.length).toBeLessThanOrEqual(3);
+        seen.push(...page.jobs.map((j) => j.id));
+        cursor = page.next ?? undefined;
+      } while (cursor);
+      expect(seen.sort()).toEqual(jobs.map((j) => j.id).sort());
+      expect((await store.list({ topic, state: 'delayed', limit: 50 })).jobs).toHaveLength(3);
+      expect((await store.list({ topic, bizKey: 'biz-a', limit: 50 })).jobs.map((j) => j.id).sort()).toEqual([`${topic}-l0`, `${topic}-l1`, `${topic}-l2`]);
+      expect((await store.list({ topic, tag: 'vip', limit: 50 })).jobs.map((j) => j.id)).toEqual([`${topic}-l6`]);
+    });
+
+    test('stats counts jobs per topic and state, with the next due time', async () => {
+      await store.push([job({ delayMs: 500 }), job({ delayMs: 900 }), job(), job({ topic: other })], T0);
+      await store.reserve([topic], 1, T0);
+      const stats = await store.stats();
+      const mine = stats.find((s) => s.topic === topic)!;
+      expect(mine.counts).toMatchObject({ delayed: 2, ready: 0, reserved: 1 });
+      expect(mine.nextDueAt).toBe(T0 + 500);
+      expect(stats.find((s) => s.topic === other)!.counts.ready).toBe(1);
+    });
+  });
+}
