@@ -45,6 +45,7 @@ export class Scheduler {
   private wakeAt: EpochMs = Number.POSITIVE_INFINITY;
   private running: Promise<void> | undefined;
   private rerun = false;
+  private rerunAt = Number.POSITIVE_INFINITY;
   private stopped = true;
   private lastPurgeAt = 0;
   private failures = 0;
@@ -73,8 +74,6 @@ export class Scheduler {
     }
     if (at < this.wakeAt) this.arm(at);
   }
-
-  private rerunAt = Number.POSITIVE_INFINITY;
 
   /** Resolves when no tick is running (tests on a fake clock await this after advancing it). */
   async settled(): Promise<void> {
@@ -109,30 +108,30 @@ export class Scheduler {
     this.timer = this.clock.setTimer(() => this.kick(), at - this.clock.now());
   }
 
+  /** One wake-up; loops while pushes during the run asked for an immediate re-run, then re-arms the timer. */
   private async tick(): Promise<void> {
-    let next: EpochMs;
-    try {
-      await this.runDueWork();
-      const due = await this.store.nextWakeAt();
-      const safety = this.clock.now() + this.options.safetyWakeMs;
-      next = Math.min(due ?? safety, safety);
-      this.failures = 0;
-    } catch (err) {
-      this.failures++;
-      this.hooks.onError(err);
-      // Back off on failure, doubling up to the safety interval.
-      next = this.clock.now() + Math.min(this.options.safetyWakeMs, 50 * 2 ** Math.min(this.failures, 10));
-    }
-    if (this.stopped) return;
-    if (this.rerun) {
+    for (;;) {
       this.rerun = false;
+      let next: EpochMs;
+      try {
+        await this.runDueWork();
+        const due = await this.store.nextWakeAt();
+        const safety = this.clock.now() + this.options.safetyWakeMs;
+        next = Math.min(due ?? safety, safety);
+        this.failures = 0;
+      } catch (err) {
+        this.failures++;
+        this.hooks.onError(err);
+        // Back off on failure, doubling up to the safety interval.
+        next = this.clock.now() + Math.min(this.options.safetyWakeMs, 50 * 2 ** Math.min(this.failures, 10));
+      }
+      if (this.stopped) return;
+      if (this.rerun) continue;
+      next = Math.min(next, this.rerunAt);
       this.rerunAt = Number.POSITIVE_INFINITY;
-      queueMicrotask(() => this.kick());
+      this.arm(next);
       return;
     }
-    next = Math.min(next, this.rerunAt);
-    this.rerunAt = Number.POSITIVE_INFINITY;
-    this.arm(next);
   }
 
   private async runDueWork(): Promise<void> {
