@@ -225,6 +225,7 @@ export class DelayqService {
       }
       const giveUpAt = Date.now() + waitMs;
       for (;;) {
+        const epoch = this.waiters.epoch;
         const reserved = await this.store.reserve(topics, count, this.clock.now(), { ttrMs: request.ttrMs });
         if (reserved.length) {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
@@ -232,7 +233,7 @@ export class DelayqService {
         }
         const left = giveUpAt - Date.now();
         if (left <= 0 || this.state !== 'open' || signal?.aborted) return [];
-        const outcome = await this.waiters.wait(topics, left, signal);
+        const outcome = await this.waiters.wait(topics, left, signal, epoch);
         if (outcome !== 'notified' || this.state !== 'open') return [];
       }
     });

@@ -13,13 +13,24 @@ interface Waiter {
 export class ReadyWaiters {
   private readonly byTopic = new Map<string, Set<Waiter>>();
   private count = 0;
+  private epochValue = 0;
+
+  /**
+   * Increases on every notification. A caller reads it before trying to reserve and passes it to `wait`:
+   * if a notification came in between (the reserve found nothing but jobs became ready right after),
+   * `wait` returns at once instead of missing the wake-up.
+   */
+  get epoch(): number {
+    return this.epochValue;
+  }
 
   get size(): number {
     return this.count;
   }
 
-  wait(topics: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+  wait(topics: readonly string[], timeoutMs: number, signal?: AbortSignal, seenEpoch?: number): Promise<WaitOutcome> {
     if (signal?.aborted) return Promise.resolve('aborted');
+    if (seenEpoch !== undefined && seenEpoch !== this.epochValue) return Promise.resolve('notified');
     return new Promise<WaitOutcome>((resolve) => {
       const waiter: Waiter = {
         topics,
@@ -44,6 +55,7 @@ export class ReadyWaiters {
 
   /** Wakes every waiter of these topics. */
   notify(topics: readonly string[]): void {
+    this.epochValue++;
     for (const topic of topics) {
       const set = this.byTopic.get(topic);
       if (!set) continue;
@@ -53,6 +65,7 @@ export class ReadyWaiters {
 
   /** Wakes everyone (shutdown). */
   notifyAll(): void {
+    this.epochValue++;
     for (const set of [...this.byTopic.values()]) for (const waiter of [...set]) waiter.resolve('notified');
   }
 

@@ -65,12 +65,69 @@ export class SqliteStore implements Store {
     this.stmt = Object.fromEntries(
       Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]),
     ) as Statements;
+    const transaction = db.transaction((run: () => unknown) => run());
+    this.atomically = <T>(run: () => T): T => transaction(run) as T;
     this.db = db;
   }
 
   async close(): Promise<void> {
+    if (this.pending.length) this.flush();
     this.db?.close();
     this.db = undefined;
+  }
+
+  /**
+   * Group commit. Write transitions queue here and run together in one transaction on the next turn of the
+   * event loop, each inside its own savepoint (so one failing transition rolls back alone). Every caller is
+   * answered after the COMMIT, so an acknowledgement still means "durable"; concurrent requests share the
+   * cost of one commit instead of paying one each.
+   */
+  private pending: { run: () => unknown; resolve: (value: never) => void; reject: (err: unknown) => void }[] = [];
+  private flushScheduled = false;
+
+  /** Runs a function in a transaction (a savepoint when nested); built once, not per call. */
+  private atomically!: <T>(run: () => T) => T;
+
+  private write<T>(run: () => T): Promise<T> {
+    this.conn; // throws E_STORE_UNAVAILABLE when closed
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ run: () => this.atomically(run), resolve: resolve as (value: never) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (!this.db) {
+      const err = new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite store is closed');
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    const results: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const item of batch) {
+          try {
+            results.push({ ok: true, value: item.run() });
+          } catch (err) {
+            results.push({ ok: false, err });
+          }
+        }
+      })();
+    } catch (err) {
+      for (const item of batch) item.reject(new DelayqError('E_STORE_UNAVAILABLE', 'SQLite commit failed', { cause: err }));
+      return;
+    }
+    batch.forEach((item, i) => {
+      const result = results[i]!;
+      if (result.ok) item.resolve(result.value as never);
+      else item.reject(result.err);
+    });
   }
 
   private get conn(): Database.Database {
@@ -86,46 +143,42 @@ export class SqliteStore implements Store {
     return this.stmt.getJob.get(id) as JobRow | undefined;
   }
 
-  async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
-    const tx = this.conn.transaction((batch: readonly NewJob[]) =>
-      batch.map((job): PushResult => {
+  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+    return this.write(() =>
+      jobs.map((job): PushResult => {
         const ready = job.runAt <= now;
         const state: JobState = ready ? 'ready' : 'delayed';
-        const inserted = this.stmt.insertJob.run({
-          ...job,
-          state,
-          retry: JSON.stringify(job.retry),
-          expireAt: ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null,
-          readyAt: ready ? now : null,
-          now,
-        });
-        if (inserted.changes === 1) this.record(job.id, now, 'push', state, 0);
-        return { created: inserted.changes === 1, job: rowToJob(this.row(job.id)!) };
+        const expireAt = ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null;
+        const readyAt = ready ? now : null;
+        const inserted = this.stmt.insertJob.run({ ...job, state, retry: JSON.stringify(job.retry), expireAt, readyAt, now });
+        if (inserted.changes === 0) return { created: false, job: rowToJob(this.row(job.id)!) };
+        this.record(job.id, now, 'push', state, 0);
+        const stored: Job = { ...job, state, attempts: 0, lastError: null, createdAt: now, readyAt, reservedAt: null, finishedAt: null, deadlineAt: null };
+        return { created: true, job: stored };
       }),
     );
-    return tx(jobs);
   }
 
-  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
-    return this.conn.transaction((): Outcome<Job> => {
+  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
+    return this.write((): Outcome<Job> => {
       const row = this.row(id);
       if (!row) return notFound();
       if (row.state !== 'delayed' && row.state !== 'ready' && row.state !== 'reserved') return wrongState(row.state as JobState);
       const updated = this.stmt.toCancelled.get({ id, now }) as JobRow;
       this.record(id, now, 'cancel', 'cancelled', updated.attempts, reason ?? null);
       return ok(rowToJob(updated));
-    })();
+    });
   }
 
-  async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
-    return this.conn.transaction((): Outcome<Job> => {
+  reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
+    return this.write((): Outcome<Job> => {
       const row = this.row(id);
       if (!row) return notFound();
       if (row.state !== 'delayed' && row.state !== 'ready') return wrongState(row.state as JobState);
       const updated = this.toWaiting(row, runAt, now, null);
       this.record(id, now, 'reschedule', updated.state as JobState, updated.attempts, `runAt=${runAt}`);
       return ok(rowToJob(updated));
-    })();
+    });
   }
 
   /** delayed at runAt, or ready at once when it is already due. */
@@ -143,7 +196,7 @@ export class SqliteStore implements Store {
 
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
     if (topics.length === 0 || count <= 0) return [];
-    return this.conn.transaction((): Reservation[] => {
+    return this.write((): Reservation[] => {
       const candidates = (
         topics.length === 1
           ? this.stmt.readyCandidatesOneTopic.all(topics[0], count)
@@ -151,13 +204,11 @@ export class SqliteStore implements Store {
       ) as { id: string }[];
       return candidates.map(({ id }) => {
         const token = newToken();
-        const ttrMs = options.ttrMs ?? (this.row(id) as JobRow).ttr_ms;
-        const deadlineAt = now + ttrMs;
-        const updated = this.stmt.toReserved.get({ id, token, now, deadlineAt }) as JobRow;
+        const updated = this.stmt.toReserved.get({ id, token, now, ttrMs: options.ttrMs ?? null }) as JobRow;
         this.record(id, now, 'reserve', 'reserved', updated.attempts);
-        return { job: rowToJob(updated), token, deadlineAt };
+        return { job: rowToJob(updated), token, deadlineAt: updated.deadline_at! };
       });
-    })();
+    });
   }
 
   /** Loads a reserved job and checks the token; the transition runs only when this returns a row. */
@@ -170,13 +221,11 @@ export class SqliteStore implements Store {
   }
 
   private fencedTransition(id: string, token: string, apply: (row: JobRow) => JobRow): Promise<Outcome<Job>> {
-    return Promise.resolve(
-      this.conn.transaction((): Outcome<Job> => {
-        const found = this.fenced(id, token);
-        if ('ok' in found) return found;
-        return ok(rowToJob(apply(found)));
-      })(),
-    );
+    return this.write((): Outcome<Job> => {
+      const found = this.fenced(id, token);
+      if ('ok' in found) return found;
+      return ok(rowToJob(apply(found)));
+    });
   }
 
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
@@ -214,8 +263,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
-    return this.conn.transaction((): number => {
+  redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
+    return this.write((): number => {
       const ids =
         'ids' in target
           ? target.ids
@@ -228,11 +277,11 @@ export class SqliteStore implements Store {
         }
       }
       return count;
-    })();
+    });
   }
 
-  async promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
-    return this.conn.transaction((): PromoteResult => {
+  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    return this.write((): PromoteResult => {
       const rows = this.stmt.promoteDue.all({ now, limit }) as { id: string; topic: string; attempts: number }[];
       const topics = new Set<string>();
       for (const row of rows) {
@@ -240,7 +289,7 @@ export class SqliteStore implements Store {
         this.record(row.id, now, 'promote', 'ready', row.attempts);
       }
       return { count: rows.length, topics: [...topics] };
-    })();
+    });
   }
 
   async listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
@@ -255,12 +304,12 @@ export class SqliteStore implements Store {
     }));
   }
 
-  async expireDue(now: EpochMs, limit: number): Promise<number> {
-    return this.conn.transaction((): number => {
+  expireDue(now: EpochMs, limit: number): Promise<number> {
+    return this.write((): number => {
       const rows = this.stmt.expireDue.all({ now, limit }) as { id: string; attempts: number }[];
       for (const row of rows) this.record(row.id, now, 'expire', 'expired', row.attempts, 'ttl elapsed before a consumer reserved it');
       return rows.length;
-    })();
+    });
   }
 
   async nextWakeAt(): Promise<EpochMs | null> {
@@ -270,15 +319,15 @@ export class SqliteStore implements Store {
     return times.length ? Math.min(...times) : null;
   }
 
-  async purge(before: EpochMs, limit: number): Promise<number> {
-    return this.conn.transaction((): number => {
+  purge(before: EpochMs, limit: number): Promise<number> {
+    return this.write((): number => {
       const ids = this.stmt.purgeCandidates.all(before, limit) as { id: string }[];
       for (const { id } of ids) {
         this.stmt.deleteJob.run(id);
         this.stmt.deleteHistory.run(id);
       }
       return ids.length;
-    })();
+    });
   }
 
   async get(id: string): Promise<Job | null> {

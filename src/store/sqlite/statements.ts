@@ -15,7 +15,7 @@ export const SQL = {
   toDelayedOrReady: `UPDATE jobs SET state = @state, run_at = @runAt, ready_at = @readyAt, expire_at = @expireAt,
       token = NULL, deadline_at = NULL, last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
   toReserved: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @token, reserved_at = @now,
-      deadline_at = @deadlineAt, expire_at = NULL WHERE id = @id RETURNING *`,
+      deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL WHERE id = @id RETURNING *`,
   touch: `UPDATE jobs SET deadline_at = @deadlineAt WHERE id = @id RETURNING *`,
   toFinished: `UPDATE jobs SET state = 'finished', token = NULL, deadline_at = NULL, finished_at = @now
       WHERE id = @id RETURNING *`,

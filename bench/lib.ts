@@ -1,0 +1,35 @@
+import { cpus, totalmem } from 'node:os';
+import { execSync } from 'node:child_process';
+
+/** Percentile of a sorted array (nearest rank). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function summarize(values: number[]): { p50: number; p99: number; max: number; n: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? Number.NaN, n: sorted.length };
+}
+
+export function median(values: number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50);
+}
+
+/** One line describing the machine, for every results table. */
+export function machine(): string {
+  const cpu = cpus()[0]?.model ?? 'unknown cpu';
+  let redis = '';
+  try {
+    redis = execSync('redis-server --version', { encoding: 'utf8' }).split(' ')[2] ?? '';
+  } catch {
+    /* redis not installed */
+  }
+  return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}${redis ? `, Redis ${redis}` : ''}`;
+}
+
+export const fmt = (n: number, digits = 0): string =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
