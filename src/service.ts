@@ -223,7 +223,7 @@ export class DelayqService {
       if (request.ttrMs !== undefined && (request.ttrMs < LIMITS.ttrMinMs || request.ttrMs > LIMITS.ttrMaxMs)) {
         throw invalid('ttrMs', `must be from ${LIMITS.ttrMinMs} to ${LIMITS.ttrMaxMs} ms`);
       }
-      const giveUpAt = Date.now() + waitMs;
+      const giveUpAt = performance.now() + waitMs; // monotonic: immune to wall-clock steps
       for (;;) {
         const epoch = this.waiters.epoch;
         const reserved = await this.store.reserve(topics, count, this.clock.now(), { ttrMs: request.ttrMs });
@@ -231,7 +231,7 @@ export class DelayqService {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
           return reserved;
         }
-        const left = giveUpAt - Date.now();
+        const left = giveUpAt - performance.now();
         if (left <= 0 || this.state !== 'open' || signal?.aborted) return [];
         const outcome = await this.waiters.wait(topics, left, signal, epoch);
         if (outcome !== 'notified' || this.state !== 'open') return [];

@@ -17,10 +17,29 @@ export interface TimerHandle {
 /** Node's largest setTimeout delay; longer sleeps are capped (the scheduler re-arms on wake-up). */
 export const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimer(callback, delayMs) {
-    const handle = setTimeout(callback, Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS));
-    return { cancel: () => clearTimeout(handle) };
-  },
-};
+/**
+ * Wall-clock time that ignores steps. It reads the wall clock once, then advances with the monotonic clock
+ * (`performance.now()`, CLOCK_MONOTONIC), which NTP slews but never steps. A wall-clock step while delayq
+ * runs (an operator's `date -s`, a VM resume, a bad NTP server) therefore neither fires jobs early nor
+ * lapses every reservation at once; the corrected time is picked up at the next start.
+ * docs/operations.md explains the trade-off.
+ */
+export function steadyClock(): Clock {
+  const wallAtStart = Date.now();
+  const monoAtStart = performance.now();
+  return {
+    now: () => wallAtStart + Math.floor(performance.now() - monoAtStart),
+    setTimer(callback, delayMs) {
+      const handle = setTimeout(callback, Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS));
+      return { cancel: () => clearTimeout(handle) };
+    },
+  };
+}
+
+/** The process's clock: one steady clock shared by everything in the process. */
+export const systemClock: Clock = steadyClock();
+
+/** Milliseconds the wall clock has moved away from the steady clock (for health reports and logs). */
+export function wallClockSkewMs(clock: Clock = systemClock): number {
+  return Date.now() - clock.now();
+}
