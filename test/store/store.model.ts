@@ -50,7 +50,12 @@ async function agree(m: Model, r: Real): Promise<void> {
 }
 
 class Push implements Cmd {
-  constructor(readonly id: string, readonly delayMs: number, readonly priority: number) {}
+  readonly id: string;
+  readonly delayMs: number;
+  readonly priority: number;
+  constructor(id: string, delayMs: number, priority: number) {
+    this.id = id; this.delayMs = delayMs; this.priority = priority;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const [result] = await r.store.push([aJob({ id: `${r.topic}-${this.id}`, topic: r.topic, runAt: m.now + this.delayMs, priority: this.priority, ttrMs: TTR, retry: RETRY })], m.now);
@@ -63,7 +68,10 @@ class Push implements Cmd {
 }
 
 class Advance implements Cmd {
-  constructor(readonly ms: number) {}
+  readonly ms: number;
+  constructor(ms: number) {
+    this.ms = ms;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     m.now += this.ms;
@@ -93,7 +101,10 @@ class Advance implements Cmd {
 }
 
 class Reserve implements Cmd {
-  constructor(readonly count: number) {}
+  readonly count: number;
+  constructor(count: number) {
+    this.count = count;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const got = await r.store.reserve([r.topic], this.count, m.now);
@@ -111,7 +122,12 @@ class Reserve implements Cmd {
 type Action = 'finish' | 'fail' | 'touch' | 'release' | 'cancel' | 'redrive';
 
 class Act implements Cmd {
-  constructor(readonly action: Action, readonly id: string, readonly stale: boolean) {}
+  readonly action: Action;
+  readonly id: string;
+  readonly stale: boolean;
+  constructor(action: Action, id: string, stale: boolean) {
+    this.action = action; this.id = id; this.stale = stale;
+  }
   check = () => true;
   async run(m: Model, r: Real) {
     const job = m.jobs.get(this.id);
