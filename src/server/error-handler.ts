@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DelayqError, isDelayqError, type ErrorCode } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   E_VALIDATION: 400,
@@ -49,9 +50,17 @@ function bestIssue(issues: readonly ValidationIssue[]): ValidationIssue | undefi
   return [...issues].sort((a, b) => rank(b) - rank(a) || b.instancePath.length - a.instancePath.length)[0];
 }
 
+/** Regular expressions are not a message for people: say what the limits in core/limits.ts mean. */
+const PATTERN_TEXT: Record<string, string> = {
+  [LIMITS.topicPattern]: `must be 1–${LIMITS.topicMaxLength} characters of letters, digits, ".", "_", "-", ":" starting with a letter or digit`,
+  [LIMITS.idPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + =`,
+};
+
 function describeIssue(issue: ValidationIssue, field: string, part: string): string {
   if (issue.keyword === 'additionalProperties') return `${field}: is not a known field`;
   if (issue.keyword === 'required') return `${field}: is required`;
+  const pattern = issue.params?.['pattern'];
+  if (issue.keyword === 'pattern' && typeof pattern === 'string' && PATTERN_TEXT[pattern]) return `${field}: ${PATTERN_TEXT[pattern]}`;
   return `${field || part}: ${issue.message ?? 'is invalid'}`;
 }
 

@@ -71,6 +71,7 @@ describe('error answers over raw HTTP', () => {
       await expectError(post('/v1/jobs', { topic }), 400, 'E_VALIDATION', 'topic');
     }
     await expectError(post('/v1/reserve', { topics: ['ok', 'not ok'] }), 400, 'E_VALIDATION', 'topics[1]');
+    expect((await post('/v1/jobs', { topic: 'a b' })).body.error.message).toMatch(/^topic: must be 1–128 characters of letters, digits/);
     await expectError(post('/v1/jobs/batch', { jobs: [{ topic: 'ok' }, { topic: 'no way' }] }), 400, 'E_VALIDATION', 'jobs[1].topic');
     expect((await post('/v1/jobs', { topic: 'A-z_0.9:x' })).status).toBe(201);
     expect((await post('/v1/jobs', { topic: 'x'.repeat(128) })).status).toBe(201);
