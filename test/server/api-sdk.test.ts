@@ -4,7 +4,7 @@ import { DelayqError } from '../../src/core/errors.js';
 import type { Reservation } from '../../src/core/job.js';
 import * as protocol from '../../src/protocol/schemas.js';
 import { DelayqService, RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS, type ReserveRequest } from '../../src/service.js';
-import { startServer, waitFor, type TestServer } from '../helpers/http-server.js';
+import { http, startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
 let client: DelayqClient;
@@ -134,6 +134,17 @@ describe('REST API through the SDK, over a real listening server', () => {
     await client.push({ topic: t, id: `${t}-1` });
     const [next] = await client.reserve({ topics: [t] });
     expect(next?.job).toMatchObject({ id: `${t}-1`, attempts: 1 });
+  });
+
+  it("accepts the README's curl tour as curl sends it (cancel without a body, durations as text)", async () => {
+    const pushed = await http(server.url, 'POST', '/v1/jobs', { json: { topic: 'order-close', id: 'order-A1', delayMs: '30m', body: { orderNo: 'A1' } } });
+    expect(pushed.status).toBe(201);
+    expect(pushed.body.job.runAt - pushed.body.job.createdAt).toBe(30 * 60_000);
+    const cancelled = await fetch(`${server.url}/v1/jobs/order-A1/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as { job: { state: string } }).job.state).toBe('cancelled');
+    const withHistory = await http(server.url, 'GET', '/v1/jobs/order-A1?history=true');
+    expect(withHistory.body.history.map((h: { event: string }) => h.event)).toEqual(['push', 'cancel']);
   });
 
   it('serves the OpenAPI document and the docs page', async () => {
