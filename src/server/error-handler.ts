@@ -64,6 +64,16 @@ function describeIssue(issue: ValidationIssue, field: string, part: string): str
   return `${field || part}: ${issue.message ?? 'is invalid'}`;
 }
 
+/** For a value that must be one of some literals (a union of constants, or an enum): the literals. */
+function allowedValues(issues: readonly ValidationIssue[], instancePath: string): string[] | undefined {
+  const here = issues.filter((i) => i.instancePath === instancePath);
+  const values = here.flatMap((i) =>
+    i.keyword === 'const' ? [i.params?.['allowedValue']] : i.keyword === 'enum' ? ((i.params?.['allowedValues'] as unknown[]) ?? []) : [],
+  );
+  if (values.length === 0 || here.some((i) => !['const', 'enum', 'anyOf'].includes(i.keyword))) return undefined;
+  return values.map((v) => JSON.stringify(v));
+}
+
 /** Any error → the catalogue error it stands for. */
 export function toDelayqError(err: unknown): DelayqError {
   if (isDelayqError(err)) return err;
@@ -73,7 +83,9 @@ export function toDelayqError(err: unknown): DelayqError {
     const issue = bestIssue(fastifyError.validation);
     if (!issue) return new DelayqError('E_VALIDATION', `${part}: is invalid`, { field: part });
     const field = fieldOf(issue);
-    return new DelayqError('E_VALIDATION', describeIssue(issue, field, part), { field: field || part });
+    const allowed = allowedValues(fastifyError.validation, issue.instancePath);
+    const message = allowed ? `${field || part}: must be one of ${allowed.join(', ')}` : describeIssue(issue, field, part);
+    return new DelayqError('E_VALIDATION', message, { field: field || part });
   }
   const status = fastifyError.statusCode ?? 500;
   switch (fastifyError.code) {

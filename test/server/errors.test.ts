@@ -55,6 +55,8 @@ describe('error answers over raw HTTP', () => {
     await expectError(post('/v1/reserve', { topics: 'a' }), 400, 'E_VALIDATION', 'topics');
     await expectError(post('/v1/reserve', { topics: ['a'], count: '2' }), 400, 'E_VALIDATION', 'count');
     await expectError(http(server.url, 'GET', '/v1/jobs?limit=many'), 400, 'E_VALIDATION', 'limit');
+    const state = await http(server.url, 'GET', '/v1/jobs?state=waiting');
+    expect(state.body.error).toMatchObject({ field: 'state', message: expect.stringContaining('must be one of "delayed", "ready"') });
   });
 
   it('missing and unknown fields → 400 naming the field', async () => {
