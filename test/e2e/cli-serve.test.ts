@@ -113,8 +113,20 @@ describe('delayq serve as the README says', () => {
       const failure = await cli('get', 'no-such-job').catch((e: { code: number; stderr: string }) => e);
       expect(failure).toMatchObject({ code: 1 });
       expect((failure as { stderr: string }).stderr).toContain('E_NOT_FOUND');
+
+      // SIGTERM while a consumer long-polls: it gets an empty answer, not a cut connection.
+      const waiting = json(`${server.url}/v1/reserve`, { method: 'POST', body: { topics: ['quiet'], waitMs: 30_000 } });
+      const deadline = Date.now() + 10_000;
+      while ((await json(`${server.url}/ready`)).body.waitingConsumers === 0) {
+        if (Date.now() > deadline) throw new Error('the long-poll never reached the server');
+      }
+      const startedAt = Date.now();
+      const exit = stop(server);
+      expect(await waiting).toEqual({ status: 200, body: { reservations: [] } });
+      expect(Date.now() - startedAt).toBeLessThan(10_000);
+      expect(await exit).toBe(0);
     } finally {
-      expect(await stop(server)).toBe(0);
+      if (server.child.exitCode === null) await stop(server);
     }
   }, 60_000);
 });
