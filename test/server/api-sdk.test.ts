@@ -169,37 +169,49 @@ class GatedService extends DelayqService {
   }
 }
 
+/** Ways to reserve over HTTP: the REST long-poll and the seed endpoints, all tied to the connection. */
+const reserveRoutes: Array<{ name: string; send(url: string, signal: AbortSignal): Promise<unknown> }> = [
+  { name: 'POST /v1/reserve', send: (url, signal) => new DelayqClient({ url }).reserve({ topics: ['gone'], waitMs: 10_000 }, { signal }) },
+  { name: 'mykit GET /get/{topic}', send: (url, signal) => fetch(`${url}/get/gone?waitMs=10000`, { signal }) },
+  {
+    name: 'Youzan pop',
+    send: (url, signal) =>
+      fetch(`${url}/youzan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"command":"pop","topic":"gone"}', signal }),
+  },
+];
+
 describe('a consumer that disconnects after its jobs were reserved', () => {
-  it('gets its reservations released at once, not after the TTR', async () => {
-    let open!: () => void;
-    let gated!: GatedService;
-    const gatedServer = await startServer({
-      wrapService: (service) => {
-        gated = new GatedService({ store: service.store, nodeId: 'gated' });
-        gated.gate = new Promise<void>((resolve) => (open = resolve));
-        return gated;
-      },
+  for (const route of reserveRoutes) {
+    it(`gets its reservation released at once, not after the TTR (${route.name})`, async () => {
+      let open!: () => void;
+      let gated!: GatedService;
+      const gatedServer = await startServer({
+        wrapService: (service) => {
+          gated = new GatedService({ store: service.store, nodeId: 'gated' });
+          gated.gate = new Promise<void>((resolve) => (open = resolve));
+          return gated;
+        },
+      });
+      try {
+        const sockets: import('node:net').Socket[] = [];
+        gatedServer.app.server.on('connection', (socket) => sockets.push(socket));
+        await gatedServer.service.push({ topic: 'gone', id: 'gone-1', ttrMs: 600_000 });
+        const controller = new AbortController();
+        const request = route.send(gatedServer.url, controller.signal).catch((e: unknown) => e);
+        await waitFor(() => gated.reserved.length === 1, 'the job to be reserved for the request');
+        expect((await gatedServer.service.get('gone-1')).state).toBe('reserved');
+        controller.abort();
+        expect(await request).toMatchObject({ name: 'AbortError' });
+        await waitFor(() => sockets.some((s) => s.destroyed), 'the server to see the disconnect');
+        open();
+        await waitFor(async () => (await gatedServer.service.get('gone-1')).state === 'ready', 'the release');
+        const job = await gatedServer.service.get('gone-1');
+        expect(job.attempts).toBe(0);
+        expect((await gatedServer.service.history('gone-1')).map((h) => h.event)).toEqual(['push', 'reserve', 'release']);
+      } finally {
+        open();
+        await gatedServer.close();
+      }
     });
-    try {
-      const sockets: import('node:net').Socket[] = [];
-      gatedServer.app.server.on('connection', (socket) => sockets.push(socket));
-      const gatedClient = new DelayqClient({ url: gatedServer.url });
-      await gatedClient.push({ topic: 'gone', id: 'gone-1', ttrMs: 600_000 });
-      const controller = new AbortController();
-      const request = gatedClient.reserve({ topics: ['gone'], waitMs: 10_000 }, { signal: controller.signal }).catch((e: unknown) => e);
-      await waitFor(() => gated.reserved.length === 1, 'the job to be reserved for the request');
-      expect((await gatedServer.service.get('gone-1')).state).toBe('reserved');
-      controller.abort();
-      expect(await request).toMatchObject({ name: 'AbortError' });
-      await waitFor(() => sockets.some((s) => s.destroyed), 'the server to see the disconnect');
-      open();
-      await waitFor(async () => (await gatedServer.service.get('gone-1')).state === 'ready', 'the release');
-      const job = await gatedServer.service.get('gone-1');
-      expect(job.attempts).toBe(0);
-      expect((await gatedServer.service.history('gone-1')).map((h) => h.event)).toEqual(['push', 'reserve', 'release']);
-    } finally {
-      open();
-      await gatedServer.close();
-    }
-  });
+  }
 });
