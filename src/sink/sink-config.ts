@@ -2,6 +2,7 @@ import Type from 'typebox';
 import Value from 'typebox/value';
 import { invalid } from '../core/errors.js';
 import { SINK_TYPES, type SinkType } from './sink.js';
+import { SsrfGuard } from './ssrf-guard.js';
 
 /**
  * Where a push topic's jobs go: one object per route, validated here once. The lead's config loader and
@@ -158,7 +159,9 @@ export function parseSinkConfig(input: unknown, field = 'sink'): SinkConfig {
     const at = path || extra || '';
     throw invalid(at ? `${field}.${at}` : field, first.message);
   }
-  return withDefaults as SinkConfig;
+  const config = withDefaults as SinkConfig;
+  if (config.type === 'webhook') new SsrfGuard(config.allowedRanges ?? [], `${field}.allowedRanges`); // names a bad range now, not at first delivery
+  return config;
 }
 
 /** A copy safe to show (API answers, logs): secrets and passwords masked. */
