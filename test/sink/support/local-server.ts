@@ -73,8 +73,10 @@ export class LocalServer {
     await waitPort(this.port, false, 10_000, this.name);
   }
 
+  /** Final stop: kills the process and removes its data. */
   async stop(): Promise<void> {
     await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
