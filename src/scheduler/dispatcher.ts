@@ -152,6 +152,9 @@ class TopicPump {
     while (!signal.aborted) {
       if (this.deliveries.size >= this.concurrency) {
         await Promise.race(this.deliveries); // a slot frees up
+        // Let the other answers that arrived in the same I/O turn settle too, so one reserve call refills
+        // several slots instead of one call per finished delivery.
+        await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
       let reserved: Reservation[];
