@@ -219,6 +219,18 @@ describe('webhook push delivery', () => {
     expect(r.requests).toHaveLength(1);
   });
 
+  it('guards https targets the same way (the TLS agent uses the guarded lookup)', async () => {
+    const r = await receiver(); // plain HTTP: a TLS handshake with it fails, which proves a connection was tried
+    const signal = new AbortController().signal;
+    const refused = new WebhookSink(parseSinkConfig({ type: 'webhook', url: `https://localhost:${r.port}/hook` }) as WebhookSinkConfig);
+    const allowed = new WebhookSink(webhook(`https://localhost:${r.port}/hook`));
+    cleanups.push(() => Promise.all([refused.close(), allowed.close()]).then(() => undefined));
+    expect(await refused.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: false, reason: expect.stringMatching(/SSRF.*loopback/) });
+    expect(r.connections).toBe(0);
+    expect(await allowed.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: true });
+    expect(r.connections).toBe(1);
+  });
+
   it('follows a same-origin 307 but never a redirect to another host or port', async () => {
     const other = await receiver();
     const r = await receiver();
