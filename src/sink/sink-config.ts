@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { invalid } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import { SINK_TYPES, type SinkType } from './sink.js';
 import { SsrfGuard } from './ssrf-guard.js';
 
@@ -117,6 +118,9 @@ export const SinkConfigSchema = Type.Union([
   StompSinkConfigSchema,
   RedisStreamSinkConfigSchema,
 ]);
+
+/** `routes` in the configuration file: topic → sink config, applied with `SinkRouter.setRoute` at start. */
+export const SinkRoutesSchema = Type.Record(Type.String({ pattern: LIMITS.topicPattern }), SinkConfigSchema);
 
 export type WebhookSinkConfig = Type.Static<typeof WebhookSinkConfigSchema>;
 export type RabbitmqSinkConfig = Type.Static<typeof RabbitmqSinkConfigSchema>;
