@@ -81,6 +81,11 @@ describe('Dispatcher', () => {
     const a = await h.push({ topic, body: { n: 'a' } });
     await waitFor('a at the first target', () => first.requests.length === 1);
 
+    const pumpBefore = h.dispatcher.status();
+    await h.router.setRoute(topic, hook(first.url())); // the same config again: nothing restarts
+    expect(h.dispatcher.status()).toEqual(pumpBefore);
+    expect(first.connections).toBe(1);
+
     await h.router.setRoute(topic, hook(second.url()));
     const b = await h.push({ topic, body: { n: 'b' } });
     await waitFor('b at the second target', () => second.requests.length === 1);
