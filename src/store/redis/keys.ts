@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /**
  * Every Redis key of the store is built here (and nowhere else). All keys of one partition share the
  * hash tag `{prefix:p}`, so each script touches one Cluster slot; a busy topic spreads over all partitions
@@ -64,10 +62,18 @@ export function wakeChannel(prefix: string): string {
   return `${prefix}:wake`;
 }
 
-/** A job's partition: a stable hash of its id, so the same id always lands in the same slot. */
+/**
+ * A job's partition: a stable hash of its id (32-bit FNV-1a over UTF-16 code units), so the same id always
+ * lands in the same slot. Part of the data layout: changing it (or `partitions`) strands existing jobs.
+ */
 export function partitionOf(id: string, partitions: number): number {
   if (partitions === 1) return 0;
-  return createHash('md5').update(id).digest().readUInt32BE(0) % partitions;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % partitions;
 }
 
 /** Key prefixes may not hold braces (they would change the hash tag) or whitespace. */

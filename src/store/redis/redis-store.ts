@@ -425,8 +425,17 @@ export class RedisStore implements WatchableStore {
 /** The Job a fresh push created, built from the input (the script only says "created"). */
 function newJobView(job: NewJob, now: EpochMs, ready: boolean): Job {
   return {
-    ...job,
+    id: job.id,
+    topic: job.topic,
+    tag: job.tag,
+    bizKey: job.bizKey,
+    body: job.body,
     state: ready ? 'ready' : 'delayed',
+    runAt: job.runAt,
+    priority: job.priority,
+    ttrMs: job.ttrMs,
+    ttlMs: job.ttlMs,
+    retry: job.retry,
     attempts: 0,
     lastError: null,
     createdAt: now,

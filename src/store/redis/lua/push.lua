@@ -12,33 +12,35 @@ local node, n = tonumber(ARGV[2]), tonumber(ARGV[3])
 local function opt(s) if s == '\0' then return false end return s end
 local head = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2]
 head = head and tonumber(head)
-local out, earliest = {false}, nil
+local out, earliest, heads, added = {false}, nil, {}, {}
 for i = 0, n - 1 do
   local b = 3 + i * 11
   local id, now = ARGV[b + 1], tonumber(ARGV[b + 11])
-  local packed = redis.call('HGET', jobs, id)
-  if packed then
-    out[#out + 1] = cmsgpack.unpack(packed)
+  local topic, runAt, priority = ARGV[b + 2], tonumber(ARGV[b + 6]), tonumber(ARGV[b + 7])
+  local ttl = ARGV[b + 9] ~= '' and tonumber(ARGV[b + 9]) or false
+  local ready = runAt <= now
+  local state = ready and 2 or 1
+  local rec = { topic, opt(ARGV[b + 3]), opt(ARGV[b + 4]), ARGV[b + 5], state, runAt, priority,
+    tonumber(ARGV[b + 8]), ttl, ARGV[b + 10], 0, false, false, false, now, ready and now or false,
+    false, false, { { 0, 1, state, 0, node, false } } }
+  if redis.call('HSETNX', jobs, id, cmsgpack.pack(rec)) == 0 then
+    out[#out + 1] = cmsgpack.unpack(redis.call('HGET', jobs, id))
   else
-    local topic, runAt, priority = ARGV[b + 2], tonumber(ARGV[b + 6]), tonumber(ARGV[b + 7])
-    local ttl = ARGV[b + 9] ~= '' and tonumber(ARGV[b + 9]) or false
-    local ready = runAt <= now
-    local state = ready and 2 or 1
-    local rec = { topic, opt(ARGV[b + 3]), opt(ARGV[b + 4]), ARGV[b + 5], state, runAt, priority,
-      tonumber(ARGV[b + 8]), ttl, ARGV[b + 10], 0, false, false, false, now, ready and now or false,
-      false, false, { { 0, 1, state, 0, node, false } } }
-    redis.call('HSET', jobs, id, cmsgpack.pack(rec))
     if ready then
       redis.call('ZADD', tp .. 'ready:' .. topic, runAt, string.format('%05d', priority + 32768) .. id)
       if ttl then redis.call('ZADD', expiry, runAt + ttl, id) end
     else
       redis.call('ZADD', tp .. 'delayed:' .. topic, runAt, id)
-      redis.call('ZADD', dueidx, 'LT', runAt, topic)
+      if not heads[topic] or runAt < heads[topic] then heads[topic] = runAt end
       if not earliest or runAt < earliest then earliest = runAt end
     end
-    redis.call('HINCRBY', counts, topic .. '|' .. state, 1)
+    -- Counters and the due index are written once per topic, after the loop.
+    local field = topic .. '|' .. state
+    added[field] = (added[field] or 0) + 1
     out[#out + 1] = 1
   end
 end
+for topic, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', at, topic) end
+for field, count in pairs(added) do redis.call('HINCRBY', counts, field, count) end
 if earliest and (not head or earliest < head) then out[1] = earliest end
 return out
