@@ -22,15 +22,15 @@ for i = 1, math.min(limit, #candidates) do
   rec[5], rec[16] = 2, now
   redis.call('ZADD', tp .. 'ready:' .. topic, rec[6], string.format('%05d', rec[7] + 32768) .. id)
   if rec[9] then redis.call('ZADD', expiry, rec[6] + rec[9], id) end
-  redis.call('HINCRBY', counts, topic .. '|1', -1)
-  redis.call('HINCRBY', counts, topic .. '|2', 1)
   table.insert(rec[19], { now - rec[15], 2, 2, rec[11], node, false })
   redis.call('HSET', jobs, id, cmsgpack.pack(rec))
   out[1] = out[1] + 1
-  if not touched[topic] then
-    touched[topic] = true
-    out[#out + 1] = topic
-  end
+  if not touched[topic] then out[#out + 1] = topic end
+  touched[topic] = (touched[topic] or 0) + 1
+end
+for topic, n in pairs(touched) do
+  redis.call('HINCRBY', counts, topic .. '|1', -n)
+  redis.call('HINCRBY', counts, topic .. '|2', n)
 end
 for i = 2, #out do
   local h = redis.call('ZRANGE', tp .. 'delayed:' .. out[i], 0, 0, 'WITHSCORES')
