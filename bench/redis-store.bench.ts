@@ -4,7 +4,7 @@
  * wipe it and read INFO memory without other tenants. Run: npx tsx bench/redis-store.bench.ts [--quick]
  */
 import { Redis } from 'ioredis';
-import { hostname, cpus } from 'node:os';
+import { cpus, hostname, loadavg } from 'node:os';
 import { DelayqService } from '../src/service.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import { aJob } from '../test/helpers/jobs.js';
@@ -135,7 +135,7 @@ async function lateness(perSecond: number): Promise<void> {
 
 try {
   log(`machine: ${hostname()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${(await admin.info('server')).match(/redis_version:(\S+)/)![1]!} ` +
-    `(redis-server of its own on ${PORT}, default config); shared machine, other helpers' tests running`);
+    `(redis-server of its own on ${PORT}, default config); shared machine, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start`);
   await pushesPerSecond();
   await bytesPerPendingJob();
   await burstDrain();
