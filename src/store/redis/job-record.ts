@@ -110,7 +110,6 @@ export function compareReadyOrder(a: Job, b: Job): number {
   return a.runAt - b.runAt || a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-export type { EpochMs };
 
 /** The Job a fresh push created, built from the input (the script only says "created"). */
 export function newJobView(job: NewJob, now: EpochMs, ready: boolean): Job {
