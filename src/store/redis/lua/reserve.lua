@@ -33,6 +33,7 @@ for i = 1, math.min(max, #candidates) do
   table.insert(rec[19], { now - rec[15], 3, 3, rec[11], node, false })
   redis.call('HSET', jobs, id, cmsgpack.pack(rec))
   out[#out + 1] = id
+  rec[19] = nil -- the reply stops before history
   out[#out + 1] = rec
 end
 for topic, n in pairs(moved) do
