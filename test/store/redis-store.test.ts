@@ -1,0 +1,105 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { parseRedisUrl } from '../../src/store/redis/connection.js';
+import { aJob } from '../helpers/jobs.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
+import { waitFor } from '../helpers/redis-servers.js';
+import { storeContract } from './store.contract.js';
+
+const prefixes = prefixPool('std');
+afterAll(() => prefixes.sweep());
+
+const make = (partitions = 8) => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node', partitions });
+
+storeContract('redis standalone (8 partitions)', () => make());
+storeContract('redis standalone (1 partition)', () => make(1));
+
+describe('RedisStore on standalone Redis', () => {
+  it('parses the three URL forms and refuses a bad one with E_CONFIG', () => {
+    expect(parseRedisUrl('redis://127.0.0.1:6380/2?prefix=x&partitions=4')).toEqual({
+      connection: { mode: 'standalone', host: '127.0.0.1', port: 6380, db: 2 },
+      prefix: 'x',
+      partitions: 4,
+    });
+    expect(parseRedisUrl('redis-sentinel://:secret@127.0.0.1:7020,127.0.0.1:7021/mymaster').connection).toEqual({
+      mode: 'sentinel',
+      sentinels: [{ host: '127.0.0.1', port: 7020 }, { host: '127.0.0.1', port: 7021 }],
+      masterName: 'mymaster',
+      db: 0,
+      password: 'secret',
+    });
+    expect(parseRedisUrl('redis-cluster://127.0.0.1:7001,127.0.0.1:7002').connection).toEqual({
+      mode: 'cluster',
+      nodes: [{ host: '127.0.0.1', port: 7001 }, { host: '127.0.0.1', port: 7002 }],
+    });
+    expect(() => parseRedisUrl('http://x')).toThrow(expect.objectContaining({ code: 'E_CONFIG', field: 'redis.url' }));
+    expect(() => parseRedisUrl('redis-sentinel://127.0.0.1:7020')).toThrow(expect.objectContaining({ code: 'E_CONFIG' }));
+    expect(() => parseRedisUrl('redis://127.0.0.1:6379/99')).toThrow(expect.objectContaining({ code: 'E_CONFIG' }));
+  });
+
+  it('spreads one topic over the partitions and keeps a pending job compact', async () => {
+    const store = make();
+    await store.open();
+    const jobs = Array.from({ length: 64 }, () => aJob({ topic: 'busy', delayMs: 60_000 }));
+    await store.push(jobs, Date.UTC(2026, 0, 1));
+    const stats = await store.stats();
+    expect(stats.find((s) => s.topic === 'busy')!.counts.delayed).toBe(64);
+    const used = new Set(jobs.map((j) => (store as unknown as { part(id: string): number }).part(j.id)));
+    expect(used.size).toBeGreaterThan(4);
+    await store.close();
+  });
+
+  it('groups concurrent pushes and answers each caller with its own jobs', async () => {
+    const store = make();
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    const jobs = Array.from({ length: 500 }, (_, i) => aJob({ topic: 'grouped', delayMs: i % 2 ? 1000 : 0 }));
+    const results = await Promise.all(jobs.map((j) => store.push([j], now)));
+    expect(results.map(([r]) => r!.job.id)).toEqual(jobs.map((j) => j.id));
+    expect(results.every(([r]) => r!.created)).toBe(true);
+    const again = await Promise.all(jobs.slice(0, 10).map((j) => store.push([j], now)));
+    expect(again.every(([r]) => !r!.created)).toBe(true);
+    await store.close();
+  });
+});
+
+describe('RedisStore between processes', () => {
+  it('wakes a peer: onReady for jobs made ready, onDue for an earlier due time', async () => {
+    const prefix = prefixes.next();
+    const a = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'a' });
+    const b = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'b' });
+    await a.open();
+    await b.open();
+    const readies: string[][] = [];
+    const dues: number[] = [];
+    b.watch({ onReady: (topics) => readies.push([...topics]), onDue: (at) => dues.push(at) });
+    const now = Date.now();
+    // The subscription is asynchronous: push until the peer hears it (a wake-up is a hint, not a queue).
+    await waitFor('the peer to hear a ready push', async () => {
+      await a.push([aJob({ topic: 'wake', now })], now);
+      await new Promise((r) => setTimeout(r, 20));
+      return readies.some((t) => t.includes('wake'));
+    });
+    await a.push([aJob({ topic: 'wake', now, delayMs: 60_000 })], now);
+    await a.push([aJob({ topic: 'wake', now, delayMs: 30_000 })], now);
+    await waitFor('the peer to hear the earlier due time', async () => dues.includes(now + 30_000));
+    expect(dues).toContain(now + 60_000);
+    await b.push([aJob({ topic: 'wake', now, delayMs: 90_000 })], now);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(dues).not.toContain(now + 90_000); // not earlier than the head: no wake-up, and no echo to itself
+    await a.close();
+    await b.close();
+  });
+
+  it('stamps time from the Redis server clock', async () => {
+    const store = make();
+    await store.open();
+    const { Redis } = await import('ioredis');
+    const redis = new Redis({ port: 6379, host: '127.0.0.1' });
+    const [s, us] = await redis.time();
+    const serverMs = Number(s) * 1000 + Number(us) / 1000;
+    expect(Math.abs(store.clock.now() - serverMs)).toBeLessThan(250);
+    await redis.quit();
+    await store.close();
+  });
+});
