@@ -35,12 +35,21 @@ export const ConfigSchema = obj({
     synchronous: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], { default: 'NORMAL' }),
   }),
   redis: obj({
-    /** Redis URL (redis://host:port/db). @defaultValue redis://127.0.0.1:6379 */
+    /**
+     * Where Redis is: `redis://[:password@]host:port[/db]` (standalone),
+     * `redis-sentinel://host:port,host:port/masterName` (Sentinel), `redis-cluster://host:port,host:port`
+     * (Cluster seed nodes). docs/redis-store.md. @defaultValue redis://127.0.0.1:6379
+     */
     url: Type.String({ default: 'redis://127.0.0.1:6379', minLength: 1 }),
-    /** Prefix of every key delayq writes. @defaultValue dq: */
-    prefix: Type.String({ default: 'dq:', maxLength: 64 }),
-    /** Delayed-job partitions (zsets) per topic, spreading load across Cluster slots. @defaultValue 1 */
-    partitions: Type.Integer({ default: 1, minimum: 1, maximum: 1024 }),
+    /** Prefix of every key delayq writes (letters, digits, . _ : -); several deployments may share a Redis. @defaultValue dq */
+    prefix: Type.String({ default: 'dq', pattern: '^[A-Za-z0-9._:-]{1,64}$' }),
+    /**
+     * Partitions (hash-tagged key groups, each one Cluster slot) that every topic is spread over, so one
+     * busy topic is not pinned to one slot. Fixed for the life of the data. @defaultValue 8
+     */
+    partitions: Type.Integer({ default: 8, minimum: 1, maximum: 1024 }),
+    /** A Redis command not answered within this is failed with E_STORE_UNAVAILABLE (503), ms. @defaultValue 2000 */
+    commandTimeoutMs: Type.Integer({ default: 2000, minimum: 50, maximum: 60_000 }),
   }),
   /** Name of this process in job history. @defaultValue host:pid (when empty) */
   nodeId: Type.String({ default: '', maxLength: 128 }),

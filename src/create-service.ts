@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { retryPolicyOf } from './config.js';
 import type { Clock } from './core/clock.js';
-import { DelayqError } from './core/errors.js';
 import { DelayqService } from './service.js';
+import { RedisStore } from './store/redis/redis-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
 import { hostname } from 'node:os';
@@ -30,9 +30,12 @@ export function createStore(config: Config, nodeId: string): Store {
       return new SqliteStore({ path: config.sqlite.path, nodeId, synchronous: config.sqlite.synchronous });
     }
     case 'redis':
-      // The lead wires RedisStore here (config.redis.url / prefix / partitions) when its branch lands.
-      throw new DelayqError('E_CONFIG', `config store.kind: "redis" is not available in this build (redis.url ${config.redis.url})`, {
-        field: 'store.kind',
+      return new RedisStore({
+        url: config.redis.url,
+        prefix: config.redis.prefix,
+        partitions: config.redis.partitions,
+        commandTimeoutMs: config.redis.commandTimeoutMs,
+        nodeId,
       });
   }
 }

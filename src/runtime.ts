@@ -17,6 +17,7 @@ import { RedisRouteStore } from './sink/redis-route-store.js';
 import type { RouteStore } from './sink/route-store.js';
 import { SinkRouter } from './sink/sink-router.js';
 import { SqliteRouteStore } from './sink/sqlite-route-store.js';
+import { createRedisClient, parseRedisUrl } from './store/redis/connection.js';
 
 export class DelayqRuntime {
   readonly config: Readonly<Config>;
@@ -65,7 +66,11 @@ export class DelayqRuntime {
 
 /** Where push routes live: beside the jobs (a SQLite file next to the job file, or the same Redis). */
 function createRouteStore(config: Readonly<Config>): RouteStore {
-  if (config.store.kind === 'redis') return new RedisRouteStore({ url: config.redis.url, prefix: config.redis.prefix });
+  if (config.store.kind === 'redis') {
+    const { connection } = parseRedisUrl(config.redis.url);
+    const tuning = { commandTimeoutMs: config.redis.commandTimeoutMs, connectTimeoutMs: 2000 };
+    return new RedisRouteStore({ connect: () => createRedisClient(connection, tuning), prefix: `${config.redis.prefix}:` });
+  }
   const path = config.sqlite.path === ':memory:' ? ':memory:' : join(dirname(config.sqlite.path), 'routes.db');
   return new SqliteRouteStore({ path });
 }

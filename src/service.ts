@@ -62,7 +62,8 @@ export class DelayqService {
 
   constructor(options: ServiceOptions) {
     this.store = options.store;
-    this.clock = options.clock ?? systemClock;
+    // A shared store's clock wins over the local one: processes on one Redis agree on time.
+    this.clock = options.clock ?? options.store.clock ?? systemClock;
     this.nodeId = options.nodeId ?? defaultNodeId(hostname(), process.pid);
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };

@@ -8,9 +8,12 @@ export function newJobId(now: number): string {
   return nextUlid(now);
 }
 
-/** A reservation token: 96 random bits, so a stale or guessed token cannot finish someone else's job. */
+/**
+ * A reservation token: 96 random bits, so a stale or guessed token cannot finish someone else's job.
+ * Hex, not base64url: a token starting with "-" would be read as an option by the CLI and shells.
+ */
 export function newToken(): string {
-  return randomBytes(12).toString('base64url');
+  return randomBytes(12).toString('hex');
 }
 
 /** A name for this process in job history: host and pid, unless configured. */

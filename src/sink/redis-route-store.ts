@@ -1,10 +1,13 @@
-import { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import { DelayqError } from '../core/errors.js';
 import type { RouteStore, SinkRoute } from './route-store.js';
 import type { SinkConfig } from './sink-config.js';
 
 export interface RedisRouteStoreOptions {
-  url: string;
+  /** A plain `redis://` URL; or give `connect` (the composition root passes the store's Sentinel/Cluster-aware factory). */
+  url?: string;
+  /** Builds the (not yet connected, lazyConnect) client. */
+  connect?: () => Redis | Cluster;
   /** Key prefix shared by the instances that should see the same routes. @defaultValue "delayq:" */
   prefix?: string;
 }
@@ -18,7 +21,7 @@ export class RedisRouteStore implements RouteStore {
   private readonly options: RedisRouteStoreOptions;
   private readonly hashKey: string;
   private readonly versionKey: string;
-  private redis: Redis | undefined;
+  private redis: Redis | Cluster | undefined;
 
   constructor(options: RedisRouteStoreOptions) {
     this.options = options;
@@ -29,7 +32,9 @@ export class RedisRouteStore implements RouteStore {
 
   async open(): Promise<void> {
     if (this.redis) return;
-    const redis = new Redis(this.options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    const redis = this.options.connect
+      ? this.options.connect()
+      : new Redis(this.options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 2 });
     redis.on('error', () => undefined); // each call reports its own failure
     try {
       await redis.connect();
@@ -46,12 +51,12 @@ export class RedisRouteStore implements RouteStore {
     await redis?.quit().catch(() => redis.disconnect());
   }
 
-  private get conn(): Redis {
+  private get conn(): Redis | Cluster {
     if (!this.redis) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis route store is not open');
     return this.redis;
   }
 
-  private async call<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
+  private async call<T>(work: (redis: Redis | Cluster) => Promise<T>): Promise<T> {
     try {
       return await work(this.conn);
     } catch (err) {

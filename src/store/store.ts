@@ -1,4 +1,4 @@
-import type { EpochMs } from '../core/clock.js';
+import type { Clock, EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
 
 /**
@@ -13,6 +13,11 @@ import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } fro
 export interface Store {
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
+  /**
+   * A shared store's authoritative clock (Redis TIME), which every process on it must use; the service
+   * takes it unless told otherwise. Absent: the local steady clock.
+   */
+  readonly clock?: Clock;
 
   /** Connect, migrate or load scripts. Safe to call twice. */
   open(): Promise<void>;

@@ -9,7 +9,8 @@ export interface TimeSource {
  * "The server's clock rules": every delayq process on one Redis stamps `now` with Redis's clock, not its
  * own, so a job due at T is due at T for all of them even when their hosts drift apart. It keeps the offset
  * to Redis `TIME` (sampled when the store opens and every `resampleMs`, halving the round trip) and adds
- * it to the local clock, so reading the time costs no round trip. Timers still run on the local clock:
+ * it to the local steady clock (core/clock.ts: immune to local wall-clock steps), so reading the time costs
+ * no round trip and a step of this host's clock changes nothing. Timers still run on the local clock:
  * only the offset is borrowed. On a Cluster, TIME comes from one master; keep the masters NTP-synced.
  */
 export class RedisClock implements Clock {
@@ -29,7 +30,7 @@ export class RedisClock implements Clock {
   }
 
   now(): EpochMs {
-    return Math.round(Date.now() + this.offsetMs);
+    return Math.round(systemClock.now() + this.offsetMs);
   }
 
   setTimer(callback: () => void, delayMs: number): TimerHandle {
@@ -40,9 +41,9 @@ export class RedisClock implements Clock {
   async sync(): Promise<void> {
     const source = this.source();
     if (!source) return;
-    const sentAt = Date.now();
+    const sentAt = systemClock.now();
     const [seconds, micros] = (await source.time()) as [string | number, string | number];
-    const receivedAt = Date.now();
+    const receivedAt = systemClock.now();
     const serverMs = Number(seconds) * 1000 + Number(micros) / 1000;
     this.offsetMs = serverMs - (sentAt + receivedAt) / 2;
   }
