@@ -225,6 +225,7 @@ export class RedisStore implements WatchableStore {
    * of each partition's head, so a job may overtake a slightly earlier one of another partition.
    */
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
+    topics = [...new Set(topics)];
     if (topics.length === 0 || count <= 0) return [];
     const start = this.reserveStart++ % this.partitions;
     const order = this.parts.map((_, i) => (start + i) % this.partitions);
