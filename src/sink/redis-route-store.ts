@@ -1,0 +1,93 @@
+import { Redis } from 'ioredis';
+import { DelayqError } from '../core/errors.js';
+import type { RouteStore, SinkRoute } from './route-store.js';
+import type { SinkConfig } from './sink-config.js';
+
+export interface RedisRouteStoreOptions {
+  url: string;
+  /** Key prefix shared by the instances that should see the same routes. @defaultValue "delayq:" */
+  prefix?: string;
+}
+
+/**
+ * Routes in one Redis hash (`<prefix>sink-routes`: topic → JSON), plus a counter bumped in the same
+ * MULTI on every write, so every delayq instance on this Redis sees the same routes and notices changes
+ * with one GET. Both keys share a hash tag, so this works on Redis Cluster too.
+ */
+export class RedisRouteStore implements RouteStore {
+  private readonly options: RedisRouteStoreOptions;
+  private readonly hashKey: string;
+  private readonly versionKey: string;
+  private redis: Redis | undefined;
+
+  constructor(options: RedisRouteStoreOptions) {
+    this.options = options;
+    const prefix = options.prefix ?? 'delayq:';
+    this.hashKey = `${prefix}{sink-routes}`;
+    this.versionKey = `${prefix}{sink-routes}:version`;
+  }
+
+  async open(): Promise<void> {
+    if (this.redis) return;
+    const redis = new Redis(this.options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    redis.on('error', () => undefined); // each call reports its own failure
+    try {
+      await redis.connect();
+    } catch (err) {
+      redis.disconnect();
+      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach Redis for sink routes: ${(err as Error).message}`, { cause: err });
+    }
+    this.redis = redis;
+  }
+
+  async close(): Promise<void> {
+    const redis = this.redis;
+    this.redis = undefined;
+    await redis?.quit().catch(() => redis.disconnect());
+  }
+
+  private get conn(): Redis {
+    if (!this.redis) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis route store is not open');
+    return this.redis;
+  }
+
+  private async call<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.conn);
+    } catch (err) {
+      if (err instanceof DelayqError) throw err;
+      throw new DelayqError('E_STORE_UNAVAILABLE', `Redis sink routes: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async set(route: SinkRoute): Promise<void> {
+    const value = JSON.stringify({ sink: route.sink, updatedAt: route.updatedAt });
+    await this.call((r) => r.multi().hset(this.hashKey, route.topic, value).incr(this.versionKey).exec());
+  }
+
+  async get(topic: string): Promise<SinkRoute | null> {
+    const value = await this.call((r) => r.hget(this.hashKey, topic));
+    return value === null ? null : parse(topic, value);
+  }
+
+  async delete(topic: string): Promise<boolean> {
+    const replies = await this.call((r) => r.multi().hdel(this.hashKey, topic).incr(this.versionKey).exec());
+    return Number(replies?.[0]?.[1] ?? 0) > 0;
+  }
+
+  async list(): Promise<SinkRoute[]> {
+    const all = await this.call((r) => r.hgetall(this.hashKey));
+    return Object.entries(all)
+      .map(([topic, value]) => parse(topic, value))
+      .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+  }
+
+  async version(): Promise<string> {
+    return (await this.call((r) => r.get(this.versionKey))) ?? '0';
+  }
+}
+
+function parse(topic: string, value: string): SinkRoute {
+  const { sink, updatedAt } = JSON.parse(value) as { sink: SinkConfig; updatedAt: number };
+  return { topic, sink, updatedAt };
+}

@@ -1,0 +1,101 @@
+import Database from 'better-sqlite3';
+import { DelayqError } from '../core/errors.js';
+import type { RouteStore, SinkRoute } from './route-store.js';
+import type { SinkConfig } from './sink-config.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS sink_routes (
+  topic      TEXT PRIMARY KEY,
+  sink       TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sink_routes_version (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  version INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO sink_routes_version (id, version) VALUES (1, 0);
+`;
+
+const SQL = {
+  upsert: `INSERT INTO sink_routes (topic, sink, updated_at) VALUES (?, ?, ?)
+           ON CONFLICT (topic) DO UPDATE SET sink = excluded.sink, updated_at = excluded.updated_at`,
+  get: 'SELECT topic, sink, updated_at FROM sink_routes WHERE topic = ?',
+  delete: 'DELETE FROM sink_routes WHERE topic = ?',
+  list: 'SELECT topic, sink, updated_at FROM sink_routes ORDER BY topic',
+  bump: 'UPDATE sink_routes_version SET version = version + 1 WHERE id = 1',
+  version: 'SELECT version FROM sink_routes_version WHERE id = 1',
+} as const;
+
+interface RouteRow {
+  topic: string;
+  sink: string;
+  updated_at: number;
+}
+
+export interface SqliteRouteStoreOptions {
+  /** Database file (the job store's file works: the tables are separate), or ':memory:'. */
+  path: string;
+}
+
+/** Routes in two small SQLite tables; every write bumps a version row in the same transaction. */
+export class SqliteRouteStore implements RouteStore {
+  private readonly options: SqliteRouteStoreOptions;
+  private db: Database.Database | undefined;
+  private stmt!: { [K in keyof typeof SQL]: Database.Statement };
+
+  constructor(options: SqliteRouteStoreOptions) {
+    this.options = options;
+  }
+
+  async open(): Promise<void> {
+    if (this.db) return;
+    const db = new Database(this.options.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    this.stmt = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as typeof this.stmt;
+    this.db = db;
+  }
+
+  async close(): Promise<void> {
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private get conn(): Database.Database {
+    if (!this.db) throw new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite route store is not open');
+    return this.db;
+  }
+
+  async set(route: SinkRoute): Promise<void> {
+    this.conn.transaction(() => {
+      this.stmt.upsert.run(route.topic, JSON.stringify(route.sink), route.updatedAt);
+      this.stmt.bump.run();
+    })();
+  }
+
+  async get(topic: string): Promise<SinkRoute | null> {
+    const row = this.conn && (this.stmt.get.get(topic) as RouteRow | undefined);
+    return row ? fromRow(row) : null;
+  }
+
+  async delete(topic: string): Promise<boolean> {
+    return this.conn.transaction(() => {
+      const removed = this.stmt.delete.run(topic).changes > 0;
+      if (removed) this.stmt.bump.run();
+      return removed;
+    })();
+  }
+
+  async list(): Promise<SinkRoute[]> {
+    return this.conn && (this.stmt.list.all() as RouteRow[]).map(fromRow);
+  }
+
+  async version(): Promise<string> {
+    return String(this.conn && (this.stmt.version.get() as { version: number }).version);
+  }
+}
+
+function fromRow(row: RouteRow): SinkRoute {
+  return { topic: row.topic, sink: JSON.parse(row.sink) as SinkConfig, updatedAt: row.updated_at };
+}
