@@ -102,3 +102,20 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   await app.register(youzanRoutes, { ...context, compat });
   return app;
 }
+
+/**
+ * Graceful shutdown of server and service together: stop accepting connections, wake pending long-polls
+ * (they answer empty), let in-flight calls settle and close the store, then give responses `graceMs` to
+ * be written before destroying connections that are still open (a client may hold an idle connection
+ * on which it never sent a request; Node would otherwise wait for it).
+ */
+export async function closeGracefully(app: DelayqApp, service: DelayqService, graceMs = 2000): Promise<void> {
+  const serverClosed = app.close();
+  await service.close();
+  const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await serverClosed;
+  } finally {
+    clearTimeout(timer);
+  }
+}
