@@ -13,9 +13,11 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RESERVE_MAX_WAIT_MS } from '../protocol/schemas.js';
 import type { DelayqService } from '../service.js';
+import { registerAuditLog } from './audit-log.js';
 import { registerAuth } from './auth.js';
 import { CompatReservations } from './compat-reservations.js';
 import { notFoundHandler, restErrorHandler } from './error-handler.js';
+import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
@@ -90,6 +92,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   registerAuth(app, config.auth.tokens);
+  await registerRateLimit(app, config.rateLimit);
+  registerAuditLog(app);
   const context: RouteContext = { service, config };
   registerHealthRoutes(app, context);
   registerJobRoutes(app, context);

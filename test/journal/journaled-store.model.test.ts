@@ -18,5 +18,6 @@ for (const db of databases) {
     `journaled sqlite + ${db.dialect}`,
     () => new JournaledStore(new SqliteStore({ path: ':memory:', nodeId: 'model' }), db.journal({ maxConnections: 2 }), { nodeId: 'model' }),
     runs,
+    { timeoutMs: 120_000 + runs * 2000 },
   );
 }

@@ -201,6 +201,8 @@ const commands = [
 export interface StoreModelOptions {
   /** Reserve must follow the global (runAt, priority, id) order; default true. */
   strictOrder?: boolean;
+  /** Test timeout; long searches (many runs) need more than the default 120 s. */
+  timeoutMs?: number;
 }
 
 /** Runs the model-based test against the store `makeStore` returns (opened and closed here). */
@@ -220,6 +222,6 @@ export function storeModelTest(name: string, makeStore: () => Store | Promise<St
         }),
         { numRuns },
       );
-    }, 120_000);
+    }, options.timeoutMs ?? 120_000);
   });
 }
