@@ -17,6 +17,7 @@ import { registerAuditLog } from './audit-log.js';
 import { registerAuth } from './auth.js';
 import { CompatReservations } from './compat-reservations.js';
 import { notFoundHandler, restErrorHandler } from './error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler } from './framework-errors.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -54,6 +55,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(restErrorHandler);
