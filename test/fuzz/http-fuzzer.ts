@@ -106,7 +106,11 @@ function sendRaw(port: number, raw: Buffer): Promise<Answer> {
     const finish = (err?: Error) => {
       const text = Buffer.concat(chunks).toString('latin1');
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
-      if (status) resolve({ status: Number(status[1]), text: text.slice(text.indexOf('\r\n\r\n') + 4) });
+      // Only the first answer counts: a request whose body fails to parse after its head was answered gets a second one.
+      const headEnd = text.indexOf('\r\n\r\n') + 4;
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, headEnd));
+      const body = length ? Buffer.from(text.slice(headEnd), 'latin1').subarray(0, Number(length[1])).toString('utf8') : text.slice(headEnd);
+      if (status) resolve({ status: Number(status[1]), text: body });
       else reject(err ?? new Error(`no HTTP answer (${JSON.stringify(text.slice(0, 80))})`));
     };
     socket.on('close', () => finish());
