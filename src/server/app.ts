@@ -54,10 +54,11 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
     connectionTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // TypeBox's compiler: JSON bodies are checked as sent (Fastify's default Ajv setup would coerce "5" to 5
+  // and silently drop unknown fields); query strings and path parameters are converted from text.
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(restErrorHandler);
   app.setNotFoundHandler(notFoundHandler);

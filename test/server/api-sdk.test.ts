@@ -4,7 +4,7 @@ import { DelayqError } from '../../src/core/errors.js';
 import type { Reservation } from '../../src/core/job.js';
 import * as protocol from '../../src/protocol/schemas.js';
 import { DelayqService, RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS, type ReserveRequest } from '../../src/service.js';
-import { startServer, waitFor, type TestServer } from '../helpers/http-server.js';
+import { http, startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
 let client: DelayqClient;
@@ -136,6 +136,17 @@ describe('REST API through the SDK, over a real listening server', () => {
     expect(next?.job).toMatchObject({ id: `${t}-1`, attempts: 1 });
   });
 
+  it("accepts the README's curl tour as curl sends it (cancel without a body, durations as text)", async () => {
+    const pushed = await http(server.url, 'POST', '/v1/jobs', { json: { topic: 'order-close', id: 'order-A1', delayMs: '30m', body: { orderNo: 'A1' } } });
+    expect(pushed.status).toBe(201);
+    expect(pushed.body.job.runAt - pushed.body.job.createdAt).toBe(30 * 60_000);
+    const cancelled = await fetch(`${server.url}/v1/jobs/order-A1/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as { job: { state: string } }).job.state).toBe('cancelled');
+    const withHistory = await http(server.url, 'GET', '/v1/jobs/order-A1?history=true');
+    expect(withHistory.body.history.map((h: { event: string }) => h.event)).toEqual(['push', 'cancel']);
+  });
+
   it('serves the OpenAPI document and the docs page', async () => {
     const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toMatch(/^3\./);
@@ -158,37 +169,49 @@ class GatedService extends DelayqService {
   }
 }
 
+/** Ways to reserve over HTTP: the REST long-poll and the seed endpoints, all tied to the connection. */
+const reserveRoutes: Array<{ name: string; send(url: string, signal: AbortSignal): Promise<unknown> }> = [
+  { name: 'POST /v1/reserve', send: (url, signal) => new DelayqClient({ url }).reserve({ topics: ['gone'], waitMs: 10_000 }, { signal }) },
+  { name: 'mykit GET /get/{topic}', send: (url, signal) => fetch(`${url}/get/gone?waitMs=10000`, { signal }) },
+  {
+    name: 'Youzan pop',
+    send: (url, signal) =>
+      fetch(`${url}/youzan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"command":"pop","topic":"gone"}', signal }),
+  },
+];
+
 describe('a consumer that disconnects after its jobs were reserved', () => {
-  it('gets its reservations released at once, not after the TTR', async () => {
-    let open!: () => void;
-    let gated!: GatedService;
-    const gatedServer = await startServer({
-      wrapService: (service) => {
-        gated = new GatedService({ store: service.store, nodeId: 'gated' });
-        gated.gate = new Promise<void>((resolve) => (open = resolve));
-        return gated;
-      },
+  for (const route of reserveRoutes) {
+    it(`gets its reservation released at once, not after the TTR (${route.name})`, async () => {
+      let open!: () => void;
+      let gated!: GatedService;
+      const gatedServer = await startServer({
+        wrapService: (service) => {
+          gated = new GatedService({ store: service.store, nodeId: 'gated' });
+          gated.gate = new Promise<void>((resolve) => (open = resolve));
+          return gated;
+        },
+      });
+      try {
+        const sockets: import('node:net').Socket[] = [];
+        gatedServer.app.server.on('connection', (socket) => sockets.push(socket));
+        await gatedServer.service.push({ topic: 'gone', id: 'gone-1', ttrMs: 600_000 });
+        const controller = new AbortController();
+        const request = route.send(gatedServer.url, controller.signal).catch((e: unknown) => e);
+        await waitFor(() => gated.reserved.length === 1, 'the job to be reserved for the request');
+        expect((await gatedServer.service.get('gone-1')).state).toBe('reserved');
+        controller.abort();
+        expect(await request).toMatchObject({ name: 'AbortError' });
+        await waitFor(() => sockets.some((s) => s.destroyed), 'the server to see the disconnect');
+        open();
+        await waitFor(async () => (await gatedServer.service.get('gone-1')).state === 'ready', 'the release');
+        const job = await gatedServer.service.get('gone-1');
+        expect(job.attempts).toBe(0);
+        expect((await gatedServer.service.history('gone-1')).map((h) => h.event)).toEqual(['push', 'reserve', 'release']);
+      } finally {
+        open();
+        await gatedServer.close();
+      }
     });
-    try {
-      const sockets: import('node:net').Socket[] = [];
-      gatedServer.app.server.on('connection', (socket) => sockets.push(socket));
-      const gatedClient = new DelayqClient({ url: gatedServer.url });
-      await gatedClient.push({ topic: 'gone', id: 'gone-1', ttrMs: 600_000 });
-      const controller = new AbortController();
-      const request = gatedClient.reserve({ topics: ['gone'], waitMs: 10_000 }, { signal: controller.signal }).catch((e: unknown) => e);
-      await waitFor(() => gated.reserved.length === 1, 'the job to be reserved for the request');
-      expect((await gatedServer.service.get('gone-1')).state).toBe('reserved');
-      controller.abort();
-      expect(await request).toMatchObject({ name: 'AbortError' });
-      await waitFor(() => sockets.some((s) => s.destroyed), 'the server to see the disconnect');
-      open();
-      await waitFor(async () => (await gatedServer.service.get('gone-1')).state === 'ready', 'the release');
-      const job = await gatedServer.service.get('gone-1');
-      expect(job.attempts).toBe(0);
-      expect((await gatedServer.service.history('gone-1')).map((h) => h.event)).toEqual(['push', 'reserve', 'release']);
-    } finally {
-      open();
-      await gatedServer.close();
-    }
-  });
+  }
 });
