@@ -81,6 +81,8 @@ export class Dispatcher {
   private onRoute(topic: string, route: SinkRoute | null): void {
     if (!this.running) return;
     const old = this.pumps.get(topic);
+    // The same config again (re-applied from the config file, say): keep the pump and its connections.
+    if (old && route && JSON.stringify(old.config) === JSON.stringify(route.sink)) return;
     if (old) {
       this.pumps.delete(topic);
       // The old pump drains in the background while the new one starts: deliveries already handed to
@@ -107,6 +109,7 @@ class TopicPump {
   readonly topic: string;
   readonly name: string;
   readonly sink: Sink;
+  readonly config: SinkConfig;
   private readonly concurrency: number;
   private readonly timeoutMs: number;
   private readonly ttrMs: number;
@@ -122,6 +125,7 @@ class TopicPump {
     this.topic = route.topic;
     this.name = route.sink.name ?? route.topic;
     this.sink = sink;
+    this.config = route.sink;
     this.concurrency = route.sink.concurrency ?? DEFAULT_CONCURRENCY;
     this.timeoutMs = route.sink.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.ttrMs = Math.min(LIMITS.ttrMaxMs, Math.max(LIMITS.ttrMinMs, this.timeoutMs + (options.ttrMarginMs ?? 5000)));
@@ -152,6 +156,9 @@ class TopicPump {
     while (!signal.aborted) {
       if (this.deliveries.size >= this.concurrency) {
         await Promise.race(this.deliveries); // a slot frees up
+        // Let the other answers that arrived in the same I/O turn settle too, so one reserve call refills
+        // several slots instead of one call per finished delivery.
+        await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
       let reserved: Reservation[];

@@ -69,7 +69,11 @@ export class RabbitmqSink implements Sink {
 
   private connect(): Promise<Link> {
     if (!this.link) {
-      const attempt = this.open();
+      // Only this attempt's own loss may clear `link`: a late close event of an old connection must not
+      // drop a newer one.
+      const attempt: Promise<Link> = this.open(() => {
+        if (this.link === attempt) this.link = undefined;
+      });
       this.link = attempt;
       attempt.catch(() => {
         if (this.link === attempt) this.link = undefined;
@@ -78,11 +82,8 @@ export class RabbitmqSink implements Sink {
     return this.link;
   }
 
-  private async open(): Promise<Link> {
+  private async open(forget: () => void): Promise<Link> {
     const connection = await amqp.connect(this.config.url, { timeout: this.config.timeoutMs ?? 10_000 });
-    const forget = (): void => {
-      this.link = undefined;
-    };
     connection.on('error', forget);
     connection.on('close', forget);
     try {

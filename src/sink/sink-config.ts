@@ -1,7 +1,9 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { invalid } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import { SINK_TYPES, type SinkType } from './sink.js';
+import { SsrfGuard } from './ssrf-guard.js';
 
 /**
  * Where a push topic's jobs go: one object per route, validated here once. The lead's config loader and
@@ -117,6 +119,9 @@ export const SinkConfigSchema = Type.Union([
   RedisStreamSinkConfigSchema,
 ]);
 
+/** `routes` in the configuration file: topic → sink config, applied with `SinkRouter.setRoute` at start. */
+export const SinkRoutesSchema = Type.Record(Type.String({ pattern: LIMITS.topicPattern }), SinkConfigSchema);
+
 export type WebhookSinkConfig = Type.Static<typeof WebhookSinkConfigSchema>;
 export type RabbitmqSinkConfig = Type.Static<typeof RabbitmqSinkConfigSchema>;
 export type NatsSinkConfig = Type.Static<typeof NatsSinkConfigSchema>;
@@ -158,7 +163,9 @@ export function parseSinkConfig(input: unknown, field = 'sink'): SinkConfig {
     const at = path || extra || '';
     throw invalid(at ? `${field}.${at}` : field, first.message);
   }
-  return withDefaults as SinkConfig;
+  const config = withDefaults as SinkConfig;
+  if (config.type === 'webhook') new SsrfGuard(config.allowedRanges ?? [], `${field}.allowedRanges`); // names a bad range now, not at first delivery
+  return config;
 }
 
 /** A copy safe to show (API answers, logs): secrets and passwords masked. */

@@ -66,6 +66,19 @@ describe('NATS JetStream push delivery', () => {
     await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
   });
 
+  it('retries while no stream captures the subject, and delivers once one does', async () => {
+    const prefix = uniqueName('dqlate');
+    const topic = uniqueName('orders');
+    await harness.router.setRoute(topic, { type: 'nats', servers: [SHARED], subject: `${prefix}.{topic}`, timeoutMs: 1000 });
+    const job = await harness.push({ topic, body: { n: 1 } });
+    await waitFor('two failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 2);
+    expect((await harness.job(job.id)).state).not.toBe('finished');
+    const { next } = await streamOn(SHARED, prefix);
+    const msg = await waitFor('the message', () => next(), 10_000, 0);
+    expect(msg.headers?.get('delayq-job-id')).toBe(job.id);
+    await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
+  });
+
   it('de-duplicates a redelivery of the same job within the stream window (msgID)', async () => {
     const prefix = uniqueName('dqtest');
     const { jsm, name } = await streamOn(SHARED, prefix);

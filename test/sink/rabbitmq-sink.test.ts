@@ -87,6 +87,22 @@ describe('RabbitMQ push delivery', () => {
     await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
   });
 
+  it('survives a missing exchange (the broker closes the channel): retries, then delivers once it exists', async () => {
+    const topic = uniqueName('dq-rabbit');
+    const exchange = uniqueName('dq-ex-later');
+    await harness.router.setRoute(topic, { type: 'rabbitmq', url: RABBITMQ_URL, exchange, routingKey: '{topic}' });
+    const job = await harness.push({ topic, body: { n: 1 } });
+    await waitFor('two failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 2);
+    expect((await harness.job(job.id)).lastError).toMatch(/404|NOT_FOUND|closed/i);
+
+    await channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: true });
+    const received = await consume(uniqueName('dq-q'));
+    await channel.bindQueue(queues.at(-1)!, exchange, topic);
+    await waitFor('the message', () => received.length >= 1);
+    expect(received[0]!.properties.messageId).toBe(job.id);
+    await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
+  });
+
   it('broker down: retries with backoff, then delivers every job once the route points at a live broker; nothing lost', async () => {
     const topic = uniqueName('dq-rabbit');
     const received = await consume(topic);

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Job } from '../../src/core/job.js';
 import { parseSinkConfig, type WebhookSinkConfig } from '../../src/sink/sink-config.js';
+import { SsrfGuard } from '../../src/sink/ssrf-guard.js';
 import { verifyWebhookSignature } from '../../src/sink/webhook-signature.js';
 import { WebhookSink } from '../../src/sink/webhook-sink.js';
 import { PushHarness, uniqueName, waitFor } from './support/harness.js';
@@ -144,7 +145,8 @@ describe('webhook push delivery', () => {
     expect(done.attempts).toBe(2);
     const history = await h.service.history(job.id);
     expect(history.find((e) => e.event === 'retry')?.reason).toMatch(/timed out after 300 ms/);
-    expect(r.requests[1]!.at - r.requests[0]!.at).toBeGreaterThanOrEqual(300 + 190);
+    // timeout (300 ms, counted from before the connection, hence the slack) + the 200 ms backoff
+    expect(r.requests[1]!.at - r.requests[0]!.at).toBeGreaterThanOrEqual(300 + 200 - 100);
   });
 
   it('keeps a fast target unaffected by a slow one beside it, and never exceeds the slow route\'s concurrency', async () => {
@@ -218,6 +220,18 @@ describe('webhook push delivery', () => {
     expect(r.requests).toHaveLength(1);
   });
 
+  it('guards https targets the same way (the TLS agent uses the guarded lookup)', async () => {
+    const r = await receiver(); // plain HTTP: a TLS handshake with it fails, which proves a connection was tried
+    const signal = new AbortController().signal;
+    const refused = new WebhookSink(parseSinkConfig({ type: 'webhook', url: `https://localhost:${r.port}/hook` }) as WebhookSinkConfig);
+    const allowed = new WebhookSink(webhook(`https://localhost:${r.port}/hook`));
+    cleanups.push(() => Promise.all([refused.close(), allowed.close()]).then(() => undefined));
+    expect(await refused.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: false, reason: expect.stringMatching(/SSRF.*loopback/) });
+    expect(r.connections).toBe(0);
+    expect(await allowed.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: true });
+    expect(r.connections).toBe(1);
+  });
+
   it('follows a same-origin 307 but never a redirect to another host or port', async () => {
     const other = await receiver();
     const r = await receiver();
@@ -240,6 +254,19 @@ describe('webhook push delivery', () => {
     expect(other.connections).toBe(0);
   });
 
+  it('lets configuration open exactly the ranges it names (range names or CIDRs)', () => {
+    const guard = new SsrfGuard(['10.20.0.0/16', 'uniqueLocal']);
+    expect(guard.refusal('10.20.3.4')).toBeNull();
+    expect(guard.refusal('::ffff:10.20.3.4')).toBeNull(); // IPv4-mapped form of an allowed address
+    expect(guard.refusal('10.21.0.1')).toMatch(/private/);
+    expect(guard.refusal('fd00:ec2::254')).toBeNull();
+    expect(guard.refusal('169.254.169.254')).toMatch(/linkLocal/);
+    expect(guard.refusal('100.100.100.200')).toMatch(/carrierGradeNat/);
+    expect(guard.refusal('0.0.0.0')).toMatch(/unspecified/);
+    expect(guard.refusal('93.184.215.14')).toBeNull(); // public unicast always passes
+    expect(new SsrfGuard().refusal('::1')).toMatch(/loopback/);
+  });
+
   it('validates sink configs with the field named', () => {
     expect(() => parseSinkConfig({ type: 'webhook', url: 'ftp://x' })).toThrow(expect.objectContaining({ code: 'E_VALIDATION', field: 'sink.url' }));
     expect(() => parseSinkConfig({ type: 'carrier-pigeon' })).toThrow(expect.objectContaining({ field: 'sink.type' }));
@@ -249,7 +276,10 @@ describe('webhook push delivery', () => {
     expect(() => parseSinkConfig({ type: 'webhook', url: 'http://x.example', color: 'red' })).toThrow(
       expect.objectContaining({ field: 'sink.color' }),
     );
-    expect(() => new WebhookSink(parseSinkConfig({ type: 'webhook', url: 'http://x.example', allowedRanges: ['intranet'] }) as WebhookSinkConfig)).toThrow(
+    expect(() => parseSinkConfig({ type: 'webhook', url: 'http://x.example', allowedRanges: ['private', 'intranet'] })).toThrow(
+      expect.objectContaining({ code: 'E_VALIDATION', field: 'sink.allowedRanges[1]' }),
+    );
+    expect(() => parseSinkConfig({ type: 'webhook', url: 'http://x.example', allowedRanges: ['10.0.0.0/33'] })).toThrow(
       expect.objectContaining({ field: 'sink.allowedRanges[0]' }),
     );
     expect(parseSinkConfig({ type: 'rabbitmq', url: 'amqp://127.0.0.1' })).toMatchObject({ exchange: '', routingKey: '{topic}', concurrency: 8, timeoutMs: 10_000 });

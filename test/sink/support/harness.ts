@@ -16,9 +16,11 @@ export class PushHarness {
   readonly dispatcher: Dispatcher;
   readonly registry = new Registry();
 
-  constructor(options: { pollWaitMs?: number } = {}) {
-    this.service = new DelayqService({ store: new SqliteStore({ path: ':memory:', nodeId: 'sink-test' }) });
-    this.router = new SinkRouter({ store: new SqliteRouteStore({ path: ':memory:' }), refreshIntervalMs: 60_000 });
+  /** `path`: a SQLite file holding both jobs and routes (default: in memory). */
+  constructor(options: { pollWaitMs?: number; path?: string } = {}) {
+    const path = options.path ?? ':memory:';
+    this.service = new DelayqService({ store: new SqliteStore({ path, nodeId: `sink-test-${process.pid}` }) });
+    this.router = new SinkRouter({ store: new SqliteRouteStore({ path }), refreshIntervalMs: 60_000 });
     this.dispatcher = new Dispatcher({
       service: this.service,
       routes: this.router,

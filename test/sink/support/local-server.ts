@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 
@@ -62,19 +62,21 @@ export class LocalServer {
     return this;
   }
 
-  /** Kills the process (SIGKILL: a crash, not a polite shutdown) and waits until its port is closed. */
-  async kill(): Promise<void> {
+  /** Kills the process (SIGKILL by default: a crash, not a polite shutdown) and waits until its port is closed. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.child;
     this.child = undefined;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGKILL');
+    child.kill(signal);
     await exited;
     await waitPort(this.port, false, 10_000, this.name);
   }
 
+  /** Final stop: kills the process and removes its data. */
   async stop(): Promise<void> {
     await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
@@ -96,7 +98,12 @@ export function natsServer(port: number): LocalServer {
 
 export function mosquittoServer(port: number): LocalServer {
   const dir = freshDir(`mosquitto-${port}`);
-  writeFileSync(join(dir, 'mosquitto.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+  chmodSync(dir, 0o777); // mosquitto started as root drops to its own user, which must write the session file
+  // Persistence on: a broker stopped with SIGTERM saves its sessions and restores them on start.
+  writeFileSync(
+    join(dir, 'mosquitto.conf'),
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location ${dir}/\n`,
+  );
   return new LocalServer({ name: 'mosquitto', port, dir, command: (d) => ({ cmd: 'mosquitto', args: ['-c', join(d, 'mosquitto.conf')] }) });
 }
 

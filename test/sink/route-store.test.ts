@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisRouteStore } from '../../src/sink/redis-route-store.js';
+import type { RouteStore } from '../../src/sink/route-store.js';
+import { parseSinkConfig } from '../../src/sink/sink-config.js';
+import { publicRoute, SinkRouter } from '../../src/sink/sink-router.js';
+import { SqliteRouteStore } from '../../src/sink/sqlite-route-store.js';
+import { uniqueName, waitFor } from './support/harness.js';
+import { requireServer } from './support/local-server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'delayq-routes-'));
+const redisPrefixes: string[] = [];
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const redis = new Redis('redis://127.0.0.1:6379');
+  for (const prefix of redisPrefixes) await redis.del(`${prefix}{sink-routes}`, `${prefix}{sink-routes}:version`);
+  redis.disconnect();
+});
+beforeAll(() => requireServer('Redis', 6379));
+
+const hook = (n: number) => parseSinkConfig({ type: 'webhook', url: `https://hooks.example/${n}`, secret: 'sixteen-chars-secret!' });
+
+/** Two route stores over the same data, as two delayq instances would have. */
+const kinds: [string, () => [RouteStore, RouteStore]][] = [
+  [
+    'SqliteRouteStore (one file, two connections)',
+    () => {
+      const path = join(dir, `${uniqueName('routes')}.db`);
+      return [new SqliteRouteStore({ path }), new SqliteRouteStore({ path })];
+    },
+  ],
+  [
+    'RedisRouteStore (one hash, two clients)',
+    () => {
+      const prefix = `${uniqueName('t')}:`;
+      redisPrefixes.push(prefix);
+      return [new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix }), new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix })];
+    },
+  ],
+];
+
+describe.each(kinds)('%s', (_name, make) => {
+  it('sets, gets, lists, replaces and deletes routes, bumping the version on every write', async () => {
+    const [store] = make();
+    await store.open();
+    const v0 = await store.version();
+    await store.set({ topic: 'b', sink: hook(1), updatedAt: 1 });
+    await store.set({ topic: 'a', sink: hook(2), updatedAt: 2 });
+    const v1 = await store.version();
+    expect(v1).not.toBe(v0);
+    expect(await store.get('a')).toEqual({ topic: 'a', sink: hook(2), updatedAt: 2 });
+    expect(await store.get('nope')).toBeNull();
+    expect((await store.list()).map((r) => r.topic)).toEqual(['a', 'b']);
+    await store.set({ topic: 'a', sink: hook(3), updatedAt: 3 });
+    expect((await store.get('a'))!.sink).toEqual(hook(3));
+    expect(await store.version()).not.toBe(v1);
+    expect(await store.delete('a')).toBe(true);
+    expect(await store.delete('a')).toBe(false);
+    expect((await store.list()).map((r) => r.topic)).toEqual(['b']);
+    await store.close();
+  });
+
+  it('lets a second instance see route changes on its next refresh (shared routes)', async () => {
+    const [storeA, storeB] = make();
+    const a = new SinkRouter({ store: storeA, refreshIntervalMs: 50 });
+    const b = new SinkRouter({ store: storeB, refreshIntervalMs: 50 });
+    await a.start();
+    await b.start();
+    const heard: [string, string | null][] = [];
+    b.subscribe((topic, route) => heard.push([topic, route ? route.sink.type : null]));
+    try {
+      await a.setRoute('orders', { type: 'webhook', url: 'https://hooks.example/x' });
+      await waitFor('instance b to see the route', () => b.routes().length === 1);
+      expect(b.routes()[0]).toMatchObject({ topic: 'orders', sink: { type: 'webhook', concurrency: 8 } });
+      await a.setRoute('orders', { type: 'nats', servers: ['nats://127.0.0.1:4222'] });
+      await waitFor('instance b to see the change', () => b.routes()[0]?.sink.type === 'nats');
+      await a.deleteRoute('orders');
+      await waitFor('instance b to see the deletion', () => b.routes().length === 0);
+      expect(heard).toEqual([['orders', 'webhook'], ['orders', 'nats'], ['orders', null]]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('SinkRouter', () => {
+  it('refuses a bad topic or sink config with the field named, and stores nothing', async () => {
+    const router = new SinkRouter({ store: new SqliteRouteStore({ path: ':memory:' }) });
+    await router.start();
+    try {
+      await expect(router.setRoute('bad topic!', { type: 'webhook', url: 'https://x.example' })).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'topic' });
+      await expect(router.setRoute('orders', { type: 'rabbitmq', url: 'http://nope' })).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'sink.url' });
+      await expect(router.setRoute('orders', { type: 'nats', servers: [] })).rejects.toMatchObject({ field: 'sink.servers' });
+      expect(await router.listRoutes()).toEqual([]);
+    } finally {
+      await router.close();
+    }
+  });
+
+  it('masks secrets and passwords when a route is shown', () => {
+    const shown = publicRoute({
+      topic: 'orders',
+      updatedAt: 1,
+      sink: parseSinkConfig({ type: 'rabbitmq', url: 'amqp://user:hunter2@127.0.0.1:5672' }),
+    });
+    expect(JSON.stringify(shown)).not.toContain('hunter2');
+    const hookShown = publicRoute({ topic: 'o', updatedAt: 1, sink: hook(1) });
+    expect(JSON.stringify(hookShown)).not.toContain('sixteen-chars-secret!');
+  });
+});
