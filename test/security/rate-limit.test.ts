@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { ADMIN_TOKEN, ORDERS_TOKEN, bearer, startSecureServer, type SecureServer } from './support/secure-server.js';
 import { waitFor } from '../helpers/http-server.js';
 
@@ -47,5 +48,17 @@ describe('rate limiting with auth off', () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe('rate-limit and token-name configuration', () => {
+  it('reads DELAYQ_RATE_LIMIT_* from the environment, is off by default, and refuses nonsense with E_CONFIG', () => {
+    expect(loadConfig({ env: {} }).rateLimit).toEqual({ max: 0, windowMs: 60_000 });
+    expect(loadConfig({ env: { DELAYQ_RATE_LIMIT_MAX: '50', DELAYQ_RATE_LIMIT_WINDOW_MS: '1000' } }).rateLimit).toEqual({ max: 50, windowMs: 1000 });
+    expect(() => loadConfig({ env: { DELAYQ_RATE_LIMIT_MAX: '-1' } })).toThrow(expect.objectContaining({ code: 'E_CONFIG', field: 'rateLimit.max' }));
+    const named = loadConfig({ env: { DELAYQ_AUTH_TOKENS: '[{"token":"aaaaaaaaaaaaaaaa1","name":"shop-api"}]' } });
+    expect(named.auth.tokens).toEqual([{ token: 'aaaaaaaaaaaaaaaa1', name: 'shop-api' }]);
+    // A name is logged: it may not carry spaces, newlines or JSON-breaking characters.
+    expect(() => loadConfig({ env: { DELAYQ_AUTH_TOKENS: '[{"token":"aaaaaaaaaaaaaaaa1","name":"a b\\n"}]' } })).toThrow(expect.objectContaining({ code: 'E_CONFIG' }));
   });
 });
