@@ -91,6 +91,15 @@ export const ConfigSchema = obj({
     /** Length of the rate-limit window, ms. @defaultValue 60000 */
     windowMs: Type.Integer({ default: 60_000, minimum: 100, maximum: 86_400_000 }),
   }),
+  sinks: obj({
+    /**
+     * Push routes applied at start, topic → sink (docs/sinks.md). A route stored earlier (set through the
+     * API at run time) wins over the file: config seeds routes, operators change them. @defaultValue {}
+     */
+    routes: Type.Record(Type.String({ pattern: LIMITS.topicPattern }), Type.Unknown(), { default: {} }),
+    /** How often an instance re-reads routes changed by other instances, ms. @defaultValue 2000 */
+    refreshIntervalMs: Type.Integer({ default: 2000, minimum: 100, maximum: 600_000 }),
+  }),
   log: obj({
     /** pino level. @defaultValue info */
     level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),

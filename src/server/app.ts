@@ -26,6 +26,10 @@ import { mykitRoutes, type RestoreHandler } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
 import { registerTopicRoutes } from './routes/topics.js';
 import { youzanRoutes } from './routes/youzan.js';
+import { registerMetricsRoute } from './routes/metrics.js';
+import { registerSinkRoutes } from './routes/sinks.js';
+import type { SinkRouter } from '../sink/sink-router.js';
+import type { Registry } from 'prom-client';
 
 export type DelayqApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -41,6 +45,10 @@ export interface BuildAppOptions {
   restore?: RestoreHandler;
   /** Version string shown in the OpenAPI document. */
   version?: string;
+  /** Push routes (docs/sinks.md): when given, /v1/sinks and /v1/topics/:topic/sink manage them. */
+  sinks?: SinkRouter;
+  /** When given, served at /metrics. */
+  metrics?: Registry;
 }
 
 export async function buildApp(service: DelayqService, config: Readonly<Config>, options: BuildAppOptions = {}): Promise<DelayqApp> {
@@ -87,6 +95,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release' },
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
+        { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
         { name: 'health' },
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
       ],
@@ -104,6 +113,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerReservationRoutes(app, context);
   registerTopicRoutes(app, context);
   registerDeadRoutes(app, context);
+  if (options.sinks) registerSinkRoutes(app, options.sinks);
+  if (options.metrics) registerMetricsRoute(app, options.metrics);
 
   const compat = new CompatReservations();
   await app.register(mykitRoutes, { ...context, compat, restore: options.restore });
@@ -117,7 +128,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
  * be written before destroying connections that are still open (a client may hold an idle connection
  * on which it never sent a request; Node would otherwise wait for it).
  */
-export async function closeGracefully(app: DelayqApp, service: DelayqService, graceMs = 2000): Promise<void> {
+export async function closeGracefully(app: DelayqApp, service: Pick<DelayqService, 'close'>, graceMs = 2000): Promise<void> {
   const serverClosed = app.close();
   await service.close();
   const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);

@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
-import { createService } from '../../create-service.js';
+import { createRuntime } from '../../runtime.js';
 import { buildApp, closeGracefully } from '../../server/app.js';
 
 export interface ServeFlags {
@@ -36,9 +36,9 @@ export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
 export async function serve(flags: ServeFlags): Promise<void> {
   const config = loadConfig({ overrides: flagOverrides(flags), file: flags.config });
   const logger = pino({ level: config.log.level, base: { service: 'delayq' } });
-  const service = createService(config, { logger: logger.child({ component: 'service' }) });
-  await service.start();
-  const app = await buildApp(service, config, { logger });
+  const runtime = createRuntime(config, { logger });
+  await runtime.start();
+  const app = await buildApp(runtime.service, config, { logger, sinks: runtime.sinks, metrics: runtime.metrics });
   const url = await app.listen({ host: config.http.host, port: config.http.port });
   logger.info({ url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined }, 'delayq listening');
 
@@ -47,7 +47,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    closeGracefully(app, service).then(
+    closeGracefully(app, runtime).then(
         () => {
           logger.info('closed');
           process.exit(0);

@@ -1,0 +1,77 @@
+/**
+ * A whole delayq node: the service (store + timer), push delivery (route store, router, dispatcher) and
+ * the metrics registry, started and stopped in the right order. `delayq serve` and the tests that need
+ * the full node build one with `createRuntime`; embedding applications that only want the queue can
+ * still use `createService`.
+ */
+import { dirname, join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from './config.js';
+import { createService, type CreateServiceOptions } from './create-service.js';
+import { createMetricsRegistry, SinkMetrics } from './metrics.js';
+import { Dispatcher } from './scheduler/dispatcher.js';
+import type { DelayqService } from './service.js';
+import { createSink } from './sink/create-sink.js';
+import { RedisRouteStore } from './sink/redis-route-store.js';
+import type { RouteStore } from './sink/route-store.js';
+import { SinkRouter } from './sink/sink-router.js';
+import { SqliteRouteStore } from './sink/sqlite-route-store.js';
+
+export class DelayqRuntime {
+  readonly config: Readonly<Config>;
+  readonly service: DelayqService;
+  readonly sinks: SinkRouter;
+  readonly metrics: Registry;
+  private readonly dispatcher: Dispatcher;
+  private readonly logger: Logger;
+
+  constructor(config: Readonly<Config>, service: DelayqService, routeStore: RouteStore, logger: Logger) {
+    this.config = config;
+    this.service = service;
+    this.logger = logger;
+    this.metrics = createMetricsRegistry();
+    this.sinks = new SinkRouter({
+      store: routeStore,
+      refreshIntervalMs: config.sinks.refreshIntervalMs,
+      onError: (err) => logger.warn({ err }, 'reading push routes failed; keeping the last ones'),
+    });
+    this.dispatcher = new Dispatcher({
+      service,
+      routes: this.sinks,
+      createSink,
+      observer: new SinkMetrics(this.metrics),
+      logger: logger.child({ component: 'dispatcher' }),
+    });
+  }
+
+  /** Opens the store, starts the timer, loads push routes (config seeds missing ones) and starts delivery. */
+  async start(): Promise<void> {
+    await this.service.start();
+    await this.sinks.start();
+    for (const [topic, sink] of Object.entries(this.config.sinks.routes)) {
+      if (!(await this.sinks.getRoute(topic))) await this.sinks.setRoute(topic, sink);
+    }
+    this.dispatcher.start();
+  }
+
+  /** Finishes in-flight deliveries, then closes routes and the service (which settles in-flight calls). */
+  async close(): Promise<void> {
+    await this.dispatcher.stop();
+    await this.sinks.close();
+    await this.service.close();
+  }
+}
+
+/** Where push routes live: beside the jobs (a SQLite file next to the job file, or the same Redis). */
+function createRouteStore(config: Readonly<Config>): RouteStore {
+  if (config.store.kind === 'redis') return new RedisRouteStore({ url: config.redis.url, prefix: config.redis.prefix });
+  const path = config.sqlite.path === ':memory:' ? ':memory:' : join(dirname(config.sqlite.path), 'routes.db');
+  return new SqliteRouteStore({ path });
+}
+
+export function createRuntime(config: Readonly<Config>, options: CreateServiceOptions & { routeStore?: RouteStore } = {}): DelayqRuntime {
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const service = createService(config, { ...options, logger: logger.child({ component: 'service' }) });
+  return new DelayqRuntime(config, service, options.routeStore ?? createRouteStore(config), logger);
+}
