@@ -1,25 +1,33 @@
 /**
- * Audit trail of the admin actions (redrive, purge, restore, clearAll): one structured `info` line per
+ * Audit trail of the admin actions (redrive, purge, restore, clearAll, push-route changes): one structured `info` line per
  * attempt, granted or refused, naming who asked (the token's identity, never the token) and what they
  * targeted. Matched on route patterns, so an encoded or odd URL cannot dodge it. Job bodies are never logged.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-export type AuditAction = 'redrive' | 'purge' | 'restore' | 'clearAll';
+export type AuditAction = 'redrive' | 'purge' | 'restore' | 'clearAll' | 'setSinkRoute' | 'deleteSinkRoute';
 
-/** Route pattern → the admin action it performs. */
+/** `METHOD pattern` → the admin action it performs. HEAD runs the GET handler, so it is looked up as GET. */
 export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
-  '/v1/dead/redrive': 'redrive',
-  '/v1/purge': 'purge',
-  '/reStore': 'restore',
-  '/reStore/:id': 'restore',
-  '/reStoreJob': 'restore',
-  '/clearAll': 'clearAll',
+  'POST /v1/dead/redrive': 'redrive',
+  'POST /v1/purge': 'purge',
+  'GET /reStore': 'restore',
+  'GET /reStore/:id': 'restore',
+  'GET /reStoreJob': 'restore',
+  'GET /clearAll': 'clearAll',
+  'PUT /v1/topics/:topic/sink': 'setSinkRoute',
+  'DELETE /v1/topics/:topic/sink': 'deleteSinkRoute',
 };
+
+function auditedAction(request: FastifyRequest): AuditAction | undefined {
+  const url = request.routeOptions.url;
+  if (url === undefined) return undefined;
+  return AUDITED_ROUTES[`${request.method === 'HEAD' ? 'GET' : request.method} ${url}`];
+}
 
 const MAX_IDS_LOGGED = 20;
 
-/** What the request aimed at: topic, ids, ages; the fields of the admin requests, nothing else. */
+/** What the request aimed at: topic, ids, ages, sink type; the fields of the admin requests, nothing else (no URL: it may hold credentials). */
 function targetOf(request: FastifyRequest): Record<string, unknown> {
   const target: Record<string, unknown> = {};
   const pick = (source: unknown, keys: readonly string[]): void => {
@@ -30,9 +38,9 @@ function targetOf(request: FastifyRequest): Record<string, unknown> {
       else if (Array.isArray(value)) target[key] = value.slice(0, MAX_IDS_LOGGED).filter((v) => typeof v === 'string');
     }
   };
-  pick(request.body, ['topic', 'ids', 'limit', 'before']);
+  pick(request.body, ['topic', 'ids', 'limit', 'before', 'type']);
   pick(request.query, ['expire', 'jobId']);
-  pick(request.params, ['id']);
+  pick(request.params, ['id', 'topic']);
   return target;
 }
 
@@ -56,13 +64,13 @@ type AuditedRequest = FastifyRequest & { [auditResult]?: Record<string, unknown>
 
 export function registerAuditLog(app: FastifyInstance): void {
   app.addHook('onSend', async (request, _reply, payload) => {
-    if (request.routeOptions.url !== undefined && AUDITED_ROUTES[request.routeOptions.url]) {
+    if (auditedAction(request)) {
       (request as AuditedRequest)[auditResult] = resultOf(payload);
     }
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
-    const action = request.routeOptions.url === undefined ? undefined : AUDITED_ROUTES[request.routeOptions.url];
+    const action = auditedAction(request);
     if (!action) return;
     const result = (request as AuditedRequest)[auditResult] ?? {};
     const granted = reply.statusCode < 400 && result['success'] !== false;

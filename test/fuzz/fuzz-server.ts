@@ -1,13 +1,13 @@
 /**
  * The server under fuzz, in its own process so that a crash is seen as a crash (the parent watches its exit):
- * SQLite in memory, auth on (an admin and an `orders.` token), a small body limit, a restore handler that
+ * the whole node as `delayq serve` builds it (SQLite in memory, push routes, /metrics), auth on (an admin and an `orders.` token), a small body limit, a restore handler that
  * only counts, the real Fastify app listening on 127.0.0.1:PORT. Warnings and errors go to stderr as pino
  * JSON, so the parent can report any 5xx with its cause.
  * Usage: node --import tsx test/fuzz/fuzz-server.ts PORT
  */
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { createService } from '../../src/create-service.js';
+import { createRuntime } from '../../src/runtime.js';
 import { buildApp } from '../../src/server/app.js';
 import { FUZZ_BODY_LIMIT, FUZZ_TOKENS } from './fuzz-settings.js';
 
@@ -24,10 +24,12 @@ const config = loadConfig({
   },
 });
 const logger = pino({ level: 'warn' }, pino.destination(2));
-const service = createService(config, { logger });
-await service.start();
-const app = await buildApp(service, config, {
+const runtime = createRuntime(config, { logger });
+await runtime.start();
+const app = await buildApp(runtime.service, config, {
   logger,
+  sinks: runtime.sinks,
+  metrics: runtime.metrics,
   restore: {
     restoreAll: async () => 'restored 0 jobs',
     restoreOne: async (id) => `restored ${id}`,

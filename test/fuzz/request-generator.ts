@@ -130,6 +130,17 @@ const jobBody = (g: Gen): Record<string, unknown> => ({
   ...(g.chance(0.15) ? { retry: { maxAttempts: g.int(5) + 1, backoff: g.pick(['1s,2s', { type: 'fixed', delayMs: 100 }, { type: 'exponential', delayMs: 10, factor: 2 }]) } } : {}),
 });
 
+const SINK_TARGET = 'http://127.0.0.1:7699';
+const sinkBody = (g: Gen): Record<string, unknown> =>
+  g.pick([
+    { type: 'webhook', url: `${SINK_TARGET}/hook`, ...(g.chance(0.5) ? { secret: 's'.repeat(16 + g.int(10)) } : {}), ...(g.chance(0.3) ? { allowedRanges: ['loopback'] } : {}) },
+    { type: 'webhook', url: 'http://[::1]:7699/hook', headers: { 'x-a': 'b' }, maxRedirects: g.pick([0, 3, 11]) },
+    { type: 'rabbitmq', url: 'amqp://127.0.0.1:7699', exchange: 'x' },
+    { type: 'nats', servers: ['127.0.0.1:7699'], subject: 's' },
+    { type: 'mqtt', url: 'mqtt://127.0.0.1:7699', topic: 't' },
+    { type: g.pick(['ftp', 'webhook ', 'WEBHOOK']), url: `${SINK_TARGET}/hook` },
+  ]);
+
 const ROUTES: RouteTemplate[] = [
   { method: 'POST', pattern: '/v1/jobs', path: () => '/v1/jobs', body: jobBody },
   { method: 'POST', pattern: '/v1/jobs/batch', path: () => '/v1/jobs/batch', body: (g) => ({ jobs: Array.from({ length: g.int(5) + 1 }, () => jobBody(g)) }) },
@@ -151,6 +162,12 @@ const ROUTES: RouteTemplate[] = [
   { method: 'GET', pattern: '/health', path: () => '/health' },
   { method: 'GET', pattern: '/ready', path: () => '/ready' },
   { method: 'GET', pattern: '/openapi.json', path: () => '/openapi.json' },
+  // push routes and metrics (sink targets stay on loopback, on a port nothing listens on: no traffic leaves the machine)
+  { method: 'GET', pattern: '/v1/sinks', path: () => '/v1/sinks' },
+  { method: 'GET', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink` },
+  { method: 'PUT', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink`, body: sinkBody },
+  { method: 'DELETE', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink` },
+  { method: 'GET', pattern: '/metrics', path: () => '/metrics' },
   // seed-compatible endpoints
   { method: 'POST', pattern: '/push', path: () => '/push', body: (g) => ({ topic: g.topic(), ...(g.chance(0.5) ? { id: g.chance(0.5) ? g.int(1e6) : `m-${g.int(50)}` } : {}), body: g.weird(), delay: g.pick([0, 1000, -1]), ...(g.chance(0.3) ? { createTime: Date.now() } : {}), ...(g.chance(0.3) ? { subtopic: 's', bizKey: 'b', ttl: 1, status: 0 } : {}) }) },
   { method: 'GET', pattern: '/get/:topic', path: (g) => `/get/${enc(g.topic())}`, query: (g) => (g.chance(0.3) ? { waitMs: g.pick([0, 1, -1, 'x']) } : {}) },

@@ -100,4 +100,22 @@ describe('audit of admin actions', () => {
     expect(server.logText()).not.toContain(ADMIN_TOKEN);
     expect(server.logText()).not.toContain(ORDERS_TOKEN);
   });
+  it('push-route changes and a HEAD on clearAll (Fastify runs the GET handler) are audited too', async () => {
+    const before = audits().length;
+    const calls = server.restore.calls.length;
+    await call(ADMIN_TOKEN, 'PUT', '/v1/topics/orders.hooked/sink', { type: 'webhook', url: 'http://127.0.0.1:7699/hook', secret: 'a-secret-of-16-chars-or-more' });
+    await call(ORDERS_TOKEN, 'PUT', '/v1/topics/orders.hooked/sink', { type: 'webhook', url: 'http://127.0.0.1:7699/hook', allowedRanges: ['loopback'] });
+    await call(ADMIN_TOKEN, 'DELETE', '/v1/topics/orders.hooked/sink');
+    await fetch(`${server.url}/clearAll`, { method: 'HEAD', headers: bearer(ADMIN_TOKEN) });
+    const lines = audits().slice(before);
+    expect(lines.map((l) => [l.action, l.actor, l.outcome])).toEqual([
+      ['setSinkRoute', 'ops-admin', 'done'],
+      ['setSinkRoute', 'orders-app', 'refused'],
+      ['deleteSinkRoute', 'ops-admin', 'done'],
+      ['clearAll', 'ops-admin', 'done'],
+    ]);
+    expect(lines[0]!.target).toEqual({ topic: 'orders.hooked', type: 'webhook' });
+    expect(server.restore.calls.length).toBe(calls + 1);
+    expect(server.logText()).not.toContain('a-secret-of-16-chars-or-more');
+  });
 });

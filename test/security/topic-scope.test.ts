@@ -142,4 +142,27 @@ describe('topic-scoped tokens', () => {
     expect((await admin('GET', '/clearAll')).body.success).toBe(true);
     expect(server.restore.calls).toEqual(['clearAll']);
   });
+  it('push routes: a scoped token may route its topic to a guarded webhook, but not weaken the guard or pick a broker', async () => {
+    const own = uniq('orders.');
+    const other = uniq('billing.');
+    // Loopback on a port nothing listens on: stored, and the guard would refuse delivery anyway.
+    const hook = { type: 'webhook', url: 'http://127.0.0.1:7699/hook' };
+    expect((await scoped('PUT', `/v1/topics/${own}/sink`, hook)).status).toBe(200);
+    const opened = await scoped('PUT', `/v1/topics/${own}/sink`, { ...hook, allowedRanges: ['loopback', 'private'] });
+    expectForbidden(opened);
+    expect(opened.body.error.field).toBe('allowedRanges');
+    const broker = await scoped('PUT', `/v1/topics/${own}/sink`, { type: 'rabbitmq', url: 'amqp://127.0.0.1:7699' });
+    expectForbidden(broker);
+    expect(broker.body.error.field).toBe('type');
+    expect((await admin('GET', `/v1/topics/${own}/sink`)).body.sink).not.toHaveProperty('allowedRanges', ['loopback', 'private']);
+    expectForbidden(await scoped('PUT', `/v1/topics/${other}/sink`, hook));
+    expect((await admin('PUT', `/v1/topics/${other}/sink`, { ...hook, allowedRanges: ['loopback'] })).status).toBe(200);
+    expectForbidden(await scoped('GET', `/v1/topics/${other}/sink`));
+    expectForbidden(await scoped('DELETE', `/v1/topics/${other}/sink`));
+    const listed = (await scoped('GET', '/v1/sinks')).body.routes.map((r: { topic: string }) => r.topic);
+    expect(listed).toContain(own);
+    expect(listed).not.toContain(other);
+    expect((await admin('DELETE', `/v1/topics/${other}/sink`)).body.deleted).toBe(true);
+    expect((await scoped('DELETE', `/v1/topics/${own}/sink`)).body.deleted).toBe(true);
+  });
 });

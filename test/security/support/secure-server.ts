@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../../src/config.js';
-import { createService } from '../../../src/create-service.js';
+import { createRuntime, type DelayqRuntime } from '../../../src/runtime.js';
 import { buildApp, closeGracefully, type DelayqApp } from '../../../src/server/app.js';
 import type { RestoreHandler } from '../../../src/server/routes/mykit.js';
 import type { DelayqService } from '../../../src/service.js';
@@ -36,6 +36,7 @@ export interface SecureServer {
   url: string;
   app: DelayqApp;
   service: DelayqService;
+  runtime: DelayqRuntime;
   config: Readonly<Config>;
   restore: RecordingRestore;
   /** Every log line written so far (pino JSON lines), when `captureLogs` was asked for. */
@@ -44,7 +45,7 @@ export interface SecureServer {
 }
 
 /**
- * The real server (SQLite in memory, the service, the Fastify app) listening on `port` — this helper's
+ * The real server (SQLite in memory, the runtime: service, push routes, metrics; the Fastify app) listening on `port` — this helper's
  * ports are 7600–7699 — with authentication on unless `overrides.auth` says otherwise.
  */
 export async function startSecureServer(
@@ -63,20 +64,23 @@ export async function startSecureServer(
     },
   });
   const logger = pino({ level: options.captureLogs ? (options.logLevel ?? 'trace') : 'silent' }, sink);
-  const service = createService(config, { logger });
-  await service.start();
+  const runtime = createRuntime(config, { logger });
+  await runtime.start();
+  const service = runtime.service;
   const restore = new RecordingRestore();
-  const app = await buildApp(service, config, { logger, restore });
+  // The whole node, as `delayq serve` builds it (push routes and /metrics included), plus restore/clearAll.
+  const app = await buildApp(service, config, { logger, restore, sinks: runtime.sinks, metrics: runtime.metrics });
   const url = await app.listen({ host: '127.0.0.1', port });
   return {
     url,
     app,
     service,
+    runtime,
     config,
     restore,
     logText: () => chunks.join(''),
     async close() {
-      await closeGracefully(app, service, 100);
+      await closeGracefully(app, runtime, 100);
     },
   };
 }
