@@ -1,5 +1,7 @@
 import type { EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
+import type { JournalStatus } from './inner-monitor.js';
+import type { RestoreSummary } from './journal-restore.js';
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -62,6 +64,22 @@ export interface JournalMaintenance {
   purgeInner(now: EpochMs, limit: number): Promise<number>;
   /** Looks for the inner store's marker; restores or reports when it is gone. */
   checkInner(now: EpochMs): Promise<InnerCheck>;
+}
+
+/**
+ * The operator's side of a journaled store (the seeds' /reStore, /reStore/{id}, /clearAll) plus its status.
+ * DelayqService finds it by capability (`isJournaled`), never by instanceof.
+ */
+export interface JournalOperations {
+  restore(options: { expire?: boolean }, now?: EpochMs): Promise<RestoreSummary>;
+  restoreJob(id: string, options: { expire?: boolean }, now?: EpochMs): Promise<RestoreSummary>;
+  clearAll(options: { confirm: string; actor?: string | undefined; reason?: string | undefined }, now?: EpochMs): Promise<{ cancelled: number; startedAt: EpochMs; durationMs: number }>;
+  status(): JournalStatus;
+}
+
+export function isJournaled<T extends object>(store: T): store is T & JournalMaintenance & JournalOperations {
+  const s = store as Partial<JournalMaintenance & JournalOperations>;
+  return typeof s.loadDue === 'function' && typeof s.restore === 'function' && typeof s.status === 'function';
 }
 
 /** ok: marker present; fresh: first start, marker written; restored: it was lost and is restored; lost: manual mode. */

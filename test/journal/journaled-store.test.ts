@@ -72,7 +72,7 @@ for (const db of databases) {
       const producer = async () => {
         for (let round = 0; round < 40; round++) {
           // ready now, soon, in a few seconds, and beyond the 60 s horizon (journal only)
-          const jobs = Array.from({ length: 24 }, (_, i) => aJob({ topic, now, delayMs: [0, 500, 5000, 2 * HOUR][i % 4] }));
+          const jobs = Array.from({ length: 24 }, (_, i) => aJob({ topic, now, delayMs: [0, 500, 5000, 2 * HOUR][i % 4]! }));
           try {
             for (const r of await store.push(jobs, now)) acked.add(r.job.id);
             for (const victim of [jobs[1]!, jobs[3]!]) if ((await store.cancel(victim.id, now)).ok) cancelled.add(victim.id);
