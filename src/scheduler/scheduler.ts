@@ -75,6 +75,7 @@ export class Scheduler {
   }
 
   private rerunAt = Number.POSITIVE_INFINITY;
+  private kickAfterTick = false;
 
   /** Resolves when no tick is running (tests on a fake clock await this after advancing it). */
   async settled(): Promise<void> {
@@ -100,6 +101,12 @@ export class Scheduler {
     this.wakeAt = Number.POSITIVE_INFINITY;
     this.running = this.tick().finally(() => {
       this.running = undefined;
+      // Re-run here, not from inside tick: a kick queued before this callback would still see `running`
+      // set, turn into another `rerun = true` and leave the timer disarmed (the scheduler stalled).
+      if (this.kickAfterTick) {
+        this.kickAfterTick = false;
+        this.kick();
+      }
     });
   }
 
@@ -127,7 +134,7 @@ export class Scheduler {
     if (this.rerun) {
       this.rerun = false;
       this.rerunAt = Number.POSITIVE_INFINITY;
-      queueMicrotask(() => this.kick());
+      this.kickAfterTick = true;
       return;
     }
     next = Math.min(next, this.rerunAt);
