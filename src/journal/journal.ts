@@ -99,8 +99,10 @@ export interface JournalFilter {
 }
 
 export interface JournalBatch {
-  /** New jobs; written only when the id is absent. */
+  /** New jobs; written only when the id is absent. Their `push` history entry is part of the row. */
   inserts: JournalJob[];
+  /** The node that pushed `inserts`. */
+  pushedBy?: string | undefined;
   /**
    * Job upserts after a transition. `force: false` (live transitions, journaled asynchronously) never
    * overwrites a row that is already terminal, so a late reserve cannot undo a finish.

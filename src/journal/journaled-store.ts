@@ -76,6 +76,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     this.innerRetentionMs = options.innerRetentionMs ?? 60_000;
     this.restoreBatchSize = options.restoreBatchSize ?? 5000;
     this.writer = new JournalWriter(journal, {
+      nodeId: options.nodeId,
       asyncFlushMs: options.asyncFlushMs ?? 20,
       maxPendingAsync: 100_000,
       onError: (err, dropped) => this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
@@ -122,8 +123,6 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
         results.push({ created: false, job: await this.existing(row.id, now) });
       }
     }
-    const history = results.filter((r) => r.created).map((r) => entry(r.job, 'push', now, this.nodeId));
-    if (history.length) void this.writer.history(history);
     return results;
   }
 
