@@ -3,8 +3,8 @@
  * concurrent single pushes, and batched pushes), against the inner store alone; and the time to restore
  * 1M jobs into an empty inner store.
  *
- *   npx tsx bench/journal.bench.ts                 # all, SQLite (:memory:) inner store
- *   BENCH_INNER=redis REDIS_URL=redis://127.0.0.1:6379 npx tsx bench/journal.bench.ts
+ *   npx tsx bench/journal.bench.ts                 # Redis inner store (own redis-server on 127.0.0.1:7103)
+ *   BENCH_INNER=sqlite npx tsx bench/journal.bench.ts   # SQLite (:memory:) inner store
  *   BENCH_RESTORE_JOBS=200000 BENCH_PUSH_JOBS=20000 npx tsx bench/journal.bench.ts
  *
  * Databases: a fresh schema (PostgreSQL) / database (MariaDB) with a random suffix, dropped at the end.
@@ -16,11 +16,11 @@ import { newJournalJob } from '../src/journal/journal-jobs.js';
 import type { Store } from '../src/store/store.js';
 import { mysqlJournalDatabase, postgresJournalDatabase, type JournalDatabase } from '../test/helpers/journal-databases.js';
 import { aJob } from '../test/helpers/jobs.js';
-import { makeInnerStore } from './journal-inner.js';
+import { makeInnerStore, stopInnerServers } from './journal-inner.js';
 
 const PUSH_JOBS = Number(process.env.BENCH_PUSH_JOBS ?? 50_000);
 const RESTORE_JOBS = Number(process.env.BENCH_RESTORE_JOBS ?? 1_000_000);
-const INNER = process.env.BENCH_INNER ?? 'sqlite';
+const INNER = process.env.BENCH_INNER ?? 'redis';
 const BODY = JSON.stringify({ order: 'A-12345', payload: 'x'.repeat(60) }); // ≈ 100 bytes
 
 const rate = (n: number, ms: number) => `${Math.round(n / (ms / 1000)).toLocaleString('en-US')}/s`;
@@ -71,9 +71,9 @@ async function fillJournal(journal: Journal, total: number, now: number): Promis
 }
 
 async function benchDatabase(db: JournalDatabase, pushLines: string[], restoreLines: string[]): Promise<void> {
-  const label = `${INNER} + ${db.dialect === 'postgres' ? 'PostgreSQL 15' : 'MariaDB 10.11'}`;
+  const label = `${INNER} + journal on ${db.dialect === 'postgres' ? 'PostgreSQL 15' : 'MariaDB 10.11'}`;
   {
-    const store = new JournaledStore(await makeInnerStore(INNER, 'push'), db.journal({ maxConnections: 8 }), { nodeId: 'bench' });
+    const store = new JournaledStore(await makeInnerStore(INNER), db.journal({ maxConnections: 8 }), { nodeId: 'bench' });
     await store.open();
     const singles = Math.min(PUSH_JOBS, 20_000);
     const ms1 = await pushSingles(store, singles, 64);
@@ -83,7 +83,7 @@ async function benchDatabase(db: JournalDatabase, pushLines: string[], restoreLi
   }
   await db.truncate();
   {
-    const inner = await makeInnerStore(INNER, 'restore');
+    const inner = await makeInnerStore(INNER);
     const journal = db.journal({ maxConnections: 8 });
     const store = new JournaledStore(inner, journal, { nodeId: 'bench', horizonMs: 3_600_000 });
     await store.open();
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   const restore: string[] = [];
   // Baseline: the inner store alone.
   {
-    const inner = await makeInnerStore(INNER, 'baseline');
+    const inner = await makeInnerStore(INNER);
     await inner.open();
     const singles = Math.min(PUSH_JOBS, 20_000);
     const ms1 = await pushSingles(inner, singles, 64);
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
   console.log(push.join('\n'));
   console.log(`\n| store | jobs | journal fill (direct) | restore into an empty inner store | restore again (idempotent) |\n|---|---|---|---|---|`);
   console.log(restore.join('\n'));
+  await stopInnerServers();
 }
 
 await main();
