@@ -7,8 +7,8 @@
 local dueidx, tp = KEYS[2], ARGV[1]
 local now, limit = ARGV[2], tonumber(ARGV[3])
 local scores = {}
-for _, topic in ipairs(redis.call('ZRANGE', dueidx, '-inf', now, 'BYSCORE')) do
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. topic, '-inf', now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
+for _, member in ipairs(redis.call('ZRANGE', dueidx, '-inf', now, 'BYSCORE')) do
+  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
   for i = 2, #due, 2 do scores[#scores + 1] = tonumber(due[i]) end
 end
 table.sort(scores)
