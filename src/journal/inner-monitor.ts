@@ -1,23 +1,12 @@
 import type { Logger } from 'pino';
 import type { EpochMs } from '../core/clock.js';
 import type { Store } from '../store/store.js';
-import type { InnerCheck, Journal } from './journal.js';
+import type { InnerCheck, Journal, JournalStatus, RestoreMode, RestoreSummary } from './journal.js';
 import { MARKER_ID, markerJob } from './journal-jobs.js';
-import type { RestoreSummary } from './journal-restore.js';
 
-export type { InnerCheck };
-export type RestoreMode = 'auto' | 'manual';
+export type { InnerCheck, JournalStatus, RestoreMode };
 
-export interface JournalStatus {
-  restoreMode: RestoreMode;
-  /** ok: the marker is there; lost: the inner store lost its data and waits for a restore (manual mode). */
-  inner: 'unchecked' | 'ok' | 'restoring' | 'lost';
-  lastCheckAt: EpochMs | null;
-  lostSince: EpochMs | null;
-  lastRestore: RestoreSummary | null;
-  /** Journal entries queued and not yet committed. */
-  pendingJournalWrites: number;
-}
+
 
 const MARKER_META = 'inner-marker';
 
@@ -60,11 +49,14 @@ export class InnerMonitor {
 
   private async runCheck(now: EpochMs): Promise<InnerCheck> {
     this.lastCheckAt = now;
+    const markerSeen = (await this.journal.getMeta(MARKER_META)) !== null;
     if (await this.inner.get(MARKER_ID)) {
+      // A journal that never saw the marker (new, or emptied) learns of it, so a later loss is not taken for a first start.
+      if (!markerSeen) await this.journal.setMeta(MARKER_META, String(now));
       if (this.state !== 'lost') this.state = 'ok';
       return this.state === 'lost' ? 'lost' : 'ok';
     }
-    if ((await this.journal.getMeta(MARKER_META)) === null) {
+    if (!markerSeen) {
       await this.writeMarker(now);
       this.state = 'ok';
       return 'fresh';

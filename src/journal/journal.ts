@@ -64,6 +64,22 @@ export interface JournalMaintenance {
   checkInner(now: EpochMs): Promise<InnerCheck>;
 }
 
+/**
+ * The operator's side of a journaled store (the seeds' /reStore, /reStore/{id}, /clearAll) plus its status.
+ * DelayqService finds it by capability (`isJournaled`), never by instanceof.
+ */
+export interface JournalOperations {
+  restore(options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
+  restoreJob(id: string, options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
+  clearAll(options: ClearAllOptions, now?: EpochMs): Promise<ClearAllSummary>;
+  status(): JournalStatus;
+}
+
+export function isJournaled<T extends object>(store: T): store is T & JournalMaintenance & JournalOperations {
+  const s = store as Partial<JournalMaintenance & JournalOperations>;
+  return typeof s.loadDue === 'function' && typeof s.restore === 'function' && typeof s.status === 'function';
+}
+
 /** ok: marker present; fresh: first start, marker written; restored: it was lost and is restored; lost: manual mode. */
 export type InnerCheck = 'ok' | 'fresh' | 'restored' | 'lost';
 
@@ -81,8 +97,10 @@ export interface JournalFilter {
 }
 
 export interface JournalBatch {
-  /** New jobs; written only when the id is absent. */
+  /** New jobs; written only when the id is absent. Their `push` history entry is part of the row. */
   inserts: JournalJob[];
+  /** The node that pushed `inserts`. */
+  pushedBy?: string | undefined;
   /**
    * Job upserts after a transition. `force: false` (live transitions, journaled asynchronously) never
    * overwrites a row that is already terminal, so a late reserve cannot undo a finish.
@@ -91,4 +109,56 @@ export interface JournalBatch {
   history: (HistoryEntry & { jobId: string })[];
 }
 
-export const emptyBatch = (): JournalBatch => ({ inserts: [], upserts: [], history: [] });
+
+export interface RestoreOptions {
+  /**
+   * The seeds' `expire`: true re-delivers jobs whose due time already passed (at once); false does not,
+   * and marks them `expired` in the journal with the reason, so they are never restored later either.
+   * @defaultValue true
+   */
+  expire?: boolean;
+}
+
+export interface RestoreSummary {
+  /** Unfinished jobs read from the journal. */
+  scanned: number;
+  /** Pushed into the inner store (it did not have them). */
+  restored: number;
+  /** The inner store already had them (restore is idempotent). */
+  alreadyPresent: number;
+  /** Past due and skipped because expire = false (marked expired). */
+  skippedExpired: number;
+  /** Due beyond the horizon: left in the journal for the loader. */
+  leftInJournal: number;
+  /** Pushed, but finished or cancelled meanwhile: cancelled again in the inner store. */
+  raced: number;
+  startedAt: EpochMs;
+  durationMs: number;
+}
+
+export interface ClearAllOptions {
+  /** Must be the string 'clear-all': clearAll cancels every unfinished job. */
+  confirm: string;
+  /** Who asked, for the audit entry. */
+  actor?: string | undefined;
+  reason?: string | undefined;
+}
+
+export interface ClearAllSummary {
+  cancelled: number;
+  startedAt: EpochMs;
+  durationMs: number;
+}
+
+export type RestoreMode = 'auto' | 'manual';
+
+export interface JournalStatus {
+  restoreMode: RestoreMode;
+  /** ok: the marker is there; lost: the inner store lost its data and waits for a restore (manual mode). */
+  inner: 'unchecked' | 'ok' | 'restoring' | 'lost';
+  lastCheckAt: EpochMs | null;
+  lostSince: EpochMs | null;
+  lastRestore: RestoreSummary | null;
+  /** Journal entries queued and not yet committed. */
+  pendingJournalWrites: number;
+}
