@@ -87,10 +87,18 @@ export const ConfigSchema = obj({
     tokens: Type.Array(
       obj({
         token: Type.String({ minLength: 16, maxLength: 256 }),
+        /** Who holds the token, for audit lines; default `token:` + the first 12 hex digits of its SHA-256. */
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@:-]+$' })),
         topics: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.topicMaxLength }), { minItems: 1 })),
       }),
       { default: [] },
     ),
+  }),
+  rateLimit: obj({
+    /** Requests per window per bearer token (per client IP when auth is off); 0 turns it off. @defaultValue 0 */
+    max: Type.Integer({ default: 0, minimum: 0, maximum: 10_000_000 }),
+    /** Length of the rate-limit window, ms. @defaultValue 60000 */
+    windowMs: Type.Integer({ default: 60_000, minimum: 100, maximum: 86_400_000 }),
   }),
   sinks: obj({
     /**

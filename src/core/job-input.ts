@@ -159,6 +159,41 @@ export interface NormalizeContext {
   newId: () => string;
 }
 
+/** Deepest nesting of arrays/objects a job body may have: far beyond real payloads, far below stack limits. */
+export const BODY_MAX_DEPTH = 256;
+
+/** Nesting depth of a JSON value, walked without recursion (the value may be hostile). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > BODY_MAX_DEPTH) return deepest;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * The body as JSON text. JSON.parse accepts nesting far deeper than JSON.stringify (or the response
+ * serializer) can recurse, so a hostile body (`[[[[…]]]]` 20 000 deep) is refused here, not left to crash
+ * a request later with a RangeError.
+ */
+function bodyText(value: unknown): string {
+  if (depthOf(value) > BODY_MAX_DEPTH) throw invalid('body', `is nested more than ${BODY_MAX_DEPTH} levels deep`);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value === undefined ? null : value);
+  } catch (err) {
+    if (err instanceof RangeError) throw invalid('body', 'is nested too deeply');
+    throw invalid('body', 'must be a JSON value');
+  }
+  if (text === undefined) throw invalid('body', 'must be a JSON value');
+  return text;
+}
+
 /** Turns a caller's push into a NewJob, or throws E_VALIDATION / E_BODY_TOO_LARGE naming the field. */
 export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -180,8 +215,7 @@ export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
     runAt = parseRunAt(input.runAt, ctx.now);
   }
 
-  const body = JSON.stringify(input.body === undefined ? null : input.body);
-  if (body === undefined) throw invalid('body', 'must be a JSON value');
+  const body = bodyText(input.body);
   const bodyBytes = Buffer.byteLength(body);
   if (bodyBytes > ctx.defaults.bodyMaxBytes) {
     throw new DelayqError(

@@ -13,9 +13,12 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RESERVE_MAX_WAIT_MS } from '../protocol/schemas.js';
 import type { DelayqService } from '../service.js';
+import { registerAuditLog } from './audit-log.js';
 import { registerAuth } from './auth.js';
 import { CompatReservations } from './compat-reservations.js';
 import { notFoundHandler, restErrorHandler } from './error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler } from './framework-errors.js';
+import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
@@ -59,6 +62,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
     connectionTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   // TypeBox's compiler: JSON bodies are checked as sent (Fastify's default Ajv setup would coerce "5" to 5
   // and silently drop unknown fields); query strings and path parameters are converted from text.
@@ -100,6 +105,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   registerAuth(app, config.auth.tokens);
+  await registerRateLimit(app, config.rateLimit);
+  registerAuditLog(app);
   const context: RouteContext = { service, config };
   registerHealthRoutes(app, context);
   registerJobRoutes(app, context);

@@ -11,6 +11,8 @@ import { DelayqError } from '../core/errors.js';
 
 /** Who made the request; `topicPrefixes: null` means every topic. */
 export interface Principal {
+  /** The token's name, or `token:` + 12 hex digits of its digest: safe to log, never the secret. */
+  id: string;
   topicPrefixes: readonly string[] | null;
 }
 
@@ -28,12 +30,26 @@ export function isPublicPath(url: string): boolean {
   return path === '/health' || path === '/ready' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
 }
 
+/**
+ * Decided on the matched route pattern, not the raw URL: the router decodes `%xx`, so a URL-based test can
+ * be fooled by an encoded path. Unknown paths (no route) are not public: they answer 401, not 404.
+ */
+function isPublicRoute(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return route !== undefined && isPublicPath(route);
+}
+
 export function registerAuth(app: FastifyInstance, tokens: readonly AuthToken[]): void {
-  const byDigest = new Map(tokens.map((t) => [digest(t.token), { topicPrefixes: t.topics ?? null } satisfies Principal]));
+  const byDigest = new Map(
+    tokens.map((t) => {
+      const hex = digest(t.token);
+      return [hex, { id: t.name ?? `token:${hex.slice(0, 12)}`, topicPrefixes: t.topics ?? null } satisfies Principal];
+    }),
+  );
   app.decorateRequest('principal', null);
   if (byDigest.size === 0) return;
   app.addHook('onRequest', async (request) => {
-    if (isPublicPath(request.url)) return;
+    if (isPublicRoute(request)) return;
     const header = request.headers.authorization;
     if (!header) throw new DelayqError('E_UNAUTHORIZED', 'send Authorization: Bearer <token>', { field: 'authorization' });
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -11,6 +11,7 @@ import { RESERVE_MAX_WAIT_MS, Topic } from '../../protocol/schemas.js';
 import type { RouteContext } from '../app.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
+import { compatStatus } from '../compat-status.js';
 import { toDelayqError } from '../error-handler.js';
 import { authorizeJob } from './jobs.js';
 import { reserveForRequest } from './reservations.js';
@@ -82,14 +83,14 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.setErrorHandler((err, request, reply) => {
     const error = toDelayqError(err);
     request.log.debug({ code: error.code, field: error.field }, 'mykit request refused');
-    return reply.status(200).send(refused(`${error.code}: ${error.message}`));
+    return reply.status(compatStatus(error)).send(refused(`${error.code}: ${error.message}`));
   });
   const base = (summary: string) => ({ tags: ['compat'], summary: `mykit-delay: ${summary}`, response: { 200: MykitResponse } });
 
   app.post('/push', { schema: { ...base('push a job; data = its id'), body: MykitPush } }, async (request) => {
     const input = request.body;
     authorizeTopic(request, input.topic);
-    const now = service.clock.now(); // the service's steady clock: a wall-clock step must not move runAt
+    const now = service.clock.now(); // the service's clock: Date.now() may run ahead of its steady clock
     const runAt = (input.createTime ?? now) + (input.delay ?? 0);
     const result = await service.push({
       id: input.id === undefined || input.id === '' ? undefined : String(input.id),
@@ -140,9 +141,10 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     },
   );
 
-  // Restore and clear-all span every topic: tokens limited to some topics may not call them.
+  // Restore and clear-all span every topic: tokens limited to some topics may not call them. Matched on the
+  // route pattern, not the raw URL, which an encoded path (`/%63learAll`) would slip past.
   app.addHook('preHandler', async (request) => {
-    if (/^\/(reStore|clearAll)/.test(request.url)) authorizeAllTopics(request);
+    if (/^\/(reStore|clearAll)/.test(request.routeOptions.url ?? '')) authorizeAllTopics(request);
   });
   const restoreAll = async (expire: string | undefined) => {
     if (expire !== undefined && expire !== 'true' && expire !== 'false') throw invalid('expire', 'must be true or false');

@@ -5,6 +5,7 @@ import { SinkConfigSchema } from '../../sink/sink-config.js';
 import { publicRoute, type SinkRouter } from '../../sink/sink-router.js';
 import type { DelayqApp } from '../app.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
+import { authorizeSinkConfig } from '../sink-route-policy.js';
 import { errorResponses } from './jobs.js';
 
 /** A route as answered: the sink config with secrets masked (so it is described loosely, not re-validated). */
@@ -54,6 +55,7 @@ export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
     },
     async (request) => {
       authorizeTopic(request, request.params.topic);
+      authorizeSinkConfig(request, request.body);
       return publicRoute(await router.setRoute(request.params.topic, request.body));
     },
   );

@@ -9,6 +9,7 @@ import { invalid } from '../../core/errors.js';
 import type { RouteContext } from '../app.js';
 import { authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
+import { compatStatus } from '../compat-status.js';
 import { toDelayqError } from '../error-handler.js';
 import { authorizeJob } from './jobs.js';
 import { reserveForRequest } from './reservations.js';
@@ -53,7 +54,7 @@ export const youzanRoutes: FastifyPluginAsyncTypebox<YouzanOptions> = async (app
     const error = toDelayqError(err);
     const body = request.body as { id?: unknown } | undefined;
     const id = typeof body?.id === 'string' ? body.id : null;
-    return reply.status(200).send({ success: false, error: `${error.code}: ${error.message}`, id, value: null });
+    return reply.status(compatStatus(error)).send({ success: false, error: `${error.code}: ${error.message}`, id, value: null });
   });
 
   app.post(

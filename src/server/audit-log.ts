@@ -1,0 +1,93 @@
+/**
+ * Audit trail of the admin actions (redrive, purge, restore, clearAll, push-route changes): one structured `info` line per
+ * attempt, granted or refused, naming who asked (the token's identity, never the token) and what they
+ * targeted. Matched on route patterns, so an encoded or odd URL cannot dodge it. Job bodies are never logged.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export type AuditAction = 'redrive' | 'purge' | 'restore' | 'clearAll' | 'setSinkRoute' | 'deleteSinkRoute';
+
+/** `METHOD pattern` → the admin action it performs. HEAD runs the GET handler, so it is looked up as GET. */
+export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
+  'POST /v1/dead/redrive': 'redrive',
+  'POST /v1/purge': 'purge',
+  'GET /reStore': 'restore',
+  'GET /reStore/:id': 'restore',
+  'GET /reStoreJob': 'restore',
+  'GET /clearAll': 'clearAll',
+  'PUT /v1/topics/:topic/sink': 'setSinkRoute',
+  'DELETE /v1/topics/:topic/sink': 'deleteSinkRoute',
+};
+
+function auditedAction(request: FastifyRequest): AuditAction | undefined {
+  const url = request.routeOptions.url;
+  if (url === undefined) return undefined;
+  return AUDITED_ROUTES[`${request.method === 'HEAD' ? 'GET' : request.method} ${url}`];
+}
+
+const MAX_IDS_LOGGED = 20;
+
+/** What the request aimed at: topic, ids, ages, sink type; the fields of the admin requests, nothing else (no URL: it may hold credentials). */
+function targetOf(request: FastifyRequest): Record<string, unknown> {
+  const target: Record<string, unknown> = {};
+  const pick = (source: unknown, keys: readonly string[]): void => {
+    if (typeof source !== 'object' || source === null) return;
+    for (const key of keys) {
+      const value = (source as Record<string, unknown>)[key];
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') target[key] = value;
+      else if (Array.isArray(value)) target[key] = value.slice(0, MAX_IDS_LOGGED).filter((v) => typeof v === 'string');
+    }
+  };
+  pick(request.body, ['topic', 'ids', 'limit', 'before', 'type']);
+  pick(request.query, ['expire', 'jobId']);
+  pick(request.params, ['id', 'topic']);
+  return target;
+}
+
+/** The outcome as the answer says it: REST count or error code; the seed endpoints' `success` and message. */
+function resultOf(payload: unknown): Record<string, unknown> {
+  if (typeof payload !== 'string') return {};
+  try {
+    const body = JSON.parse(payload) as { count?: unknown; success?: unknown; message?: unknown; data?: unknown; error?: { code?: unknown } };
+    return {
+      ...(body.count !== undefined ? { count: body.count } : {}),
+      ...(body.error?.code !== undefined ? { code: body.error.code } : {}),
+      ...(body.success !== undefined ? { success: body.success, message: typeof body.data === 'string' ? body.data : body.message } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+const auditResult = Symbol('delayq.auditResult');
+type AuditedRequest = FastifyRequest & { [auditResult]?: Record<string, unknown> };
+
+export function registerAuditLog(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (auditedAction(request)) {
+      (request as AuditedRequest)[auditResult] = resultOf(payload);
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const action = auditedAction(request);
+    if (!action) return;
+    const result = (request as AuditedRequest)[auditResult] ?? {};
+    const granted = reply.statusCode < 400 && result['success'] !== false;
+    request.log.info(
+      {
+        audit: {
+          action,
+          actor: request.principal?.id ?? 'anonymous',
+          ip: request.ip,
+          route: `${request.method} ${request.routeOptions.url}`,
+          target: targetOf(request),
+          status: reply.statusCode,
+          outcome: granted ? 'done' : 'refused',
+          ...result,
+        },
+      },
+      `audit: ${action} ${granted ? 'done' : 'refused'}`,
+    );
+  });
+}
