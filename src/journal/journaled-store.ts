@@ -57,7 +57,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   readonly journal: Journal;
   readonly horizonMs: number;
   private readonly nodeId: string;
-  private readonly clock: Clock;
+  /** The inner store's authoritative clock (Redis TIME for a shared store), else the given or steady one. */
+  readonly clock: Clock;
   private readonly logger: Logger;
   private readonly innerRetentionMs: number;
   private readonly restoreBatchSize: number;
@@ -71,7 +72,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     this.capabilities = { shared: inner.capabilities.shared, durable: true };
     this.nodeId = options.nodeId;
     this.horizonMs = options.horizonMs ?? 3_600_000;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? inner.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.innerRetentionMs = options.innerRetentionMs ?? 60_000;
     this.restoreBatchSize = options.restoreBatchSize ?? 5000;
