@@ -18,12 +18,32 @@ process.on('message', (m) => {
   if (m === 'stop') stopping = true;
 });
 
+// On a busy machine a call can time out (E_STORE_UNAVAILABLE): like a real client, try again. A timed-out
+// call may still have run, so pushes carry their own ids (a retried push is then a no-op).
+const retrying = async <T>(call: () => Promise<T>): Promise<T> => {
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'E_STORE_UNAVAILABLE') throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+};
+
 const consume = async (): Promise<void> => {
   while (!stopping) {
-    const got = await service.reserve({ topics: [topic], count: 50, waitMs: 500 });
+    const got = await retrying(() => service.reserve({ topics: [topic], count: 50, waitMs: 500 }));
     await Promise.all(
       got.map(async (r) => {
-        await service.finish(r.job.id, r.token);
+        let tries = 0;
+        await retrying(() =>
+          service.finish(r.job.id, r.token).catch((err: { code?: string }) => {
+            // A retried finish whose first try did run finds the job finished already.
+            if (tries++ > 0 && err.code === 'E_WRONG_STATE') return;
+            throw err;
+          }),
+        );
         delivered.push(r.job.id);
       }),
     );
@@ -36,9 +56,9 @@ const produce = async (): Promise<void> => {
   await Promise.all(
     Array.from({ length: 100 }, async () => {
       while (next < total) {
-        next++;
-        const { job } = await service.push({ topic, delayMs: Math.floor(Math.random() * 3000), body: { from: name } });
-        pushed.push(job.id);
+        const id = `${name}-${next++}`;
+        await retrying(() => service.push({ id, topic, delayMs: Math.floor(Math.random() * 3000), body: { from: name } }));
+        pushed.push(id);
       }
     }),
   );

@@ -6,15 +6,25 @@
 local jobs, dueidx, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1]
 local now, limit, node = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local candidates = {}
--- Due-index members are `<topic>#<bucket>`, the suffix of each delayed set's key.
-for _, member in ipairs(redis.call('ZRANGE', dueidx, '-inf', ARGV[2], 'BYSCORE')) do
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
-  for i = 1, #due, 2 do candidates[#candidates + 1] = { tonumber(due[i + 1]), due[i], member } end
-end
-table.sort(candidates, function(a, b)
+local function earlier(a, b)
   if a[1] ~= b[1] then return a[1] < b[1] end
   return a[2] < b[2]
-end)
+end
+-- Due-index members are `<topic>#<bucket>`, the suffix of each delayed set's key, in order of their heads.
+-- Once `limit` candidates are in hand, a set whose head is not earlier than the limit-th cannot improve
+-- them, so a burst reads about `limit` entries, not every due one (same rule as due-scores.lua).
+local heads = redis.call('ZRANGE', dueidx, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES')
+for h = 1, #heads, 2 do
+  if #candidates >= limit and tonumber(heads[h + 1]) >= candidates[limit][1] then break end
+  local member = heads[h]
+  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
+  for i = 1, #due, 2 do candidates[#candidates + 1] = { tonumber(due[i + 1]), due[i], member } end
+  if #candidates >= limit then
+    table.sort(candidates, earlier)
+    for i = #candidates, limit + 1, -1 do candidates[i] = nil end
+  end
+end
+table.sort(candidates, earlier)
 local buckets, topics, out = {}, {}, { 0 }
 for i = 1, math.min(limit, #candidates) do
   local id, member = candidates[i][2], candidates[i][3]
