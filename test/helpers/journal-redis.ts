@@ -32,7 +32,12 @@ export async function startJournalRedis(port: number): Promise<JournalRedis> {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    await waitFor(`redis-server on 127.0.0.1:${port}`, () => ping(port));
+    const pid = child.pid;
+    // The server that answers must be the one we just started (not a leftover still shutting down).
+    await waitFor(`redis-server (pid ${pid}) on 127.0.0.1:${port}`, async () => {
+      if (!(await ping(port))) return false;
+      return admin(async (r) => Number(/process_id:(\d+)/.exec(await r.info('server'))![1]) === pid);
+    });
   };
   const stop = async () => {
     const c = child;
