@@ -51,6 +51,24 @@ export const ConfigSchema = obj({
     /** A Redis command not answered within this is failed with E_STORE_UNAVAILABLE (503), ms. @defaultValue 2000 */
     commandTimeoutMs: Type.Integer({ default: 2000, minimum: 50, maximum: 60_000 }),
   }),
+  journal: obj({
+    /**
+     * The SQL journal beside the store (docs/journal.md): every job also kept in PostgreSQL or
+     * MariaDB/MySQL, so a store loss is restored with nothing lost and far-future jobs cost the store
+     * nothing. `none`: no journal. @defaultValue none
+     */
+    kind: Type.Union([Type.Literal('none'), Type.Literal('postgres'), Type.Literal('mysql')], { default: 'none' }),
+    /** postgres://user@host:5432/db or mysql://user@host:3306/db (the database must exist). @defaultValue "" */
+    url: Type.String({ default: '' }),
+    /** PostgreSQL schema for the journal tables (created if missing). @defaultValue public */
+    schema: Type.String({ default: 'public', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
+    /** Jobs due further away than this stay only in the journal until they come within it, ms. @defaultValue 1 h */
+    horizonMs: Type.Integer({ default: 3_600_000, minimum: 1000 }),
+    /** When the store comes back empty (Redis wiped): restore at once (auto) or only report it (manual). @defaultValue auto */
+    restoreMode: Type.Union([Type.Literal('auto'), Type.Literal('manual')], { default: 'auto' }),
+    /** Ended jobs leave the store this long after they ended (the journal keeps them for the retention), ms. @defaultValue 60000 */
+    innerRetentionMs: Type.Integer({ default: 60_000, minimum: 0 }),
+  }),
   /** Name of this process in job history. @defaultValue host:pid (when empty) */
   nodeId: Type.String({ default: '', maxLength: 128 }),
   jobs: obj({

@@ -12,6 +12,11 @@ import { DelayqService } from './service.js';
 import { RedisStore } from './store/redis/redis-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
+import { DelayqError } from './core/errors.js';
+import type { Journal } from './journal/journal.js';
+import { JournaledStore } from './journal/journaled-store.js';
+import { MysqlJournal } from './journal/mysql/mysql-journal.js';
+import { PostgresJournal } from './journal/postgres/postgres-journal.js';
 import { hostname } from 'node:os';
 import { defaultNodeId } from './core/ids.js';
 
@@ -40,10 +45,32 @@ export function createStore(config: Config, nodeId: string): Store {
   }
 }
 
+/** The SQL journal the config names, or undefined. */
+export function createJournal(config: Config): Journal | undefined {
+  const { kind, url, schema } = config.journal;
+  if (kind === 'none') return undefined;
+  if (!url) throw new DelayqError('E_CONFIG', `journal.url: required when journal.kind is ${kind}`, { field: 'journal.url' });
+  return kind === 'postgres' ? new PostgresJournal({ connectionString: url, schema }) : new MysqlJournal({ uri: url });
+}
+
+/** The store the config names, wrapped in the journal when there is one. */
+export function createJournaledStore(config: Config, nodeId: string, logger?: Logger): Store {
+  const inner = createStore(config, nodeId);
+  const journal = createJournal(config);
+  if (!journal) return inner;
+  return new JournaledStore(inner, journal, {
+    nodeId,
+    horizonMs: config.journal.horizonMs,
+    restoreMode: config.journal.restoreMode,
+    innerRetentionMs: config.journal.innerRetentionMs,
+    ...(logger ? { logger: logger.child({ component: 'journal' }) } : {}),
+  });
+}
+
 /** A DelayqService for this configuration; call `start()` before use and `close()` at the end. */
 export function createService(config: Config, options: CreateServiceOptions = {}): DelayqService {
   const nodeId = config.nodeId || defaultNodeId(hostname(), process.pid);
-  const store = options.store ?? createStore(config, nodeId);
+  const store = options.store ?? createJournaledStore(config, nodeId, options.logger);
   return new DelayqService({
     store,
     nodeId,

@@ -328,6 +328,11 @@ export class DelayqService {
   }
 
   /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */
+  /** Whether a SQL journal backs the store (restore and clear-all are available). */
+  get isJournaled(): boolean {
+    return this.journal !== undefined;
+  }
+
   journalOperations(): JournalOperations {
     if (!this.journal) throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal: nothing to restore from');
     return this.journal;

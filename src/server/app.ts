@@ -28,6 +28,7 @@ import { registerTopicRoutes } from './routes/topics.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
+import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
 import type { SinkRouter } from '../sink/sink-router.js';
 import type { Registry } from 'prom-client';
 
@@ -95,6 +96,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release' },
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
+        { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
         { name: 'health' },
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
@@ -114,10 +116,11 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerTopicRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
+  registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
 
   const compat = new CompatReservations();
-  await app.register(mykitRoutes, { ...context, compat, restore: options.restore });
+  await app.register(mykitRoutes, { ...context, compat, restore: options.restore ?? (service.isJournaled ? journalRestoreHandler(service) : undefined) });
   await app.register(youzanRoutes, { ...context, compat });
   return app;
 }

@@ -15,6 +15,9 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
   'GET /reStore/:id': 'restore',
   'GET /reStoreJob': 'restore',
   'GET /clearAll': 'clearAll',
+  'POST /v1/restore': 'restore',
+  'POST /v1/jobs/:id/restore': 'restore',
+  'POST /v1/clear-all': 'clearAll',
   'PUT /v1/topics/:topic/sink': 'setSinkRoute',
   'DELETE /v1/topics/:topic/sink': 'deleteSinkRoute',
 };

@@ -21,8 +21,8 @@ export interface RestoreHandler {
   /** Re-schedules every unfinished job of the journal; `expire`: also those whose time has passed. Returns a summary. */
   restoreAll(expire: boolean): Promise<string>;
   restoreOne(id: string): Promise<string>;
-  /** Removes every job from the live store (the journal keeps them). Returns a summary. */
-  clearAll(): Promise<string>;
+  /** Cancels every unfinished job (guarded: `confirm` must be "clear-all"; audited). Returns a summary. */
+  clearAll(confirm: string | undefined, actor: string): Promise<string>;
 }
 
 export interface MykitOptions extends RouteContext {
@@ -162,7 +162,9 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.get('/reStoreJob', { schema: { ...base('restore one job from the journal'), querystring: JobIdQuery } }, async (request) =>
     restoreOne(request.query.jobId ?? ''),
   );
-  app.get('/clearAll', { schema: base('remove every job from the live store (the journal keeps them)') }, async () =>
-    restore ? ok(await restore.clearAll()) : refused(NO_JOURNAL),
+  app.get(
+    '/clearAll',
+    { schema: { ...base('cancel every unfinished job; guarded: ?confirm=clear-all'), querystring: Type.Object({ confirm: Type.Optional(Type.String({ maxLength: 32 })) }) } },
+    async (request) => (restore ? ok(await restore.clearAll(request.query.confirm, request.principal?.id ?? 'anonymous')) : refused(NO_JOURNAL)),
   );
 };
