@@ -1,0 +1,116 @@
+/**
+ * The kill -9 scenario shared by the stores: steady HTTP load from a producer and consumers (child
+ * processes), the server SIGKILLed and restarted `kills` times, then a drain, then the history checker.
+ */
+import { checkHistory, type CheckResult, type HistoryEvent } from './history-checker.js';
+import { sleep, startConsumer, startProducer, waitUntil, type ChaosChild, type ServerProcess } from './chaos-processes.js';
+
+export interface KillLoopOptions {
+  kills: number;
+  /** Time between kills, ms (each one at a random point of [min, max]). */
+  intervalMs: [number, number];
+  ratePerSec: number;
+  delayMaxMs: number;
+  ttrMs: number;
+  failEvery?: number;
+  prefix: string;
+  /** Called after each kill, before the restart (the wipe scenario empties Redis here). */
+  afterKill?: (k: number) => Promise<void>;
+  /** Called between kills instead of killing the server (e.g. wipe Redis under load). */
+  disturb?: (k: number) => Promise<void>;
+}
+
+export interface KillLoopReport extends CheckResult {
+  kills: number;
+  acked: number;
+  /** Deliveries that were not followed by an acknowledged finish or fail: in flight at a kill (or given up). */
+  unsettled: number;
+  /** Jobs delivered more than once. */
+  redeliveredJobs: number;
+  pushErrors: number;
+  restartMs: number[];
+  drainMs: number;
+}
+
+export function historyOf(children: readonly ChaosChild[]): HistoryEvent[] {
+  const known = new Set(['push', 'deliver', 'finish', 'fail', 'cancel']);
+  return children.flatMap((c) => c.events.filter((e) => known.has(e['type'] as string)) as HistoryEvent[]);
+}
+
+export async function runKillLoop(server: ServerProcess, options: KillLoopOptions): Promise<KillLoopReport> {
+  const topic = `chaos.${options.prefix}`;
+  await server.start();
+  const producer = startProducer({
+    urls: [server.url],
+    prefix: options.prefix,
+    topic,
+    ratePerSec: options.ratePerSec,
+    delayMaxMs: options.delayMaxMs,
+    ttrMs: options.ttrMs,
+  });
+  const consumer = startConsumer({ urls: [server.url], topic, loops: 4, ...(options.failEvery ? { failEvery: options.failEvery } : {}) });
+  const restartMs: number[] = [];
+  try {
+    for (let k = 0; k < options.kills; k++) {
+      const [min, max] = options.intervalMs;
+      await sleep(min + Math.random() * (max - min));
+      if (options.disturb) {
+        await options.disturb(k);
+        continue;
+      }
+      await server.kill9();
+      await options.afterKill?.(k);
+      const t0 = Date.now();
+      await server.start();
+      restartMs.push(Date.now() - t0);
+    }
+    await sleep(options.intervalMs[0]);
+    await producer.stop();
+    const pushed = new Set(producer.events.filter((e) => e['type'] === 'push').map((e) => e['id'] as string));
+    const drainStart = Date.now();
+    // drain: every acknowledged push finished (lapsed reservations come back after their TTR)
+    await waitUntil(
+      'every acknowledged job to be finished',
+      () => {
+        const finished = new Set(consumer.events.filter((e) => e['type'] === 'finish').map((e) => e['id'] as string));
+        for (const id of pushed) if (!finished.has(id)) return false;
+        return true;
+      },
+      options.delayMaxMs + options.ttrMs * 4 + 20_000,
+      200,
+    ).catch(() => undefined); // the checker reports what is missing
+    const drainMs = Date.now() - drainStart;
+    await consumer.stop();
+    const events = historyOf([producer, consumer]);
+    const endAt = Date.now();
+    const result = checkHistory(events, { endAt, graceMs: options.ttrMs * 3 + 2000, ttrSlackMs: 100 });
+    const deliveries = consumer.events.filter((e) => e['type'] === 'deliver');
+    const settled = consumer.events.filter((e) => e['type'] === 'finish' || e['type'] === 'fail').length;
+    const perJob = new Map<string, number>();
+    for (const d of deliveries) perJob.set(d['id'] as string, (perJob.get(d['id'] as string) ?? 0) + 1);
+    return {
+      ...result,
+      kills: options.kills,
+      acked: pushed.size,
+      unsettled: deliveries.length - settled,
+      redeliveredJobs: [...perJob.values()].filter((n) => n > 1).length,
+      pushErrors: producer.events.filter((e) => e['type'] === 'push-error' || e['type'] === 'push-refused').length,
+      restartMs,
+      drainMs,
+    };
+  } finally {
+    await producer.stop();
+    await consumer.stop();
+    await server.stop();
+  }
+}
+
+/** One line for RELIABILITY.md and the test log. */
+export function summarize(name: string, r: KillLoopReport): string {
+  return (
+    `${name}: kills=${r.kills} acked=${r.acked} delivered=${r.delivered} lost=${r.lost.length} early=${r.early.length} ` +
+    `duplicates=${r.duplicates.length} resurrected=${r.resurrected.length} redeliveries=${r.redeliveries} ` +
+    `(jobs ${r.redeliveredJobs}) unsettledDeliveries=${r.unsettled} pushErrors=${r.pushErrors} ` +
+    `restartMs=[${r.restartMs.join(',')}] drainMs=${r.drainMs}`
+  );
+}
