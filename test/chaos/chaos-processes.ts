@@ -42,8 +42,8 @@ export class ChaosChild {
   stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(name: string, arg: object, env: NodeJS.ProcessEnv = {}) {
-    this.process = spawn(process.execPath, [entry(name), JSON.stringify(arg)], {
+  constructor(name: string, arg: object, env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) {
+    this.process = spawn(process.execPath, [...nodeArgs, entry(name), JSON.stringify(arg)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
     });
@@ -79,6 +79,15 @@ export class ChaosChild {
     clearTimeout(timer);
   }
 
+  /** Live heap after a full GC (server children only: SIGUSR2 hook of chaos-server.ts). */
+  async heapAfterGc(): Promise<{ heapUsed: number; rss: number }> {
+    const before = this.events.length;
+    this.process.kill('SIGUSR2');
+    await waitUntil('heap report', () => this.events.slice(before).some((e) => e['type'] === 'heap'), 10_000, 20);
+    const report = this.events.slice(before).find((e) => e['type'] === 'heap')!;
+    return { heapUsed: report['heapUsed'] as number, rss: report['rss'] as number };
+  }
+
   /** Resident set size from /proc, bytes. */
   rssBytes(): number {
     return rssOf(this.pid);
@@ -104,7 +113,7 @@ export class ServerProcess {
   }
 
   async start(timeoutMs = 30_000): Promise<void> {
-    const child = new ChaosChild('chaos-server', this.spec, this.env);
+    const child = new ChaosChild('chaos-server', this.spec, this.env, ['--expose-gc']);
     this.child = child;
     await waitUntil(`delayq server ${this.spec.nodeId} on ${this.url}`, () => {
       if (!child.alive) throw new Error(`delayq server ${this.spec.nodeId} exited: ${child.stderr}`);

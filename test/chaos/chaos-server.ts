@@ -73,6 +73,14 @@ const app = await buildApp(service, config, { logger });
 const url = await app.listen({ host: '127.0.0.1', port: spec.port });
 process.stdout.write(`READY ${url}\n`);
 
+// Test hook: SIGUSR2 collects garbage (the parent starts us with --expose-gc) and reports the heap, so a
+// leak shows as growth of live memory rather than of RSS, which V8 gives back lazily.
+process.on('SIGUSR2', () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  const { heapUsed, rss } = process.memoryUsage();
+  process.stdout.write(JSON.stringify({ type: 'heap', heapUsed, rss, waiting: service.waitingConsumers }) + '\n');
+});
+
 process.once('SIGTERM', () => {
   void (async () => {
     await loader?.stop();
