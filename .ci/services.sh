@@ -56,4 +56,6 @@ wait_for nats "port_open 4222"
 
 # Servers the tests start themselves on their own ports.
 need_pkg beanstalkd beanstalkd
+# libfaketime: the chaos suite steps the service host's wall clock (test/chaos/clock-step.test.ts)
+need_pkg faketime faketime
 echo "services ready"

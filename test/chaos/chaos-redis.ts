@@ -23,15 +23,19 @@ export class ChaosRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Starts an empty, non-persistent server. */
-  async start(): Promise<void> {
+  /**
+   * Starts the server: empty and without persistence by default; `persistent` keeps an append-only file
+   * (fsync always) so a stop and start loses nothing, and `keepData` starts from what the last run left.
+   */
+  async start(options: { persistent?: boolean; keepData?: boolean } = {}): Promise<void> {
     if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) {
       throw new Error('redis-server is not installed: the chaos suite starts its own (apt-get install redis-server)');
     }
     spawnSync('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave'], { timeout: 3000, stdio: 'ignore' }); // leftover of a crashed run
-    rmSync(this.dir, { recursive: true, force: true });
+    if (!options.keepData) rmSync(this.dir, { recursive: true, force: true });
     mkdirSync(this.dir, { recursive: true });
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'no'], {
+    const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', ...persistence], {
       stdio: 'ignore',
     });
     this.child = child;
@@ -47,6 +51,24 @@ export class ChaosRedis {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** SIGSTOP: the server hangs (accepts nothing, answers nothing) until `resume`. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
+  /** A clean stop (SIGTERM: an append-only file is flushed). */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
     await exited;
   }
 

@@ -110,15 +110,18 @@ export class SqliteStore implements Store {
     }
     const results: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
+      // IMMEDIATE: take the write lock once for the whole batch. With a deferred BEGIN, a lock held by
+      // another process made every transition of the batch wait out busy_timeout on its own (the event
+      // loop frozen for batch × 5 s) and fail with a raw SQLITE_BUSY, answered as a 500.
       this.db.transaction(() => {
         for (const item of batch) {
           try {
             results.push({ ok: true, value: item.run() });
           } catch (err) {
-            results.push({ ok: false, err });
+            results.push({ ok: false, err: storageFailure(err) });
           }
         }
-      })();
+      }).immediate();
     } catch (err) {
       for (const item of batch) item.reject(new DelayqError('E_STORE_UNAVAILABLE', 'SQLite commit failed', { cause: err }));
       return;
@@ -374,4 +377,13 @@ export class SqliteStore implements Store {
     for (const r of this.stmt.nextDuePerTopic.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
     return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
   }
+}
+
+/** SQLite's "the storage is unusable right now" errors become E_STORE_UNAVAILABLE; anything else is a bug. */
+function storageFailure(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN|PROTOCOL)/.test(code)) {
+    return new DelayqError('E_STORE_UNAVAILABLE', `SQLite: ${(err as Error).message}`, { cause: err });
+  }
+  return err;
 }
