@@ -49,6 +49,12 @@ async function settle(base: string, r: WireReservation, action: 'finish' | 'fail
       }
       if (res.status !== 503) {
         out({ type: `${action}-refused`, id: r.job.id, status: res.status, code: res.json?.error?.code, at: Date.now() });
+        // A finish that committed just before a kill, whose answer was lost: the retry is refused because the
+        // job is finished already. It still is our finish: log it at this (later) time.
+        if (action === 'finish' && res.status === 409) {
+          const job = await fetch(`${base}/v1/jobs/${encodeURIComponent(r.job.id)}`).then((x) => x.json() as Promise<any>, () => null);
+          if (job?.job?.state === 'finished') out({ type: 'finish', id: r.job.id, at: Date.now(), confirmedByGet: true });
+        }
         return;
       }
     } catch {

@@ -25,11 +25,15 @@ export interface KillLoopReport extends CheckResult {
   acked: number;
   /** Deliveries that were not followed by an acknowledged finish or fail: in flight at a kill (or given up). */
   unsettled: number;
+  /** Acknowledged fails (each allows one redelivery). */
+  fails: number;
   /** Jobs delivered more than once. */
   redeliveredJobs: number;
   pushErrors: number;
   restartMs: number[];
   drainMs: number;
+  /** Jobs finished on the server whose finish answer the kill swallowed (the consumer never saw a 200). */
+  finishAnswerLost: number;
 }
 
 export function historyOf(children: readonly ChaosChild[]): HistoryEvent[] {
@@ -68,17 +72,35 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
     await producer.stop();
     const pushed = new Set(producer.events.filter((e) => e['type'] === 'push').map((e) => e['id'] as string));
     const drainStart = Date.now();
+    const finishedPerServer = new Set<string>();
     // drain: every acknowledged push finished (lapsed reservations come back after their TTR)
     await waitUntil(
       'every acknowledged job to be finished',
-      () => {
+      async () => {
         const finished = new Set(consumer.events.filter((e) => e['type'] === 'finish').map((e) => e['id'] as string));
-        for (const id of pushed) if (!finished.has(id)) return false;
-        return true;
+        const open = [...pushed].filter((id) => !finished.has(id) && !finishedPerServer.has(id));
+        // a finish can commit just before a kill and lose its answer: then only the server knows
+        if (open.length <= 50) {
+          for (const id of open) {
+            const res = await fetch(`${server.url}/v1/jobs/${encodeURIComponent(id)}`, { signal: AbortSignal.timeout(2000) });
+            if (res.ok && ((await res.json()) as { job: { state: string } }).job.state === 'finished') finishedPerServer.add(id);
+          }
+        }
+        const left = open.filter((id) => !finishedPerServer.has(id));
+        if (process.env['CHAOS_DEBUG'] && left.length) console.log(`drain: ${left.length} open, e.g. ${left.slice(0, 3).join(' ')}`);
+        return left.length === 0;
       },
       options.delayMaxMs + options.ttrMs * 4 + 20_000,
       200,
-    ).catch(() => undefined); // the checker reports what is missing
+    ).catch(async () => {
+      // the checker reports what is missing; with CHAOS_DEBUG, show what became of it
+      if (!process.env['CHAOS_DEBUG']) return;
+      const finished = new Set(consumer.events.filter((e) => e['type'] === 'finish').map((e) => e['id'] as string));
+      for (const id of [...pushed].filter((i) => !finished.has(i)).slice(0, 3)) {
+        console.log(id, JSON.stringify([...producer.events, ...consumer.events].filter((e) => e['id'] === id)));
+        console.log(JSON.stringify(await (await fetch(`${server.url}/v1/jobs/${id}?history=true`)).json()));
+      }
+    });
     const drainMs = Date.now() - drainStart;
     await consumer.stop();
     const events = historyOf([producer, consumer]);
@@ -93,10 +115,12 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
       kills: options.kills,
       acked: pushed.size,
       unsettled: deliveries.length - settled,
+      fails: consumer.events.filter((e) => e['type'] === 'fail').length,
       redeliveredJobs: [...perJob.values()].filter((n) => n > 1).length,
       pushErrors: producer.events.filter((e) => e['type'] === 'push-error' || e['type'] === 'push-refused').length,
       restartMs,
       drainMs,
+      finishAnswerLost: finishedPerServer.size,
     };
   } finally {
     await producer.stop();
@@ -110,7 +134,7 @@ export function summarize(name: string, r: KillLoopReport): string {
   return (
     `${name}: kills=${r.kills} acked=${r.acked} delivered=${r.delivered} lost=${r.lost.length} early=${r.early.length} ` +
     `duplicates=${r.duplicates.length} resurrected=${r.resurrected.length} redeliveries=${r.redeliveries} ` +
-    `(jobs ${r.redeliveredJobs}) unsettledDeliveries=${r.unsettled} pushErrors=${r.pushErrors} ` +
-    `restartMs=[${r.restartMs.join(',')}] drainMs=${r.drainMs}`
+    `(jobs ${r.redeliveredJobs}) fails=${r.fails} unsettledDeliveries=${r.unsettled} pushErrors=${r.pushErrors} ` +
+    `finishAnswerLost=${r.finishAnswerLost} restartMs=[${r.restartMs.join(',')}] drainMs=${r.drainMs}`
   );
 }
