@@ -1,4 +1,5 @@
 import type { EpochMs } from '../../core/clock.js';
+import { DEFAULT_RETRY_POLICY } from '../../core/retry-policy.js';
 import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type RetryPolicy } from '../../core/job.js';
 
 /**
@@ -61,9 +62,15 @@ export function recordHistory(r: RecordArray, nodeName: (index: number) => strin
 
 /**
  * A retry policy in a few bytes instead of ~90 of JSON: `f|max|delay`, `e|max|delay|factor|maxDelay`,
- * `l|max|d1,d2,…`. Anything else is kept as JSON, so an unknown future shape still round-trips.
+ * `l|max|d1,d2,…`, and '' for the default policy (most jobs). Anything else is kept as JSON, so an
+ * unknown future shape still round-trips.
  */
 export function encodeRetry(policy: RetryPolicy): string {
+  const text = retryText(policy);
+  return text === DEFAULT_RETRY_TEXT ? '' : text;
+}
+
+function retryText(policy: RetryPolicy): string {
   const b = policy.backoff;
   switch (b.type) {
     case 'fixed':
@@ -77,7 +84,10 @@ export function encodeRetry(policy: RetryPolicy): string {
   }
 }
 
+const DEFAULT_RETRY_TEXT = retryText(DEFAULT_RETRY_POLICY);
+
 export function decodeRetry(text: string): RetryPolicy {
+  if (text === '') return structuredClone(DEFAULT_RETRY_POLICY);
   const [type, max, ...rest] = text.split('|');
   const maxAttempts = Number(max);
   switch (type) {

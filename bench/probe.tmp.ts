@@ -1,0 +1,17 @@
+import { Redis } from 'ioredis';
+import { RedisStore } from '../src/store/redis/redis-store.js';
+import { aJob } from '../test/helpers/jobs.js';
+import { startRedis } from '../test/helpers/redis-servers.js';
+const server = await startRedis(7041);
+const admin = new Redis({ port: 7041 });
+const store = new RedisStore({ url: 'redis://127.0.0.1:7041', nodeId: 'p' });
+await store.open();
+const BODY = JSON.stringify({ pad: 'x'.repeat(90) });
+const before = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+const now = Date.now(); const N = 100000;
+let k = 0;
+for (let i = 0; i < N; i += 1000) await store.push(Array.from({ length: 1000 }, () => { const j = aJob({ topic: 'mem', body: BODY, now, delayMs: 3600000 + Math.floor(Math.random() * 86400000) }); j.id = (now.toString(36) + (k++).toString(36).padStart(10, '0') + 'ABCDEFGHIJKLMNOP').slice(0, 26).toUpperCase(); return j; }), now);
+const after = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+console.log('per job', (after - before) / N, 'keys', await admin.dbsize());
+console.log(await admin.object('ENCODING', '{dq:0}:delayed:mem#5'), await admin.zcard('{dq:0}:delayed:mem#5'));
+await store.close(); await admin.quit(); await server.stop();
