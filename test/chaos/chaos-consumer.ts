@@ -35,26 +35,30 @@ async function post(url: string, body: object, timeoutMs: number): Promise<{ sta
   return { status: res.status, json: await res.json().catch(() => null) };
 }
 
-/** Acknowledges a delivery; retries through server restarts until the TTR would have lapsed anyway. */
+/**
+ * Acknowledges a delivery; retries through server restarts until the TTR would have lapsed anyway.
+ * A kill can swallow the answer of a finish or fail that committed: the retry is then refused (409) or
+ * never answered. Such a fail is logged as an inferred fail at the first attempt's send time (the server
+ * may redeliver from then on); such a finish is logged once a GET shows the job finished.
+ */
 async function settle(base: string, r: WireReservation, action: 'finish' | 'fail'): Promise<void> {
   const body = action === 'fail' ? { token: r.token, retryDelayMs: 0, error: 'chaos' } : { token: r.token };
-  while (Date.now() < r.deadlineAt) {
-    // a fail is logged at its send time: the server may redeliver before the answer arrives here
+  const url = `${base}/v1/jobs/${encodeURIComponent(r.job.id)}`;
+  const firstSentAt = Date.now();
+  let attempted = false;
+  while (Date.now() < r.deadlineAt || !attempted) {
+    attempted = true;
     const sentAt = Date.now();
     try {
-      const res = await post(`${base}/v1/jobs/${encodeURIComponent(r.job.id)}/${action}`, body, 5000);
+      const res = await post(`${url}/${action}`, body, 5000);
       if (res.status === 200) {
+        // a fail is logged at its send time: the server may redeliver before the answer arrives here
         out({ type: action, id: r.job.id, at: action === 'fail' ? sentAt : Date.now() });
         return;
       }
       if (res.status !== 503) {
         out({ type: `${action}-refused`, id: r.job.id, status: res.status, code: res.json?.error?.code, at: Date.now() });
-        // A finish that committed just before a kill, whose answer was lost: the retry is refused because the
-        // job is finished already. It still is our finish: log it at this (later) time.
-        if (action === 'finish' && res.status === 409) {
-          const job = await fetch(`${base}/v1/jobs/${encodeURIComponent(r.job.id)}`).then((x) => x.json() as Promise<any>, () => null);
-          if (job?.job?.state === 'finished') out({ type: 'finish', id: r.job.id, at: Date.now(), confirmedByGet: true });
-        }
+        if (res.status === 409) await inferLost(url, r, action, firstSentAt);
         return;
       }
     } catch {
@@ -63,6 +67,16 @@ async function settle(base: string, r: WireReservation, action: 'finish' | 'fail
     await sleep(100);
   }
   out({ type: `${action}-gave-up`, id: r.job.id, at: Date.now() });
+  await inferLost(url, r, action, firstSentAt);
+}
+
+async function inferLost(url: string, r: WireReservation, action: 'finish' | 'fail', firstSentAt: number): Promise<void> {
+  if (action === 'fail') {
+    out({ type: 'fail', id: r.job.id, at: firstSentAt, inferred: true });
+    return;
+  }
+  const job = await fetch(url, { signal: AbortSignal.timeout(5000) }).then((x) => x.json() as Promise<any>, () => null);
+  if (job?.job?.state === 'finished') out({ type: 'finish', id: r.job.id, at: Date.now(), inferred: true });
 }
 
 let seen = 0;

@@ -65,7 +65,7 @@ describe('hostile consumers', () => {
   }, 30_000);
 
   it('thousands of idle long-polls: memory bounded, every waiter released on disconnect', async () => {
-    const polls = LONG ? 5000 : 2000;
+    const polls = LONG ? 5000 : 1000;
     const topic = `idle.${randomBytes(3).toString('hex')}`;
     const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
     const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;

@@ -2,8 +2,10 @@
  * The kill -9 scenario shared by the stores: steady HTTP load from a producer and consumers (child
  * processes), the server SIGKILLed and restarted `kills` times, then a drain, then the history checker.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { checkHistory, type CheckResult, type HistoryEvent } from './history-checker.js';
-import { sleep, startConsumer, startProducer, waitUntil, type ChaosChild, type ServerProcess } from './chaos-processes.js';
+import { CHAOS_ROOT, sleep, startConsumer, startProducer, waitUntil, type ChaosChild, type ServerProcess } from './chaos-processes.js';
 
 export interface KillLoopOptions {
   kills: number;
@@ -27,6 +29,8 @@ export interface KillLoopReport extends CheckResult {
   unsettled: number;
   /** Acknowledged fails (each allows one redelivery). */
   fails: number;
+  /** Finishes and fails whose answer a kill swallowed, inferred by the consumer (counted in `unsettled` too). */
+  inferredSettles: number;
   /** Jobs delivered more than once. */
   redeliveredJobs: number;
   pushErrors: number;
@@ -54,6 +58,7 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
   });
   const consumer = startConsumer({ urls: [server.url], topic, loops: 4, ...(options.failEvery ? { failEvery: options.failEvery } : {}) });
   const restartMs: number[] = [];
+  const kills: object[] = [];
   try {
     for (let k = 0; k < options.kills; k++) {
       const [min, max] = options.intervalMs;
@@ -62,7 +67,9 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
         await options.disturb(k);
         continue;
       }
+      kills.push({ type: 'kill', at: Date.now() });
       await server.kill9();
+      kills.push({ type: 'killed', at: Date.now() });
       await options.afterKill?.(k);
       const t0 = Date.now();
       await server.start();
@@ -104,18 +111,21 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
     const drainMs = Date.now() - drainStart;
     await consumer.stop();
     const events = historyOf([producer, consumer]);
+    // the raw history stays for a post-mortem of any violation
+    writeFileSync(join(CHAOS_ROOT, `history-${options.prefix}.jsonl`), [...producer.events, ...consumer.events, ...kills].map((e) => JSON.stringify(e)).join('\n'));
     const endAt = Date.now();
     const result = checkHistory(events, { endAt, graceMs: options.ttrMs * 3 + 2000, ttrSlackMs: 100 });
     const deliveries = consumer.events.filter((e) => e['type'] === 'deliver');
-    const settled = consumer.events.filter((e) => e['type'] === 'finish' || e['type'] === 'fail').length;
+    const settled = consumer.events.filter((e) => (e['type'] === 'finish' || e['type'] === 'fail') && !e['inferred']).length;
     const perJob = new Map<string, number>();
-    for (const d of deliveries) perJob.set(d['id'] as string, (perJob.get(d['id'] as string) ?? 0) + 1);
+    for (const d of deliveries) if (pushed.has(d['id'] as string)) perJob.set(d['id'] as string, (perJob.get(d['id'] as string) ?? 0) + 1);
     return {
       ...result,
       kills: options.kills,
       acked: pushed.size,
       unsettled: deliveries.length - settled,
-      fails: consumer.events.filter((e) => e['type'] === 'fail').length,
+      fails: consumer.events.filter((e) => e['type'] === 'fail' && !e['inferred']).length,
+      inferredSettles: consumer.events.filter((e) => e['inferred']).length,
       redeliveredJobs: [...perJob.values()].filter((n) => n > 1).length,
       pushErrors: producer.events.filter((e) => e['type'] === 'push-error' || e['type'] === 'push-refused').length,
       restartMs,
@@ -134,7 +144,7 @@ export function summarize(name: string, r: KillLoopReport): string {
   return (
     `${name}: kills=${r.kills} acked=${r.acked} delivered=${r.delivered} lost=${r.lost.length} early=${r.early.length} ` +
     `duplicates=${r.duplicates.length} resurrected=${r.resurrected.length} redeliveries=${r.redeliveries} ` +
-    `(jobs ${r.redeliveredJobs}) fails=${r.fails} unsettledDeliveries=${r.unsettled} pushErrors=${r.pushErrors} ` +
+    `(jobs ${r.redeliveredJobs}) fails=${r.fails} unsettledDeliveries=${r.unsettled} inferredSettles=${r.inferredSettles} pushErrors=${r.pushErrors} ` +
     `finishAnswerLost=${r.finishAnswerLost} restartMs=[${r.restartMs.join(',')}] drainMs=${r.drainMs}`
   );
 }

@@ -11,9 +11,9 @@ import { ChaosRedis } from './chaos-redis.js';
 import { runKillLoop, summarize, type KillLoopReport } from './kill-loop.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
-const kills = LONG ? 20 : 3;
+const kills = LONG ? 20 : 2;
 const load = { ratePerSec: LONG ? 200 : 120, delayMaxMs: 1500, ttrMs: 2000, failEvery: 25 };
-const interval: [number, number] = LONG ? [1500, 3500] : [1000, 1800];
+const interval: [number, number] = LONG ? [1500, 3500] : [800, 1200];
 
 function expectPromiseKept(r: KillLoopReport): void {
   expect(r.acked).toBeGreaterThan(30);

@@ -31,7 +31,7 @@ describe('Redis wiped or restarted empty during load, with the journal', () => {
     const disturbances: string[] = [];
     const report = await runKillLoop(server, {
       kills: LONG ? 8 : 2,
-      intervalMs: [1500, 2500],
+      intervalMs: LONG ? [1500, 2500] : [1000, 1500],
       ratePerSec: 120,
       delayMaxMs: 1500,
       ttrMs: 2000,

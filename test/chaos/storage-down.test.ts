@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordFigure } from './chaos-figures.js';
-import { CHAOS_ROOT, ServerProcess, sleep } from './chaos-processes.js';
+import { CHAOS_ROOT, LONG, ServerProcess, sleep } from './chaos-processes.js';
 import { ChaosRedis } from './chaos-redis.js';
 import { getJson, postJson } from './chaos-http.js';
 
@@ -84,12 +84,12 @@ describe('storage slow or down', () => {
       const healthy = await pushStream(server.url, topic, 'ok', 50, 1000);
 
       redis.pause();
-      const hung = await pushStream(server.url, topic, 'hung', 50, 3000);
+      const hung = await pushStream(server.url, topic, 'hung', 50, LONG ? 5000 : 1500);
       const heapHung = (await server.child!.heapAfterGc()).heapUsed;
       redis.resume();
 
       await redis.stop();
-      const down = await pushStream(server.url, topic, 'down', 50, 3000);
+      const down = await pushStream(server.url, topic, 'down', 50, LONG ? 5000 : 1500);
       const heapDown = (await server.child!.heapAfterGc()).heapUsed;
       const ready = await getJson(`${server.url}/ready`);
       const restartedAt = Date.now();
@@ -129,8 +129,10 @@ describe('storage slow or down', () => {
       const healthy = await pushStream(server.url, topic, 'sok', 50, 1000);
       locker.exec('BEGIN EXCLUSIVE');
       const lockedAt = Date.now();
-      const lockedAnswers = pushStream(server.url, topic, 'slocked', 20, 8000);
-      await sleep(8000);
+      // longer than the 5 s busy timeout, so at least one group commit gives up
+      const lockMs = LONG ? 15_000 : 6500;
+      const lockedAnswers = pushStream(server.url, topic, 'slocked', 20, lockMs);
+      await sleep(lockMs);
       locker.exec('COMMIT');
       const unlockedAt = Date.now();
       const locked = await lockedAnswers;
