@@ -11,23 +11,31 @@ import { recordFigure } from './chaos-figures.js';
 import { CHAOS_ROOT, LONG, ServerProcess, sleep, startConsumer, startProducer } from './chaos-processes.js';
 import { getJson, postJson, push, reserve } from './chaos-http.js';
 import { checkHistory } from './history-checker.js';
+import { ChaosRedis } from './chaos-redis.js';
 import { historyOf } from './kill-loop.js';
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
-describe('clock steps of ±1 hour on the service host', () => {
+// SQLite: the service's steady clock. Redis: every instance borrows Redis's clock (RedisClock), whose
+// offset must not be measured against the stepped wall clock either. Redis itself runs unfaked.
+describe.each(['sqlite', 'redis'] as const)('clock steps of ±1 hour on the service host (%s)', (store) => {
+  const redis = new ChaosRedis(store === 'sqlite' ? 7562 : 7563);
   const id = randomBytes(4).toString('hex');
   const sqlitePath = join(CHAOS_ROOT, `clock-${id}.db`);
   const timestampFile = join(CHAOS_ROOT, `faketime-${id}`);
-  afterAll(() => {
+  afterAll(async () => {
+    await redis.kill();
     for (const f of [sqlitePath, `${sqlitePath}-wal`, `${sqlitePath}-shm`, timestampFile]) rmSync(f, { force: true });
   });
 
   it('fires nothing early, lapses no reservation, expires no ready job', async () => {
     if (!existsSync(LIBFAKETIME)) throw new Error(`libfaketime is not installed (${LIBFAKETIME}): apt-get install -y faketime`);
     writeFileSync(timestampFile, '+0\n');
+    if (store === 'redis') await redis.start();
     const server = new ServerProcess(
-      { port: 7560, nodeId: 'clock', store: 'sqlite', sqlitePath },
+      store === 'sqlite'
+        ? { port: 7560, nodeId: 'clock', store: 'sqlite', sqlitePath }
+        : { port: 7561, nodeId: 'clock', store: 'redis', redisUrl: redis.url },
       { LD_PRELOAD: LIBFAKETIME, FAKETIME_TIMESTAMP_FILE: timestampFile, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1' },
     );
     await server.start();
@@ -72,7 +80,7 @@ describe('clock steps of ±1 hour on the service host', () => {
       const heldFinished = (await Promise.all(held.map((r) => postJson(`${server.url}/v1/jobs/${r.job.id}/finish`, { token: r.token })))).filter(
         (r) => r.status === 200,
       ).length;
-      recordFigure('clock-steps', {
+      recordFigure(`clock-steps-${store}`, {
         steps: ['start +0', ...steps],
         serverWallSkewMinutesAfterEachStep: serverSkews,
         pushed: result.pushed,

@@ -8,6 +8,9 @@ import { ServerProcess } from './chaos-processes.js';
 import { ChaosRedis } from './chaos-redis.js';
 import { push, reserve, type WireReservation } from './chaos-http.js';
 
+/** How closely the instances' RedisClocks agree (each samples Redis TIME and halves the round trip). */
+const CLOCK_AGREEMENT_MS = 50;
+
 describe('several instances on one Redis, one killed', () => {
   const redis = new ChaosRedis(7530);
   const servers = [7531, 7532, 7533].map(
@@ -58,7 +61,8 @@ describe('several instances on one Redis, one killed', () => {
     for (const r of held) {
       const d = deliveries.get(r.job.id);
       expect(d, `reserved job ${r.job.id} taken over`).toBeDefined();
-      expect(d!.at).toBeGreaterThanOrEqual(r.deadlineAt); // not before the TTR lapsed
+      // not before the TTR lapsed; instances agree on Redis's clock only to within the TIME sampling error
+      expect(d!.at).toBeGreaterThanOrEqual(r.deadlineAt - CLOCK_AGREEMENT_MS);
       late.push(d!.at - r.deadlineAt);
       takeoverMs.push(d!.receivedAt - killedAt);
     }
@@ -66,7 +70,7 @@ describe('several instances on one Redis, one killed', () => {
     for (const [id, runAt] of delayed) {
       const d = deliveries.get(id);
       expect(d, `delayed job ${id} fired by a survivor`).toBeDefined();
-      expect(d!.at).toBeGreaterThanOrEqual(runAt);
+      expect(d!.at).toBeGreaterThanOrEqual(runAt - CLOCK_AGREEMENT_MS);
       delayedLate.push(d!.at - runAt);
     }
     const max = (xs: number[]) => Math.max(...xs);

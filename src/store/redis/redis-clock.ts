@@ -11,6 +11,9 @@ export interface TimeSource {
  * to Redis `TIME` (sampled when the store opens and every `resampleMs`, halving the round trip) and adds
  * it to the local clock, so reading the time costs no round trip. Timers still run on the local clock:
  * only the offset is borrowed. On a Cluster, TIME comes from one master; keep the masters NTP-synced.
+ * The local clock is the steady one (core/clock.ts), not Date.now(): a wall-clock step on this host would
+ * otherwise shift `now` by the step until the next resample (fired delayed jobs early, lapsed every
+ * reservation, expired ready jobs: test/chaos/clock-step.test.ts).
  */
 export class RedisClock implements Clock {
   private offsetMs = 0;
@@ -29,7 +32,7 @@ export class RedisClock implements Clock {
   }
 
   now(): EpochMs {
-    return Math.round(Date.now() + this.offsetMs);
+    return Math.round(systemClock.now() + this.offsetMs);
   }
 
   setTimer(callback: () => void, delayMs: number): TimerHandle {
@@ -40,9 +43,9 @@ export class RedisClock implements Clock {
   async sync(): Promise<void> {
     const source = this.source();
     if (!source) return;
-    const sentAt = Date.now();
+    const sentAt = systemClock.now();
     const [seconds, micros] = (await source.time()) as [string | number, string | number];
-    const receivedAt = Date.now();
+    const receivedAt = systemClock.now();
     const serverMs = Number(seconds) * 1000 + Number(micros) / 1000;
     this.offsetMs = serverMs - (sentAt + receivedAt) / 2;
   }
