@@ -89,7 +89,7 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.post('/push', { schema: { ...base('push a job; data = its id'), body: MykitPush } }, async (request) => {
     const input = request.body;
     authorizeTopic(request, input.topic);
-    const now = Date.now();
+    const now = service.clock.now(); // the service's steady clock: a wall-clock step must not move runAt
     const runAt = (input.createTime ?? now) + (input.delay ?? 0);
     const result = await service.push({
       id: input.id === undefined || input.id === '' ? undefined : String(input.id),
