@@ -38,27 +38,28 @@ async function post(url: string, body: object, timeoutMs: number): Promise<{ sta
 /**
  * Acknowledges a delivery; retries through server restarts until the TTR would have lapsed anyway.
  * A kill can swallow the answer of a finish or fail that committed: the retry is then refused (409) or
- * never answered. Such a fail is logged as an inferred fail at the first attempt's send time (the server
- * may redeliver from then on); such a finish is logged once a GET shows the job finished.
+ * never answered. Such a fail is logged as an inferred fail; such a finish is logged once a GET shows the
+ * job finished.
+ * A fail is logged at its delivery's time (`deliveredAt`, the server's clock): it certainly came after that
+ * delivery and before the redelivery it allows, whereas this process's clock and the server's disagree by
+ * a few ms, and the server stamps a reservation with the time its reserve call began, which may precede
+ * the fail committed in the same group commit.
  */
-async function settle(base: string, r: WireReservation, action: 'finish' | 'fail'): Promise<void> {
+async function settle(base: string, r: WireReservation, action: 'finish' | 'fail', deliveredAt: number): Promise<void> {
   const body = action === 'fail' ? { token: r.token, retryDelayMs: 0, error: 'chaos' } : { token: r.token };
   const url = `${base}/v1/jobs/${encodeURIComponent(r.job.id)}`;
-  const firstSentAt = Date.now();
   let attempted = false;
   while (Date.now() < r.deadlineAt || !attempted) {
     attempted = true;
-    const sentAt = Date.now();
     try {
       const res = await post(`${url}/${action}`, body, 5000);
       if (res.status === 200) {
-        // a fail is logged at its send time: the server may redeliver before the answer arrives here
-        out({ type: action, id: r.job.id, at: action === 'fail' ? sentAt : Date.now() });
+        out({ type: action, id: r.job.id, at: action === 'fail' ? deliveredAt : Date.now() });
         return;
       }
       if (res.status !== 503) {
         out({ type: `${action}-refused`, id: r.job.id, status: res.status, code: res.json?.error?.code, at: Date.now() });
-        if (res.status === 409) await inferLost(url, r, action, firstSentAt);
+        if (res.status === 409) await inferLost(url, r, action, deliveredAt);
         return;
       }
     } catch {
@@ -67,12 +68,12 @@ async function settle(base: string, r: WireReservation, action: 'finish' | 'fail
     await sleep(100);
   }
   out({ type: `${action}-gave-up`, id: r.job.id, at: Date.now() });
-  await inferLost(url, r, action, firstSentAt);
+  await inferLost(url, r, action, deliveredAt);
 }
 
-async function inferLost(url: string, r: WireReservation, action: 'finish' | 'fail', firstSentAt: number): Promise<void> {
+async function inferLost(url: string, r: WireReservation, action: 'finish' | 'fail', deliveredAt: number): Promise<void> {
   if (action === 'fail') {
-    out({ type: 'fail', id: r.job.id, at: firstSentAt, inferred: true });
+    out({ type: 'fail', id: r.job.id, at: deliveredAt, inferred: true });
     return;
   }
   const job = await fetch(url, { signal: AbortSignal.timeout(5000) }).then((x) => x.json() as Promise<any>, () => null);
@@ -96,11 +97,12 @@ async function loop(n: number): Promise<void> {
       continue;
     }
     const receivedAt = Date.now();
-    for (const r of reservations) {
-      out({ type: 'deliver', id: r.job.id, at: spec.clientClock ? receivedAt : r.deadlineAt - r.job.ttrMs, receivedAt, deadlineAt: r.deadlineAt });
-    }
+    const deliveredAt = reservations.map((r) => (spec.clientClock ? receivedAt : r.deadlineAt - r.job.ttrMs));
+    reservations.forEach((r, i) => {
+      out({ type: 'deliver', id: r.job.id, at: deliveredAt[i], receivedAt, deadlineAt: r.deadlineAt });
+    });
     await Promise.all(
-      reservations.map((r) => settle(base, r, spec.failEvery && ++seen % spec.failEvery === 0 ? 'fail' : 'finish')),
+      reservations.map((r, i) => settle(base, r, spec.failEvery && ++seen % spec.failEvery === 0 ? 'fail' : 'finish', deliveredAt[i]!)),
     );
   }
 }
