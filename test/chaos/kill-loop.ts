@@ -103,10 +103,13 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
       // the checker reports what is missing; with CHAOS_DEBUG, show what became of it
       if (!process.env['CHAOS_DEBUG']) return;
       const finished = new Set(consumer.events.filter((e) => e['type'] === 'finish').map((e) => e['id'] as string));
-      for (const id of [...pushed].filter((i) => !finished.has(i)).slice(0, 3)) {
-        console.log(id, JSON.stringify([...producer.events, ...consumer.events].filter((e) => e['id'] === id)));
-        console.log(JSON.stringify(await (await fetch(`${server.url}/v1/jobs/${id}?history=true`)).json()));
+      const lines: string[] = [];
+      for (const id of [...pushed].filter((i) => !finished.has(i) && !finishedPerServer.has(i)).slice(0, 20)) {
+        lines.push(`${id} ${JSON.stringify([...producer.events, ...consumer.events].filter((e) => e['id'] === id))}`);
+        lines.push(JSON.stringify(await (await fetch(`${server.url}/v1/jobs/${id}?history=true`)).json()));
       }
+      lines.push(server.child?.stderr ?? '');
+      writeFileSync(join(CHAOS_ROOT, `drain-timeout-${options.prefix}.txt`), lines.join('\n'));
     });
     const drainMs = Date.now() - drainStart;
     await consumer.stop();
