@@ -34,6 +34,12 @@ export async function waitUntil(what: string, check: () => boolean | Promise<boo
   }
 }
 
+/** Every child still running; killed when the test process exits (a timed-out test skips its cleanup). */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** A child node process running one of the suite's entry points, its stdout lines parsed as JSON. */
 export class ChaosChild {
   readonly process: ChildProcess;
@@ -47,7 +53,13 @@ export class ChaosChild {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
     });
-    this.exited = new Promise((resolve) => this.process.once('exit', (code, signal) => resolve({ code, signal })));
+    running.add(this.process);
+    this.exited = new Promise((resolve) =>
+      this.process.once('exit', (code, signal) => {
+        running.delete(this.process);
+        resolve({ code, signal });
+      }),
+    );
     createInterface({ input: this.process.stdout! }).on('line', (line) => {
       this.lines.push(line);
       if (line.startsWith('{')) this.events.push(JSON.parse(line) as Record<string, any>);

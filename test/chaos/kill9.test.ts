@@ -36,7 +36,7 @@ describe('kill -9 under load', () => {
     } finally {
       for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
     }
-  }, 240_000);
+  }, LONG ? 900_000 : 240_000);
 
   describe('Redis + PostgreSQL journal', () => {
     const redis = new ChaosRedis(7510);
@@ -59,6 +59,6 @@ describe('kill -9 under load', () => {
       const report = await runKillLoop(server, { ...load, kills, intervalMs: interval, prefix: `kr${randomBytes(3).toString('hex')}` });
       recordFigure('kill9-redis-journal', { summary: summarize('redis+postgres', report) });
       expectPromiseKept(report);
-    }, 240_000);
+    }, LONG ? 900_000 : 240_000);
   });
 });
