@@ -4,7 +4,7 @@
  * wipe it and read INFO memory without other tenants. Run: npx tsx bench/redis-store.bench.ts [--quick]
  */
 import { Redis } from 'ioredis';
-import { hostname, cpus } from 'node:os';
+import { cpus, hostname, loadavg } from 'node:os';
 import { DelayqService } from '../src/service.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import { aJob } from '../test/helpers/jobs.js';
@@ -23,6 +23,17 @@ const log = (line: string): void => {
   results.push(line);
 };
 const usedMemory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+/** Redis's own CPU seconds (user + sys) from INFO cpu: with the machine shared, CPU per job is steadier than rates. */
+const redisCpu = async (): Promise<number> => {
+  const info = await admin.info('cpu');
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)![1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)![1]);
+};
+const cpuNote = async (jobs: number, node0: NodeJS.CpuUsage, redis0: number): Promise<string> => {
+  const node = process.cpuUsage(node0);
+  const nodeUs = (node.user + node.system) / jobs;
+  const redisUs = ((await redisCpu()) - redis0) * 1e6 / jobs;
+  return `CPU per job: delayq process ${nodeUs.toFixed(1)} µs, redis-server ${redisUs.toFixed(1)} µs`;
+};
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const openStore = async (): Promise<RedisStore> => {
   const store = new RedisStore({ url, nodeId: 'bench' });
@@ -36,6 +47,8 @@ async function pushesPerSecond(): Promise<void> {
   const seconds = quick ? 2 : 5;
   const inFlight = 100;
   let done = 0;
+  const node0 = process.cpuUsage();
+  const redis0 = await redisCpu();
   const stopAt = Date.now() + seconds * 1000;
   const startedAt = Date.now();
   await Promise.all(
@@ -48,7 +61,7 @@ async function pushesPerSecond(): Promise<void> {
     }),
   );
   const rate = done / ((Date.now() - startedAt) / 1000);
-  log(`push, one job per call, ${inFlight} in flight, ${seconds} s: ${Math.round(rate).toLocaleString('en')} jobs/s (${done} jobs)`);
+  log(`push, one job per call, ${inFlight} in flight, ${seconds} s: ${Math.round(rate).toLocaleString('en')} jobs/s (${done} jobs); ${await cpuNote(done, node0, redis0)}`);
   await store.close();
 }
 
@@ -80,12 +93,17 @@ async function burstDrain(): Promise<void> {
   const service = new DelayqService({ store, clock: store.clock });
   await service.start();
   const count = quick ? 20_000 : 100_000;
-  const dueAt = store.clock.now() + (quick ? 3000 : 8000);
+  // Enough lead for the (batched) pushes to finish before the due time even on a busy machine.
+  const dueAt = store.clock.now() + 3000 + count * 0.15;
   for (let i = 0; i < count; i += 1000) {
     await store.push(Array.from({ length: 1000 }, () => aJob({ topic: 'burst', body: BODY, runAt: dueAt, now: dueAt - 1 })), store.clock.now());
   }
+  if (store.clock.now() >= dueAt) log('burst: WARNING the pushes overran the due time; the result below is not valid');
   let finished = 0;
   let lastAt = 0;
+  while (store.clock.now() < dueAt - 50) await new Promise((r) => setTimeout(r, 20));
+  const node0 = process.cpuUsage();
+  const redis0 = await redisCpu();
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (finished < count) {
@@ -98,7 +116,8 @@ async function burstDrain(): Promise<void> {
   );
   const seconds = (lastAt - dueAt) / 1000;
   log(`burst: ${count} jobs due at the same instant, one process (8 consumers × reserve 100 + finish): ` +
-    `${Math.round(count / seconds).toLocaleString('en')} jobs/s, last job finished ${Math.round(lastAt - dueAt)} ms after the due time`);
+    `${Math.round(count / seconds).toLocaleString('en')} jobs/s, last job finished ${Math.round(lastAt - dueAt)} ms after the due time; ` +
+    `promote + reserve + finish ${await cpuNote(count, node0, redis0)}`);
   await service.close();
 }
 
@@ -109,7 +128,7 @@ async function lateness(perSecond: number): Promise<void> {
   await service.start();
   const seconds = quick ? 3 : 10;
   const total = perSecond * seconds;
-  const firstDue = store.clock.now() + 2000;
+  const firstDue = store.clock.now() + 3000 + total * 0.15;
   // Pushed ahead of time in batches; due times spread evenly at `perSecond`, at millisecond resolution.
   for (let i = 0; i < total; i += 1000) {
     const jobs = Array.from({ length: Math.min(1000, total - i) }, (_, k) =>
@@ -117,6 +136,7 @@ async function lateness(perSecond: number): Promise<void> {
     );
     await store.push(jobs, store.clock.now());
   }
+  if (store.clock.now() >= firstDue) log(`lateness ${perSecond}/s: WARNING the pushes overran the first due time; not valid`);
   const late: number[] = [];
   await Promise.all(
     Array.from({ length: 4 }, async () => {
@@ -135,7 +155,7 @@ async function lateness(perSecond: number): Promise<void> {
 
 try {
   log(`machine: ${hostname()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${(await admin.info('server')).match(/redis_version:(\S+)/)![1]!} ` +
-    `(redis-server of its own on ${PORT}, default config); shared machine, other helpers' tests running`);
+    `(redis-server of its own on ${PORT}, default config); shared machine, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start`);
   await pushesPerSecond();
   await bytesPerPendingJob();
   await burstDrain();

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
+import { toStoreError, unavailable } from './redis-errors.js';
 import { newToken } from '../../core/ids.js';
 import { emptyCounts, JOB_STATES, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
@@ -18,7 +19,7 @@ import {
   type WatchableStore,
 } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, decodeRetry, encodeRetry, NULL_ARG, recordHistory, recordToJob, recordToken, stateCode, stateOf, type RecordArray } from './job-record.js';
+import { compareReadyOrder, decodeRetry, encodeRetry, newJobView, NULL_ARG, recordHistory, recordToJob, recordToken, stateCode, stateOf, type RecordArray } from './job-record.js';
 import { bucketOf, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PushBatcher, type PushEntry } from './push-batcher.js';
 import { RedisClock } from './redis-clock.js';
@@ -113,11 +114,21 @@ export class RedisStore implements WatchableStore {
     await client.connect();
     await checkEvictionPolicy(client);
     defineScripts(client);
+    await this.registerNode(client);
+    await this.clock.sync();
+    this.clock.start();
+    // After a reconnect the server may be another one (failover) or a restarted one without its data:
+    // register the node name again and re-sample the clock offset.
+    client.on('ready', () => {
+      void this.registerNode(client).catch(() => undefined);
+      void this.clock.sync().catch(() => undefined);
+    });
+  }
+
+  private async registerNode(client: RedisClient): Promise<void> {
     this.nodeIndex = await Promise.all(
       this.parts.map(async (k) => Number(await runScript(client, 'register-node', [k.nodes], [this.options.nodeId]))),
     );
-    await this.clock.sync();
-    this.clock.start();
   }
 
   async close(): Promise<void> {
@@ -172,7 +183,7 @@ export class RedisStore implements WatchableStore {
   // ---- producers
 
   async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
-    this.conn;
+    if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
     const replies = await Promise.all(jobs.map((job) => this.batcher.add(this.part(job.id), job, now)));
     const readyTopics = new Set<string>();
     const results = replies.map((reply, i): PushResult => {
@@ -224,6 +235,7 @@ export class RedisStore implements WatchableStore {
    * of each partition's head, so a job may overtake a slightly earlier one of another partition.
    */
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
+    topics = [...new Set(topics)];
     if (topics.length === 0 || count <= 0) return [];
     const start = this.reserveStart++ % this.partitions;
     const order = this.parts.map((_, i) => (start + i) % this.partitions);
@@ -428,43 +440,4 @@ export class RedisStore implements WatchableStore {
     }
     return [...byTopic.values()].filter((s) => Object.values(s.counts).some((n) => n > 0)).sort((a, b) => a.topic.localeCompare(b.topic));
   }
-}
-
-/** The Job a fresh push created, built from the input (the script only says "created"). */
-function newJobView(job: NewJob, now: EpochMs, ready: boolean): Job {
-  return {
-    id: job.id,
-    topic: job.topic,
-    tag: job.tag,
-    bizKey: job.bizKey,
-    body: job.body,
-    state: ready ? 'ready' : 'delayed',
-    runAt: job.runAt,
-    priority: job.priority,
-    ttrMs: job.ttrMs,
-    ttlMs: job.ttlMs,
-    retry: job.retry,
-    attempts: 0,
-    lastError: null,
-    createdAt: now,
-    readyAt: ready ? now : null,
-    reservedAt: null,
-    finishedAt: null,
-    deadlineAt: null,
-  };
-}
-
-/** A Lua runtime error is a bug (E_INTERNAL); anything else from the client means Redis is not serving. */
-export function toStoreError(err: unknown): DelayqError {
-  if (isDelayqError(err)) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  if (/user_script|Error running script|ERR .*script/i.test(message) && !/NOSCRIPT|BUSY/.test(message)) {
-    return new DelayqError('E_INTERNAL', `Redis store script failed: ${message}`, { cause: err });
-  }
-  return unavailable(err);
-}
-
-function unavailable(err: unknown): DelayqError {
-  const message = err instanceof Error ? err.message : String(err);
-  return new DelayqError('E_STORE_UNAVAILABLE', `Redis is unavailable: ${message}`, { cause: err });
 }
