@@ -61,4 +61,6 @@ need_pkg beanstalkd beanstalkd
 need_pkg activemq activemq
 [ -f /usr/share/activemq/bin/activemq.jar ] || fail "activemq is installed but /usr/share/activemq/bin/activemq.jar is missing"
 command -v java >/dev/null 2>&1 || fail "java is missing (the activemq package should have pulled in a JRE)"
+# libfaketime: the chaos suite steps the service host's wall clock (test/chaos/clock-step.test.ts)
+need_pkg faketime faketime
 echo "services ready"

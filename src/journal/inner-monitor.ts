@@ -50,7 +50,8 @@ export class InnerMonitor {
   private async runCheck(now: EpochMs): Promise<InnerCheck> {
     this.lastCheckAt = now;
     const markerSeen = (await this.journal.getMeta(MARKER_META)) !== null;
-    if (await this.inner.get(MARKER_ID)) {
+    // In auto mode a 'lost' state with the marker back means a restore failed half-way: restore again.
+    if ((await this.inner.get(MARKER_ID)) && !(this.state === 'lost' && this.mode === 'auto')) {
       // A journal that never saw the marker (new, or emptied) learns of it, so a later loss is not taken for a first start.
       if (!markerSeen) await this.journal.setMeta(MARKER_META, String(now));
       if (this.state !== 'lost') this.state = 'ok';
@@ -84,10 +85,19 @@ export class InnerMonitor {
     }
   }
 
-  /** After a full restore: the marker goes back, the loss is over. */
-  async restored(summary: RestoreSummary, now: EpochMs): Promise<void> {
-    this.lastRestore = summary;
+  /**
+   * Before a full restore: the marker goes back FIRST. If the inner store loses its data again while the
+   * restore runs (a second FLUSHALL, a restart), the marker is gone again and the next check restores
+   * again. Written after the restore, it hid such a second loss: the jobs restored before it stayed lost
+   * (test/chaos/redis-wipe.test.ts, long form).
+   */
+  async restoring(now: EpochMs): Promise<void> {
     await this.writeMarker(now);
+  }
+
+  /** After a full restore: the loss is over (unless the marker vanished meanwhile: the next check sees it). */
+  async restored(summary: RestoreSummary): Promise<void> {
+    this.lastRestore = summary;
     this.state = 'ok';
     this.lostSince = null;
   }

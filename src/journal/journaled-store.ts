@@ -358,8 +358,9 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** The seeds' /reStore: every unfinished journaled job back into the inner store. Idempotent. */
   async restore(options: RestoreOptions, now: EpochMs = this.clock.now()): Promise<RestoreSummary> {
     await this.writer.flush();
+    await this.monitor.restoring(now);
     const summary = await restoreFromJournal(this.context(), options, now);
-    await this.monitor.restored(summary, now);
+    await this.monitor.restored(summary);
     return summary;
   }
 

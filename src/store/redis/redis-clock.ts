@@ -12,6 +12,9 @@ export interface TimeSource {
  * it to the local steady clock (core/clock.ts: immune to local wall-clock steps), so reading the time costs
  * no round trip and a step of this host's clock changes nothing. Timers still run on the local clock:
  * only the offset is borrowed. On a Cluster, TIME comes from one master; keep the masters NTP-synced.
+ * The local clock is the steady one (core/clock.ts), not Date.now(): a wall-clock step on this host would
+ * otherwise shift `now` by the step until the next resample (fired delayed jobs early, lapsed every
+ * reservation, expired ready jobs: test/chaos/clock-step.test.ts).
  */
 export class RedisClock implements Clock {
   private offsetMs = 0;

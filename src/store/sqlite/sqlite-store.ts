@@ -37,6 +37,12 @@ export interface SqliteStoreOptions {
 
 type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
+/** SQLite's own busy wait (it blocks the event loop, so keep it short). */
+const BUSY_TIMEOUT_MS = 50;
+/** How long a group commit keeps trying while another process holds the write lock. */
+const COMMIT_LOCK_WAIT_MS = 5000;
+const LOCK_RETRY_MS = 100;
+
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per transition.
  * better-sqlite3 is synchronous, so every transition is atomic with respect to the event loop as well.
@@ -59,7 +65,9 @@ export class SqliteStore implements Store {
     const db = new Database(this.options.path);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${this.options.synchronous ?? 'NORMAL'}`);
-    db.pragma('busy_timeout = 5000');
+    // Short: better-sqlite3 is synchronous, so SQLite's busy wait freezes the event loop. Commits wait for a
+    // lock held by another process asynchronously instead (flush), up to COMMIT_LOCK_WAIT_MS.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('foreign_keys = OFF');
     migrate(db);
     this.stmt = Object.fromEntries(
@@ -71,6 +79,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.pending.length) this.flush();
     this.db?.close();
     this.db = undefined;
@@ -84,6 +93,10 @@ export class SqliteStore implements Store {
    */
   private pending: { run: () => unknown; resolve: (value: never) => void; reject: (err: unknown) => void }[] = [];
   private flushScheduled = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** When commits started to find the database locked by another process (monotonic ms). */
+  private lockedSince: number | undefined;
+  private closing = false;
 
   /** Runs a function in a transaction (a savepoint when nested); built once, not per call. */
   private atomically!: <T>(run: () => T) => T;
@@ -101,6 +114,8 @@ export class SqliteStore implements Store {
 
   private flush(): void {
     this.flushScheduled = false;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     const batch = this.pending;
     this.pending = [];
     if (!this.db) {
@@ -110,19 +125,35 @@ export class SqliteStore implements Store {
     }
     const results: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
+      // IMMEDIATE: take the write lock once for the whole batch. With a deferred BEGIN, a lock held by
+      // another process made every transition of the batch wait out busy_timeout on its own (the event
+      // loop frozen for batch × 5 s) and fail with a raw SQLITE_BUSY, answered as a 500.
       this.db.transaction(() => {
         for (const item of batch) {
           try {
             results.push({ ok: true, value: item.run() });
           } catch (err) {
-            results.push({ ok: false, err });
+            results.push({ ok: false, err: storageFailure(err) });
           }
         }
-      })();
+      }).immediate();
     } catch (err) {
+      // Locked by another process (a backup, an operator's sqlite3 shell): try again shortly, without
+      // blocking the event loop, and answer E_STORE_UNAVAILABLE once the lock has lasted too long.
+      if (isBusy(err) && !this.closing) {
+        this.lockedSince ??= performance.now();
+        if (performance.now() - this.lockedSince < COMMIT_LOCK_WAIT_MS) {
+          this.pending = [...batch, ...this.pending];
+          this.flushScheduled = true;
+          this.retryTimer = setTimeout(() => this.flush(), LOCK_RETRY_MS);
+          return;
+        }
+      }
+      this.lockedSince = undefined;
       for (const item of batch) item.reject(new DelayqError('E_STORE_UNAVAILABLE', 'SQLite commit failed', { cause: err }));
       return;
     }
+    this.lockedSince = undefined;
     batch.forEach((item, i) => {
       const result = results[i]!;
       if (result.ok) item.resolve(result.value as never);
@@ -374,4 +405,18 @@ export class SqliteStore implements Store {
     for (const r of this.stmt.nextDuePerTopic.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
     return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
   }
+}
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** SQLite's "the storage is unusable right now" errors become E_STORE_UNAVAILABLE; anything else is a bug. */
+function storageFailure(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN|PROTOCOL)/.test(code)) {
+    return new DelayqError('E_STORE_UNAVAILABLE', `SQLite: ${(err as Error).message}`, { cause: err });
+  }
+  return err;
 }
