@@ -9,12 +9,10 @@ export interface TimeSource {
  * "The server's clock rules": every delayq process on one Redis stamps `now` with Redis's clock, not its
  * own, so a job due at T is due at T for all of them even when their hosts drift apart. It keeps the offset
  * to Redis `TIME` (sampled when the store opens and every `resampleMs`, halving the round trip) and adds
- * it to the local steady clock (core/clock.ts: immune to local wall-clock steps), so reading the time costs
- * no round trip and a step of this host's clock changes nothing. Timers still run on the local clock:
- * only the offset is borrowed. On a Cluster, TIME comes from one master; keep the masters NTP-synced.
- * The local clock is the steady one (core/clock.ts), not Date.now(): a wall-clock step on this host would
- * otherwise shift `now` by the step until the next resample (fired delayed jobs early, lapsed every
- * reservation, expired ready jobs: test/chaos/clock-step.test.ts).
+ * it to the local steady clock (core/clock.ts), so reading the time costs no round trip. Not Date.now(): a
+ * wall-clock step on this host would shift `now` until the next resample, firing delayed jobs early and
+ * lapsing every reservation (test/chaos/clock-step.test.ts). Timers still run on the local clock: only the
+ * offset is borrowed. On a Cluster, TIME comes from one master; keep the masters NTP-synced.
  */
 export class RedisClock implements Clock {
   private offsetMs = 0;
