@@ -168,6 +168,11 @@ const ROUTES: RouteTemplate[] = [
   { method: 'PUT', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink`, body: sinkBody },
   { method: 'DELETE', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink` },
   { method: 'GET', pattern: '/metrics', path: () => '/metrics' },
+  // journal operations (the fuzz server has no journal: 409 E_CONFLICT, or 400/401/403 before that)
+  { method: 'GET', pattern: '/v1/journal', path: () => '/v1/journal' },
+  { method: 'POST', pattern: '/v1/restore', path: () => '/v1/restore', body: (g) => (g.chance(0.5) ? { expire: g.pick([true, false, 'yes', 1]) } : {}) },
+  { method: 'POST', pattern: '/v1/jobs/:id/restore', path: (g) => `/v1/jobs/${enc(g.id())}/restore`, body: (g) => (g.chance(0.5) ? { expire: g.pick([true, 'no']) } : {}) },
+  { method: 'POST', pattern: '/v1/clear-all', path: () => '/v1/clear-all', body: (g) => ({ confirm: g.pick(['clear-all', 'yes', '', 42]), ...(g.chance(0.3) ? { reason: g.unicodeString() } : {}) }) },
   // seed-compatible endpoints
   { method: 'POST', pattern: '/push', path: () => '/push', body: (g) => ({ topic: g.topic(), ...(g.chance(0.5) ? { id: g.chance(0.5) ? g.int(1e6) : `m-${g.int(50)}` } : {}), body: g.weird(), delay: g.pick([0, 1000, -1]), ...(g.chance(0.3) ? { createTime: Date.now() } : {}), ...(g.chance(0.3) ? { subtopic: 's', bizKey: 'b', ttl: 1, status: 0 } : {}) }) },
   { method: 'GET', pattern: '/get/:topic', path: (g) => `/get/${enc(g.topic())}`, query: (g) => (g.chance(0.3) ? { waitMs: g.pick([0, 1, -1, 'x']) } : {}) },
@@ -176,7 +181,7 @@ const ROUTES: RouteTemplate[] = [
   { method: 'GET', pattern: '/reStore', path: () => '/reStore', query: (g) => (g.chance(0.5) ? { expire: g.pick(['true', 'false', 'maybe']) } : {}) },
   { method: 'GET', pattern: '/reStore/:id', path: (g) => `/reStore/${enc(g.id())}` },
   { method: 'GET', pattern: '/reStoreJob', path: () => '/reStoreJob', query: (g) => ({ jobId: g.id() }) },
-  { method: 'GET', pattern: '/clearAll', path: () => '/clearAll' },
+  { method: 'GET', pattern: '/clearAll', path: () => '/clearAll', query: (g) => (g.chance(0.5) ? { confirm: g.pick(['clear-all', 'no']) } : {}) },
   { method: 'POST', pattern: '/youzan', path: () => '/youzan', body: (g) => ({ command: g.pick(['add', 'pop', 'finish', 'delete', 'ADD', 'kick']), topic: g.topic(), id: g.id(), delay: g.pick([0, 1, '1', '1.5', -1, 'x']), TTR: g.pick([1, '30', 0]), body: g.weird() }) },
 ];
 
