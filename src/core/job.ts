@@ -122,6 +122,22 @@ export interface TopicStats {
   nextDueAt: EpochMs | null;
 }
 
+/** The job a push creates: delayed, or ready at once when already due (every store answers this shape). */
+export function pushedJob(job: NewJob, now: EpochMs): Job {
+  const ready = job.runAt <= now;
+  return {
+    ...job,
+    state: ready ? 'ready' : 'delayed',
+    attempts: 0,
+    lastError: null,
+    createdAt: now,
+    readyAt: ready ? now : null,
+    reservedAt: null,
+    finishedAt: null,
+    deadlineAt: null,
+  };
+}
+
 export function emptyCounts(): Record<JobState, number> {
   return { delayed: 0, ready: 0, reserved: 0, finished: 0, dead: 0, cancelled: 0, expired: 0 };
 }

@@ -1,3 +1,4 @@
+import { pushedJob } from '../core/job.js';
 import type { EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobEvent, NewJob } from '../core/job.js';
 import type { JournalJob } from './journal.js';
@@ -33,19 +34,7 @@ export function isMarker(id: string): boolean {
 
 /** A new job as the journal first sees it: delayed or ready, held by the inner store or not. */
 export function newJournalJob(job: NewJob, now: EpochMs, loaded: boolean): JournalJob {
-  const ready = job.runAt <= now;
-  return {
-    ...job,
-    state: ready ? 'ready' : 'delayed',
-    attempts: 0,
-    lastError: null,
-    createdAt: now,
-    readyAt: ready ? now : null,
-    reservedAt: null,
-    finishedAt: null,
-    deadlineAt: null,
-    loaded,
-  };
+  return { ...pushedJob(job, now), loaded };
 }
 
 export function toNewJob(job: Job): NewJob {

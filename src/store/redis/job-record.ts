@@ -1,6 +1,5 @@
-import type { EpochMs } from '../../core/clock.js';
 import { DEFAULT_RETRY_POLICY } from '../../core/retry-policy.js';
-import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type NewJob, type RetryPolicy } from '../../core/job.js';
+import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type RetryPolicy } from '../../core/job.js';
 
 /**
  * The packed record as Lua returns it (cmsgpack array, nulls as nil). Field order is fixed: the Lua scripts
@@ -116,27 +115,3 @@ export function compareReadyOrder(a: Job, b: Job): number {
   return a.runAt - b.runAt || a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-
-/** The Job a fresh push created, built from the input (the script only says "created"). */
-export function newJobView(job: NewJob, now: EpochMs, ready: boolean): Job {
-  return {
-    id: job.id,
-    topic: job.topic,
-    tag: job.tag,
-    bizKey: job.bizKey,
-    body: job.body,
-    state: ready ? 'ready' : 'delayed',
-    runAt: job.runAt,
-    priority: job.priority,
-    ttrMs: job.ttrMs,
-    ttlMs: job.ttlMs,
-    retry: job.retry,
-    attempts: 0,
-    lastError: null,
-    createdAt: now,
-    readyAt: ready ? now : null,
-    reservedAt: null,
-    finishedAt: null,
-    deadlineAt: null,
-  };
-}

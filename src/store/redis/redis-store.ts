@@ -2,7 +2,7 @@ import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
 import { newToken } from '../../core/ids.js';
-import { emptyCounts, JOB_STATES, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import { emptyCounts, JOB_STATES, pushedJob, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
 import {
   ok,
@@ -19,7 +19,7 @@ import {
   type WatchableStore,
 } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, decodeRetry, encodeRetry, newJobView, NULL_ARG, recordHistory, recordToJob, recordToken, stateCode, stateOf, type RecordArray } from './job-record.js';
+import { compareReadyOrder, decodeRetry, encodeRetry, NULL_ARG, recordHistory, recordToJob, recordToken, stateCode, stateOf, type RecordArray } from './job-record.js';
 import { bucketOf, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PushBatcher, type PushEntry } from './push-batcher.js';
 import { RedisClock } from './redis-clock.js';
@@ -189,9 +189,9 @@ export class RedisStore implements WatchableStore {
     const results = replies.map((reply, i): PushResult => {
       const job = jobs[i]!;
       if (reply === 1) {
-        const ready = job.runAt <= now;
-        if (ready) readyTopics.add(job.topic);
-        return { created: true, job: newJobView(job, now, ready) };
+        const created = pushedJob(job, now);
+        if (created.state === 'ready') readyTopics.add(job.topic);
+        return { created: true, job: created };
       }
       return { created: false, job: recordToJob(job.id, reply as RecordArray) };
     });

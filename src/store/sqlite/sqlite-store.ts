@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { newToken } from '../../core/ids.js';
-import { emptyCounts, type HistoryEntry, type Job, type JobEvent, type JobState, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import { emptyCounts, pushedJob, type HistoryEntry, type Job, type JobEvent, type JobState, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import {
   notFound,
   ok,
@@ -184,8 +184,7 @@ export class SqliteStore implements Store {
         const inserted = this.stmt.insertJob.run({ ...job, state, retry: JSON.stringify(job.retry), expireAt, readyAt, now });
         if (inserted.changes === 0) return { created: false, job: rowToJob(this.row(job.id)!) };
         this.record(job.id, now, 'push', state, 0);
-        const stored: Job = { ...job, state, attempts: 0, lastError: null, createdAt: now, readyAt, reservedAt: null, finishedAt: null, deadlineAt: null };
-        return { created: true, job: stored };
+        return { created: true, job: pushedJob(job, now) };
       }),
     );
   }
