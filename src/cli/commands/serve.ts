@@ -1,0 +1,67 @@
+/**
+ * `delayq serve`: load the configuration, open the store, start the timer and serve the HTTP API.
+ * SIGTERM/SIGINT close gracefully: stop accepting connections, answer pending long-polls (empty), let
+ * in-flight calls settle, close the store.
+ */
+import { pino } from 'pino';
+import { loadConfig } from '../../config.js';
+import { createService } from '../../create-service.js';
+import { buildApp } from '../../server/app.js';
+
+export interface ServeFlags {
+  config?: string | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
+  data?: string | undefined;
+  store?: string | undefined;
+  redisUrl?: string | undefined;
+  logLevel?: string | undefined;
+}
+
+/** Flags → the partial config they override (only flags actually given). */
+export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
+  const overrides: Record<string, Record<string, unknown>> = {};
+  const set = (section: string, key: string, value: unknown): void => {
+    if (value !== undefined) (overrides[section] ??= {})[key] = value;
+  };
+  set('http', 'host', flags.host);
+  set('http', 'port', flags.port);
+  set('sqlite', 'path', flags.data);
+  set('store', 'kind', flags.store);
+  set('redis', 'url', flags.redisUrl);
+  set('log', 'level', flags.logLevel);
+  return overrides;
+}
+
+export async function serve(flags: ServeFlags): Promise<void> {
+  const config = loadConfig({ overrides: flagOverrides(flags), file: flags.config });
+  const logger = pino({ level: config.log.level, base: { service: 'delayq' } });
+  const service = createService(config, { logger: logger.child({ component: 'service' }) });
+  await service.start();
+  const app = await buildApp(service, config, { logger });
+  const url = await app.listen({ host: config.http.host, port: config.http.port });
+  logger.info({ url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined }, 'delayq listening');
+
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    const serverClosed = app.close();
+    service
+      .close()
+      .then(() => serverClosed)
+      .then(
+        () => {
+          logger.info('closed');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

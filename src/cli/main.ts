@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+/** The `delayq` command: `serve` runs the service; the others talk HTTP to a running one (--url). */
+import { Command, Option } from '@commander-js/extra-typings';
+import { clientSettings } from '../config.js';
+import { isDelayqError } from '../core/errors.js';
+import { registerClientCommands } from './commands/client-commands.js';
+import { serve } from './commands/serve.js';
+
+const defaults = clientSettings();
+
+const program = new Command()
+  .name('delayq')
+  .description('A delay queue: push a job now, have it delivered later, at least once.')
+  .version('0.1.0')
+  .option('--url <url>', 'server for client commands (env DELAYQ_URL)', defaults.url)
+  .addOption(new Option('--token <token>', 'bearer token for client commands (env DELAYQ_TOKEN)').default(defaults.token))
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the service (embedded SQLite store unless configured otherwise)')
+  .option('--config <file>', 'JSON configuration file')
+  .option('--host <host>', 'listen address (DELAYQ_HTTP_HOST)')
+  .option('--port <port>', 'listen port, 0 for any free one (DELAYQ_HTTP_PORT)', (v) => Number(v))
+  .option('--data <path>', 'SQLite database file (DELAYQ_SQLITE_PATH)')
+  .addOption(new Option('--store <kind>', 'store (DELAYQ_STORE_KIND)').choices(['sqlite', 'redis'] as const))
+  .option('--redis-url <url>', 'Redis URL (DELAYQ_REDIS_URL)')
+  .option('--log-level <level>', 'pino level (DELAYQ_LOG_LEVEL)')
+  .action(async (flags) => {
+    await serve(flags);
+  });
+
+registerClientCommands(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (isDelayqError(err)) {
+    process.stderr.write(`delayq: ${err.code}: ${err.message}\n`);
+  } else {
+    process.stderr.write(`delayq: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+  process.exitCode = 1;
+});

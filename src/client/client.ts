@@ -1,0 +1,189 @@
+/**
+ * The typed SDK: every operation of the HTTP API over the global `fetch`. Error answers come back as
+ * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
+ * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
+ */
+import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
+import type {
+  CancelRequest,
+  CountResponse,
+  FailRequest,
+  FailResponse,
+  GetJobResponse,
+  HealthResponse,
+  HistoryResponse,
+  JobResponse,
+  ListQuery,
+  ListResponse,
+  PushBatchResponse,
+  PushRequest,
+  PushResponse,
+  RedriveRequest,
+  RescheduleRequest,
+  ReserveRequest,
+  ReserveResponse,
+  StatsResponse,
+  WireHistoryEntry,
+  WireJob,
+  WireReservation,
+  WireTopicStats,
+} from '../protocol/schemas.js';
+
+export interface DelayqClientOptions {
+  /** Base URL of the server. @defaultValue http://127.0.0.1:7750 */
+  url?: string;
+  /** Bearer token, when the server requires one. */
+  token?: string | undefined;
+  /** A fetch implementation. @defaultValue globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  /** Aborts the request (for reserve: the server then releases anything it reserved for it). */
+  signal?: AbortSignal | undefined;
+}
+
+const KNOWN_CODES = new Set<string>(ERROR_CODES);
+
+export class DelayqClient {
+  readonly url: string;
+  private readonly token: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: DelayqClientOptions = {}) {
+    this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
+    this.token = options.token;
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+  }
+
+  /** Pushes one job; `created: false` when a job with that id already existed (idempotent push). */
+  push(job: PushRequest, options?: RequestOptions): Promise<PushResponse> {
+    return this.request('POST', '/v1/jobs', job, options);
+  }
+
+  /** Pushes up to 1000 jobs in one request; all are validated before any is stored. */
+  async pushBatch(jobs: PushRequest[], options?: RequestOptions): Promise<PushResponse[]> {
+    return (await this.request<PushBatchResponse>('POST', '/v1/jobs/batch', { jobs }, options)).results;
+  }
+
+  async get(id: string, options?: RequestOptions): Promise<WireJob> {
+    return (await this.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}`, undefined, options)).job;
+  }
+
+  /** A job with its history (every transition). */
+  async getWithHistory(id: string, options?: RequestOptions): Promise<{ job: WireJob; history: WireHistoryEntry[] }> {
+    const answer = await this.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}?history=true`, undefined, options);
+    return { job: answer.job, history: answer.history ?? [] };
+  }
+
+  async history(id: string, options?: RequestOptions): Promise<WireHistoryEntry[]> {
+    return (await this.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)).history;
+  }
+
+  async cancel(id: string, reason?: string, options?: RequestOptions): Promise<WireJob> {
+    const body: CancelRequest = reason === undefined ? {} : { reason };
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options)).job;
+  }
+
+  async reschedule(id: string, when: RescheduleRequest, options?: RequestOptions): Promise<WireJob> {
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/reschedule`, when, options)).job;
+  }
+
+  list(query: ListQuery = {}, options?: RequestOptions): Promise<ListResponse> {
+    return this.request('GET', `/v1/jobs${queryString(query)}`, undefined, options);
+  }
+
+  /**
+   * Reserves up to `count` ready jobs of `topics`; with `waitMs`, waits until one is ready (long-poll).
+   * Aborting `signal` drops the request, and the server releases whatever it reserved for it.
+   */
+  async reserve(request: ReserveRequest, options?: RequestOptions): Promise<WireReservation[]> {
+    return (await this.request<ReserveResponse>('POST', '/v1/reserve', request, options)).reservations;
+  }
+
+  async touch(id: string, token: string, ttrMs?: number, options?: RequestOptions): Promise<WireJob> {
+    const body = ttrMs === undefined ? { token } : { token, ttrMs };
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/touch`, body, options)).job;
+  }
+
+  async finish(id: string, token: string, options?: RequestOptions): Promise<WireJob> {
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/finish`, { token }, options)).job;
+  }
+
+  /** Fails a reservation: the server retries after the job's backoff, or buries it when no attempts remain. */
+  fail(id: string, token: string, failure: Omit<FailRequest, 'token'> = {}, options?: RequestOptions): Promise<FailResponse> {
+    return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/fail`, { token, ...failure }, options);
+  }
+
+  async release(id: string, token: string, options?: RequestOptions): Promise<WireJob> {
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/release`, { token }, options)).job;
+  }
+
+  /** Dead → ready: the oldest `limit` dead jobs of a topic, or the given ids. Returns how many moved. */
+  async redrive(target: RedriveRequest, options?: RequestOptions): Promise<number> {
+    return (await this.request<CountResponse>('POST', '/v1/dead/redrive', target, options)).count;
+  }
+
+  listDead(topic: string, query: { limit?: number; cursor?: string } = {}, options?: RequestOptions): Promise<ListResponse> {
+    return this.request('GET', `/v1/dead${queryString({ topic, ...query })}`, undefined, options);
+  }
+
+  async stats(options?: RequestOptions): Promise<WireTopicStats[]> {
+    return (await this.request<StatsResponse>('GET', '/v1/stats', undefined, options)).topics;
+  }
+
+  async purge(before: number, limit?: number, options?: RequestOptions): Promise<number> {
+    return (await this.request<CountResponse>('POST', '/v1/purge', limit === undefined ? { before } : { before, limit }, options)).count;
+  }
+
+  health(options?: RequestOptions): Promise<HealthResponse> {
+    return this.request('GET', '/health', undefined, options);
+  }
+
+  private async request<T>(method: 'GET' | 'POST', path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.token) headers['authorization'] = `Bearer ${this.token}`;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url + path, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${this.url}: ${(err as Error).message}`, { cause: err });
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (response.ok) return parsed as T;
+    throw errorFromResponse(response.status, parsed, text);
+  }
+}
+
+function queryString(query: Record<string, string | number | boolean | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** An error answer → the DelayqError the server threw (or E_INTERNAL for an answer that is not ours). */
+export function errorFromResponse(status: number, parsed: unknown, text: string): DelayqError {
+  const error = (parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown } } | undefined)?.error;
+  if (error && typeof error.code === 'string' && KNOWN_CODES.has(error.code)) {
+    return new DelayqError(error.code as ErrorCode, typeof error.message === 'string' ? error.message : error.code, {
+      field: typeof error.field === 'string' ? error.field : undefined,
+      details: typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : undefined,
+    });
+  }
+  const code: ErrorCode = status === 503 ? 'E_STORE_UNAVAILABLE' : 'E_INTERNAL';
+  return new DelayqError(code, `HTTP ${status}: ${text.slice(0, 200)}`, { details: { status } });
+}

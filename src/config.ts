@@ -1,0 +1,252 @@
+/**
+ * delayq's configuration: one TypeBox schema with a default and a unit for every option, read once at
+ * start from (lowest to highest precedence) the defaults, an optional JSON file, `DELAYQ_*` environment
+ * variables and command-line flags, validated once, returned frozen. This is the only file that reads
+ * `process.env`. An invalid option fails start-up with E_CONFIG naming the option and its variable.
+ */
+import { readFileSync } from 'node:fs';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { DelayqError, isDelayqError } from './core/errors.js';
+import { normalizeBackoff } from './core/job-input.js';
+import type { RetryPolicy } from './core/job.js';
+import { LIMITS } from './core/limits.js';
+
+const MiB = 1024 * 1024;
+const obj = <T extends Record<string, TSchema>>(properties: T) => Type.Object(properties, { additionalProperties: false, default: {} });
+
+export const ConfigSchema = obj({
+  http: obj({
+    /** Interface to listen on. @defaultValue 127.0.0.1 (loopback only; use 0.0.0.0 to expose) */
+    host: Type.String({ default: '127.0.0.1', minLength: 1 }),
+    /** TCP port; 0 picks a free one. @defaultValue 7750 */
+    port: Type.Integer({ default: 7750, minimum: 0, maximum: 65535 }),
+    /** Largest request body, bytes; larger requests get 413 E_BODY_TOO_LARGE. @defaultValue 4 MiB */
+    bodyLimitBytes: Type.Integer({ default: 4 * MiB, minimum: 1024, maximum: 256 * MiB }),
+  }),
+  store: obj({
+    /** Where jobs live: the embedded SQLite file, or Redis. @defaultValue sqlite */
+    kind: Type.Union([Type.Literal('sqlite'), Type.Literal('redis')], { default: 'sqlite' }),
+  }),
+  sqlite: obj({
+    /** Database file (its directory is created), or ":memory:". @defaultValue ./data/delayq.db */
+    path: Type.String({ default: './data/delayq.db', minLength: 1 }),
+    /** SQLite `synchronous`: NORMAL survives a process crash, FULL also power loss (fsync per commit). @defaultValue NORMAL */
+    synchronous: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], { default: 'NORMAL' }),
+  }),
+  redis: obj({
+    /** Redis URL (redis://host:port/db). @defaultValue redis://127.0.0.1:6379 */
+    url: Type.String({ default: 'redis://127.0.0.1:6379', minLength: 1 }),
+    /** Prefix of every key delayq writes. @defaultValue dq: */
+    prefix: Type.String({ default: 'dq:', maxLength: 64 }),
+    /** Delayed-job partitions (zsets) per topic, spreading load across Cluster slots. @defaultValue 1 */
+    partitions: Type.Integer({ default: 1, minimum: 1, maximum: 1024 }),
+  }),
+  /** Name of this process in job history. @defaultValue host:pid (when empty) */
+  nodeId: Type.String({ default: '', maxLength: 128 }),
+  jobs: obj({
+    /** Default time-to-run of a reservation, ms. @defaultValue 30000 */
+    ttrMs: Type.Integer({ default: 30_000, minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs }),
+    /** Largest job body, bytes of JSON text; larger get 413 E_BODY_TOO_LARGE. @defaultValue 1 MiB */
+    bodyMaxBytes: Type.Integer({ default: MiB, minimum: 16, maximum: 64 * MiB }),
+    retry: obj({
+      /** Deliveries per job, the first included, before it is buried. @defaultValue 3 */
+      maxAttempts: Type.Integer({ default: 3, minimum: 1, maximum: LIMITS.maxAttemptsMax }),
+      /**
+       * Wait before each retry: a list schedule ("4m,10m,10m,1h") or a backoff object.
+       * @defaultValue exponential from 1 s, ×2, at most 1 h
+       */
+      backoff: Type.Unknown({ default: { type: 'exponential', delayMs: 1000, factor: 2, maxDelayMs: 3_600_000 } }),
+    }),
+  }),
+  scheduler: obj({
+    /** Jobs moved per store call when promoting, reaping or expiring. @defaultValue 1000 */
+    batchSize: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
+    /** Longest sleep of the timer when nothing is due, ms (a safety net). @defaultValue 1000 */
+    safetyWakeMs: Type.Integer({ default: 1000, minimum: 10, maximum: 3_600_000 }),
+    /** Finished, dead, cancelled and expired jobs are purged this long after they ended, ms. @defaultValue 7 days */
+    retentionMs: Type.Integer({ default: 7 * 86_400_000, minimum: 0 }),
+    /** How often the purge runs, ms. @defaultValue 60000 */
+    purgeIntervalMs: Type.Integer({ default: 60_000, minimum: 1000 }),
+  }),
+  auth: obj({
+    /**
+     * Bearer tokens. Empty: no authentication. Otherwise every endpoint but /health, /ready and the API
+     * docs needs `Authorization: Bearer <token>`; a token with `topics` may only touch topics starting
+     * with one of those prefixes. Env: JSON, or "tokenA,tokenB=prefix1|prefix2". @defaultValue []
+     */
+    tokens: Type.Array(
+      obj({
+        token: Type.String({ minLength: 16, maxLength: 256 }),
+        topics: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.topicMaxLength }), { minItems: 1 })),
+      }),
+      { default: [] },
+    ),
+  }),
+  log: obj({
+    /** pino level. @defaultValue info */
+    level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+    /** Log request bodies (job bodies) at debug level. Off: bodies may hold personal data. @defaultValue false */
+    bodies: Type.Boolean({ default: false }),
+  }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+export type AuthToken = Config['auth']['tokens'][number];
+
+/** A partial Config, as flags or a file give it. */
+export type ConfigInput = { [K in keyof Config]?: Config[K] extends object ? Partial<Config[K]> | Record<string, unknown> : Config[K] };
+
+export interface LoadConfigOptions {
+  /** From command-line flags; wins over everything. */
+  overrides?: Record<string, unknown>;
+  /** Environment; only DELAYQ_* variables are read. @defaultValue process.env */
+  env?: Record<string, string | undefined>;
+  /** A JSON file holding a partial Config. Optional. */
+  file?: string | undefined;
+}
+
+interface Leaf {
+  path: string[];
+  env: string;
+  schema: TSchema;
+}
+
+/** `jobs.retry.maxAttempts` → DELAYQ_JOBS_RETRY_MAX_ATTEMPTS. */
+export function envName(path: readonly string[]): string {
+  return `DELAYQ_${path.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_')}`;
+}
+
+/** Every option of the schema, with its environment variable (the README's table is this list). */
+export function configOptions(): Leaf[] {
+  const leaves: Leaf[] = [];
+  const walk = (schema: TSchema, path: string[]): void => {
+    const props = (schema as { properties?: Record<string, TSchema> }).properties;
+    if ((schema as { type?: string }).type === 'object' && props && path.join('.') !== 'jobs.retry.backoff') {
+      for (const [key, child] of Object.entries(props)) walk(child, [...path, key]);
+    } else {
+      leaves.push({ path, env: envName(path), schema });
+    }
+  };
+  walk(ConfigSchema, []);
+  return leaves;
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) continue;
+    const current = out[key];
+    out[key] =
+      isPlainObject(value) && isPlainObject(current) && key !== 'backoff' ? deepMerge(current, value) : value;
+  }
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** "a,b=orders.|billing." → [{token:a}, {token:b, topics:[orders., billing.]}]; JSON is also accepted. */
+function parseTokens(text: string): unknown {
+  if (text.trim().startsWith('[')) return JSON.parse(text);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((item) => {
+      const [token, prefixes] = item.split('=', 2) as [string, string | undefined];
+      return prefixes === undefined ? { token } : { token, topics: prefixes.split('|').filter(Boolean) };
+    });
+}
+
+function fromEnv(env: Record<string, string | undefined>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const leaf of configOptions()) {
+    const raw = env[leaf.env];
+    if (raw === undefined || raw === '') continue;
+    let value: unknown = raw;
+    try {
+      if (leaf.env === 'DELAYQ_AUTH_TOKENS') value = parseTokens(raw);
+      else if (/^\s*[[{]/.test(raw)) value = JSON.parse(raw);
+      else value = Value.Convert(leaf.schema, raw);
+    } catch {
+      throw configError(leaf.path.join('.'), `${leaf.env} is not valid JSON`);
+    }
+    setPath(out, leaf.path, value);
+  }
+  return out;
+}
+
+function configError(field: string, message: string): DelayqError {
+  const leaf = configOptions().find((l) => l.path.join('.') === field);
+  const env = leaf ? ` (${leaf.env})` : '';
+  return new DelayqError('E_CONFIG', `config ${field}${env}: ${message}`, { field });
+}
+
+function readFile(file: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new DelayqError('E_CONFIG', `config file ${file}: ${(err as Error).message}`, { field: 'file', cause: err });
+  }
+  if (!isPlainObject(parsed)) throw new DelayqError('E_CONFIG', `config file ${file}: must hold a JSON object`, { field: 'file' });
+  return parsed;
+}
+
+/** Reads, merges and validates the configuration once. Throws E_CONFIG naming the first bad option. */
+export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
+  const env = options.env ?? process.env;
+  let merged: Record<string, unknown> = {};
+  if (options.file) merged = deepMerge(merged, readFile(options.file));
+  merged = deepMerge(merged, fromEnv(env));
+  if (options.overrides) merged = deepMerge(merged, options.overrides);
+
+  const withDefaults = Value.Default(ConfigSchema, structuredClone(merged));
+  const first = Value.Errors(ConfigSchema, withDefaults)[0];
+  if (first) {
+    const missing = (first.params as { requiredProperties?: string[]; additionalProperties?: string[] });
+    const path = first.instancePath.split('/').filter(Boolean);
+    if (first.keyword === 'additionalProperties' && missing.additionalProperties?.[0]) {
+      path.push(missing.additionalProperties[0]);
+      throw configError(path.join('.'), 'is not a known option');
+    }
+    if (first.keyword === 'required' && missing.requiredProperties?.[0]) path.push(missing.requiredProperties[0]);
+    throw configError(path.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]'), first.message);
+  }
+  const config = withDefaults as Config;
+  retryPolicyOf(config); // validates the backoff with core's own rules
+  return deepFreeze(config);
+}
+
+/** The job retry policy the config describes (backoff text or object validated by core). */
+export function retryPolicyOf(config: Config): RetryPolicy {
+  try {
+    const backoff = normalizeBackoff(config.jobs.retry.backoff as never, 'jobs.retry.backoff');
+    return { maxAttempts: config.jobs.retry.maxAttempts, backoff };
+  } catch (err) {
+    if (isDelayqError(err)) throw configError('jobs.retry.backoff', err.message);
+    throw err;
+  }
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The CLI's client commands: which server to talk to, from DELAYQ_URL / DELAYQ_TOKEN unless flags say. */
+export function clientSettings(env: Record<string, string | undefined> = process.env): { url: string; token: string | undefined } {
+  return { url: env['DELAYQ_URL'] || 'http://127.0.0.1:7750', token: env['DELAYQ_TOKEN'] || undefined };
+}

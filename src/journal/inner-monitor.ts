@@ -1,0 +1,118 @@
+import type { Logger } from 'pino';
+import type { EpochMs } from '../core/clock.js';
+import type { Store } from '../store/store.js';
+import type { InnerCheck, Journal } from './journal.js';
+import { MARKER_ID, markerJob } from './journal-jobs.js';
+import type { RestoreSummary } from './journal-restore.js';
+
+export type { InnerCheck };
+export type RestoreMode = 'auto' | 'manual';
+
+export interface JournalStatus {
+  restoreMode: RestoreMode;
+  /** ok: the marker is there; lost: the inner store lost its data and waits for a restore (manual mode). */
+  inner: 'unchecked' | 'ok' | 'restoring' | 'lost';
+  lastCheckAt: EpochMs | null;
+  lostSince: EpochMs | null;
+  lastRestore: RestoreSummary | null;
+  /** Journal entries queued and not yet committed. */
+  pendingJournalWrites: number;
+}
+
+const MARKER_META = 'inner-marker';
+
+/**
+ * Notices when the inner store came back empty: the marker job (written after the first start and after
+ * each full restore) is gone after FLUSHALL, a restart without persistence, or a failover to an empty
+ * replica. The journal remembers that a marker was written, so a first start is not mistaken for a loss.
+ */
+export class InnerMonitor {
+  private readonly inner: Store;
+  private readonly journal: Journal;
+  private readonly mode: RestoreMode;
+  private readonly logger: Logger;
+  private readonly restore: (now: EpochMs) => Promise<RestoreSummary>;
+  private state: JournalStatus['inner'] = 'unchecked';
+  private lastCheckAt: EpochMs | null = null;
+  private lostSince: EpochMs | null = null;
+  private lastRestore: RestoreSummary | null = null;
+  private running: Promise<InnerCheck> | undefined;
+
+  constructor(inner: Store, journal: Journal, mode: RestoreMode, logger: Logger, restore: (now: EpochMs) => Promise<RestoreSummary>) {
+    this.inner = inner;
+    this.journal = journal;
+    this.mode = mode;
+    this.logger = logger;
+    this.restore = restore;
+  }
+
+  /** One check at a time; concurrent callers share it. */
+  check(now: EpochMs): Promise<InnerCheck> {
+    this.running ??= this.runCheck(now).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  async settled(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+
+  private async runCheck(now: EpochMs): Promise<InnerCheck> {
+    this.lastCheckAt = now;
+    if (await this.inner.get(MARKER_ID)) {
+      if (this.state !== 'lost') this.state = 'ok';
+      return this.state === 'lost' ? 'lost' : 'ok';
+    }
+    if ((await this.journal.getMeta(MARKER_META)) === null) {
+      await this.writeMarker(now);
+      this.state = 'ok';
+      return 'fresh';
+    }
+    this.lostSince ??= now;
+    if (this.mode === 'manual') {
+      if (this.state !== 'lost') {
+        this.logger.error(
+          { lostSince: new Date(this.lostSince).toISOString() },
+          'THE INNER STORE LOST ITS DATA (journal marker missing). Jobs are safe in the journal but will not be delivered until an operator runs restore.',
+        );
+      }
+      this.state = 'lost';
+      return 'lost';
+    }
+    this.state = 'restoring';
+    this.logger.warn('the inner store lost its data (journal marker missing): restoring from the journal');
+    try {
+      const summary = await this.restore(now);
+      this.logger.warn({ summary }, 'restore from the journal done');
+      return 'restored';
+    } catch (err) {
+      this.state = 'lost';
+      throw err;
+    }
+  }
+
+  /** After a full restore: the marker goes back, the loss is over. */
+  async restored(summary: RestoreSummary, now: EpochMs): Promise<void> {
+    this.lastRestore = summary;
+    await this.writeMarker(now);
+    this.state = 'ok';
+    this.lostSince = null;
+  }
+
+  private async writeMarker(now: EpochMs): Promise<void> {
+    await this.inner.push([markerJob()], now);
+    await this.journal.setMeta(MARKER_META, String(now));
+  }
+
+  status(pendingJournalWrites: number): JournalStatus {
+    return {
+      restoreMode: this.mode,
+      inner: this.state,
+      lastCheckAt: this.lastCheckAt,
+      lostSince: this.lostSince,
+      lastRestore: this.lastRestore,
+      pendingJournalWrites,
+    };
+  }
+}

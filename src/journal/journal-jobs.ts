@@ -1,0 +1,83 @@
+import type { EpochMs } from '../core/clock.js';
+import type { HistoryEntry, Job, JobEvent, NewJob } from '../core/job.js';
+import type { JournalJob } from './journal.js';
+
+/**
+ * The inner store's liveness marker: a job under a reserved topic and id (users cannot create either:
+ * topics and ids must not start with `#`). It disappears with everything else on FLUSHALL, or on a
+ * restart without persistence, which is how the decorator notices that the inner store lost its data.
+ */
+export const MARKER_TOPIC = '#delayq';
+export const MARKER_ID = '#delayq:marker';
+/** Far beyond any allowed delay (10 years), so the marker never comes due and is easy to hide. */
+export const MARKER_RUN_AT: EpochMs = Date.UTC(2200, 0, 1);
+
+export function markerJob(): NewJob {
+  return {
+    id: MARKER_ID,
+    topic: MARKER_TOPIC,
+    tag: null,
+    bizKey: null,
+    body: '{"purpose":"delayq journal marker: if this job is gone, the store lost its data"}',
+    runAt: MARKER_RUN_AT,
+    priority: 0,
+    ttrMs: 1000,
+    ttlMs: null,
+    retry: { maxAttempts: 1, backoff: { type: 'fixed', delayMs: 1000 } },
+  };
+}
+
+export function isMarker(id: string): boolean {
+  return id === MARKER_ID;
+}
+
+/** A new job as the journal first sees it: delayed or ready, held by the inner store or not. */
+export function newJournalJob(job: NewJob, now: EpochMs, loaded: boolean): JournalJob {
+  const ready = job.runAt <= now;
+  return {
+    ...job,
+    state: ready ? 'ready' : 'delayed',
+    attempts: 0,
+    lastError: null,
+    createdAt: now,
+    readyAt: ready ? now : null,
+    reservedAt: null,
+    finishedAt: null,
+    deadlineAt: null,
+    loaded,
+  };
+}
+
+export function toNewJob(job: Job): NewJob {
+  return {
+    id: job.id,
+    topic: job.topic,
+    tag: job.tag,
+    bizKey: job.bizKey,
+    body: job.body,
+    runAt: job.runAt,
+    priority: job.priority,
+    ttrMs: job.ttrMs,
+    ttlMs: job.ttlMs,
+    retry: job.retry,
+  };
+}
+
+export function withoutLoaded(job: JournalJob): Job {
+  const { loaded: _loaded, ...rest } = job;
+  return rest;
+}
+
+export function loadedJob(job: Job): JournalJob {
+  return { ...job, loaded: true };
+}
+
+export function entry(
+  job: Pick<Job, 'id' | 'state' | 'attempts'>,
+  event: JobEvent,
+  at: EpochMs,
+  node: string,
+  reason: string | null = null,
+): HistoryEntry & { jobId: string } {
+  return { jobId: job.id, at, event, state: job.state, attempt: job.attempts, node, reason };
+}

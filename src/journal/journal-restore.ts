@@ -1,0 +1,165 @@
+import type { EpochMs } from '../core/clock.js';
+import { DelayqError } from '../core/errors.js';
+import type { Job } from '../core/job.js';
+import type { Store } from '../store/store.js';
+import type { Journal, JournalJob } from './journal.js';
+import { entry, toNewJob } from './journal-jobs.js';
+import type { JournalWriter } from './journal-writer.js';
+
+export interface RestoreContext {
+  inner: Store;
+  journal: Journal;
+  writer: JournalWriter;
+  nodeId: string;
+  horizonMs: number;
+  batchSize: number;
+}
+
+export interface RestoreOptions {
+  /**
+   * The seeds' `expire`: true re-delivers jobs whose due time already passed (at once); false does not,
+   * and marks them `expired` in the journal with the reason, so they are never restored later either.
+   * @defaultValue true
+   */
+  expire?: boolean;
+}
+
+export interface RestoreSummary {
+  /** Unfinished jobs read from the journal. */
+  scanned: number;
+  /** Pushed into the inner store (it did not have them). */
+  restored: number;
+  /** The inner store already had them (restore is idempotent). */
+  alreadyPresent: number;
+  /** Past due and skipped because expire = false (marked expired). */
+  skippedExpired: number;
+  /** Due beyond the horizon: left in the journal for the loader. */
+  leftInJournal: number;
+  /** Pushed, but finished or cancelled meanwhile: cancelled again in the inner store. */
+  raced: number;
+  startedAt: EpochMs;
+  durationMs: number;
+}
+
+const RESTORE_REASON = 'restored from the journal';
+
+/**
+ * The seeds' /reStore. Pages through the journal's unfinished jobs in id order and pushes them into the
+ * inner store, whose push is idempotent by id, so running it twice (or while serving, or from two
+ * processes) changes nothing the second time. Attempts start again from 0 (the inner push has no such
+ * field): a restored job gets its full retry budget back.
+ */
+export async function restoreFromJournal(ctx: RestoreContext, options: RestoreOptions, now: EpochMs): Promise<RestoreSummary> {
+  const started = Date.now();
+  const summary: RestoreSummary = { scanned: 0, restored: 0, alreadyPresent: 0, skippedExpired: 0, leftInJournal: 0, raced: 0, startedAt: now, durationMs: 0 };
+  let after: string | null = null;
+  for (;;) {
+    const rows = await ctx.journal.listUnfinished(after, ctx.batchSize);
+    if (!rows.length) break;
+    after = rows[rows.length - 1]!.id;
+    await restoreRows(ctx, rows, options, now, summary);
+    if (rows.length < ctx.batchSize) break;
+  }
+  summary.durationMs = Date.now() - started;
+  return summary;
+}
+
+/** The seeds' /reStore/{id}. */
+export async function restoreOne(ctx: RestoreContext, id: string, options: RestoreOptions, now: EpochMs): Promise<RestoreSummary> {
+  const started = Date.now();
+  const summary: RestoreSummary = { scanned: 0, restored: 0, alreadyPresent: 0, skippedExpired: 0, leftInJournal: 0, raced: 0, startedAt: now, durationMs: 0 };
+  const row = await ctx.journal.get(id);
+  if (!row) throw new DelayqError('E_NOT_FOUND', `job ${id} is not in the journal`, { details: { id } });
+  if (row.finishedAt !== null) {
+    throw new DelayqError('E_WRONG_STATE', `cannot restore job ${id}: it is ${row.state}`, { details: { id, state: row.state } });
+  }
+  await restoreRows(ctx, [row], options, now, summary);
+  summary.durationMs = Date.now() - started;
+  return summary;
+}
+
+async function restoreRows(ctx: RestoreContext, rows: JournalJob[], options: RestoreOptions, now: EpochMs, summary: RestoreSummary): Promise<void> {
+  const expire = options.expire ?? true;
+  const horizonAt = now + ctx.horizonMs;
+  const toPush: JournalJob[] = [];
+  const toUnload: string[] = [];
+  const skipped: Job[] = [];
+  for (const row of rows) {
+    summary.scanned++;
+    if (row.runAt >= horizonAt) {
+      summary.leftInJournal++;
+      if (row.loaded) toUnload.push(row.id);
+    } else if (row.runAt <= now && !expire) {
+      skipped.push({ ...row, state: 'expired', finishedAt: now });
+    } else toPush.push(row);
+  }
+  if (toPush.length) {
+    const results = await ctx.inner.push(toPush.map(toNewJob), now);
+    const created = results.filter((r) => r.created).map((r) => r.job);
+    summary.restored += created.length;
+    summary.alreadyPresent += results.length - created.length;
+    // A job finished or cancelled after we read it may have just been pushed back: cancel it again.
+    const ended = new Set(await ctx.journal.terminalAmong(created.map((j) => j.id)));
+    for (const id of ended) {
+      await ctx.inner.cancel(id, now, 'ended while being restored');
+      summary.raced++;
+    }
+    await ctx.journal.setLoaded(toPush.filter((r) => !r.loaded).map((r) => r.id), true);
+    const history = created.filter((j) => !ended.has(j.id)).map((j) => entry(j, 'restore', now, ctx.nodeId, RESTORE_REASON));
+    if (history.length) void ctx.writer.history(history);
+  }
+  if (toUnload.length) await ctx.journal.setLoaded(toUnload, false);
+  if (skipped.length) {
+    summary.skippedExpired += skipped.length;
+    await ctx.writer.upsert(
+      skipped.map((j) => ({ ...j, loaded: false })),
+      skipped.map((j) => entry(j, 'restore', now, ctx.nodeId, 'not restored: due time passed and expire=false')),
+      { force: true, durable: true },
+    );
+  }
+}
+
+export interface ClearAllOptions {
+  /** Must be the string 'clear-all': clearAll cancels every unfinished job. */
+  confirm: string;
+  /** Who asked, for the audit entry. */
+  actor?: string | undefined;
+  reason?: string | undefined;
+}
+
+export interface ClearAllSummary {
+  cancelled: number;
+  startedAt: EpochMs;
+  durationMs: number;
+}
+
+export const CLEAR_ALL_CONFIRMATION = 'clear-all';
+/** The audit entries of clearAll are kept under this reserved id (ids cannot start with `#`). */
+export const CLEAR_ALL_AUDIT_ID = '#delayq:clear-all';
+
+/**
+ * The seeds' /clearAll: every unfinished job in the journal is cancelled there first (so no restore
+ * brings it back), then in the inner store. Each job's history says who cleared it; one audit entry
+ * records the whole operation.
+ */
+export async function clearAllJobs(ctx: RestoreContext, options: ClearAllOptions, now: EpochMs): Promise<ClearAllSummary> {
+  if (options.confirm !== CLEAR_ALL_CONFIRMATION) {
+    throw new DelayqError('E_VALIDATION', `confirm: must be '${CLEAR_ALL_CONFIRMATION}' to cancel every unfinished job`, { field: 'confirm' });
+  }
+  const started = Date.now();
+  const reason = `clearAll by ${options.actor ?? 'unknown'}${options.reason ? `: ${options.reason}` : ''}`;
+  await ctx.writer.history([{ jobId: CLEAR_ALL_AUDIT_ID, at: now, event: 'cancel', state: 'cancelled', attempt: 0, node: ctx.nodeId, reason: `${reason} (started)` }], true);
+  let cancelled = 0;
+  for (;;) {
+    const ids = await ctx.journal.cancelAllUnfinished(now, ctx.batchSize);
+    if (!ids.length) break;
+    for (const id of ids) await ctx.inner.cancel(id, now, reason);
+    cancelled += ids.length;
+    void ctx.writer.history(ids.map((id) => ({ jobId: id, at: now, event: 'cancel' as const, state: 'cancelled' as const, attempt: 0, node: ctx.nodeId, reason })));
+  }
+  await ctx.writer.history(
+    [{ jobId: CLEAR_ALL_AUDIT_ID, at: now, event: 'cancel', state: 'cancelled', attempt: 0, node: ctx.nodeId, reason: `${reason} (done: ${cancelled} jobs)` }],
+    true,
+  );
+  return { cancelled, startedAt: now, durationMs: Date.now() - started };
+}

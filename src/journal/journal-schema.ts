@@ -1,0 +1,110 @@
+import type { HistoryEntry, JobEvent, JobState, RetryPolicy } from '../core/job.js';
+import type { JournalJob } from './journal.js';
+
+/** The journal tables as Kysely sees them (one typed query layer for both dialects). */
+export interface JournalDatabase {
+  delayq_jobs: JobsTable;
+  delayq_job_history: HistoryTable;
+  delayq_meta: { name: string; value: string };
+  delayq_migrations: { version: number; name: string; applied_at: number };
+}
+
+export interface JobsTable {
+  id: string;
+  topic: string;
+  tag: string | null;
+  biz_key: string | null;
+  body: string;
+  state: string;
+  run_at: number;
+  priority: number;
+  ttr_ms: number;
+  ttl_ms: number | null;
+  retry: string;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number | null;
+  loaded: number;
+  push_nonce: string | null;
+  updated_at: number;
+}
+
+export interface HistoryTable {
+  seq: number | undefined;
+  job_id: string;
+  at: number;
+  event: string;
+  state: string;
+  attempt: number;
+  node: string;
+  reason: string | null;
+}
+
+export type JobRow = JobsTable;
+
+/**
+ * pg returns BIGINT as a string unless told otherwise; both drivers go through these two functions,
+ * so numbers are normalized in one place.
+ */
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+
+export function rowToJournalJob(row: JobRow): JournalJob {
+  return {
+    id: row.id,
+    topic: row.topic,
+    tag: row.tag,
+    bizKey: row.biz_key,
+    body: row.body,
+    state: row.state as JobState,
+    runAt: num(row.run_at),
+    priority: num(row.priority),
+    ttrMs: num(row.ttr_ms),
+    ttlMs: numOrNull(row.ttl_ms),
+    retry: JSON.parse(row.retry) as RetryPolicy,
+    attempts: num(row.attempts),
+    lastError: row.last_error,
+    createdAt: num(row.created_at),
+    // The journal does not track these per transition; the inner store has them while it holds the job.
+    readyAt: null,
+    reservedAt: null,
+    finishedAt: numOrNull(row.finished_at),
+    deadlineAt: null,
+    loaded: num(row.loaded) === 1,
+  };
+}
+
+export function journalJobToRow(job: JournalJob, now: number, nonce: string | null): JobRow {
+  return {
+    id: job.id,
+    topic: job.topic,
+    tag: job.tag,
+    biz_key: job.bizKey,
+    body: job.body,
+    state: job.state,
+    run_at: job.runAt,
+    priority: job.priority,
+    ttr_ms: job.ttrMs,
+    ttl_ms: job.ttlMs,
+    retry: JSON.stringify(job.retry),
+    attempts: job.attempts,
+    last_error: job.lastError,
+    created_at: job.createdAt,
+    finished_at: job.finishedAt,
+    loaded: job.loaded ? 1 : 0,
+    push_nonce: nonce,
+    updated_at: now,
+  };
+}
+
+export function rowToHistory(row: Omit<HistoryTable, 'seq' | 'job_id'>): HistoryEntry {
+  return {
+    at: num(row.at),
+    event: row.event as JobEvent,
+    state: row.state as JobState,
+    attempt: num(row.attempt),
+    node: row.node,
+    reason: row.reason,
+  };
+}

@@ -1,0 +1,94 @@
+import type { EpochMs } from '../core/clock.js';
+import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
+
+/**
+ * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
+ * store (Redis). It is not a third Store: it answers restore, far-future jobs (tiering) and audit.
+ * Each dialect (postgres/, mysql/) implements it; `journaled-store.ts` decorates a Store with it.
+ */
+export interface Journal {
+  readonly dialect: 'postgres' | 'mysql';
+
+  /** Connect and apply the numbered migrations. Safe to call twice. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+
+  /**
+   * One durable batch, in one transaction: new jobs (insert-if-absent), then job upserts, then history.
+   * Returns the ids this batch created (an id already present is a duplicate push).
+   */
+  write(batch: JournalBatch): Promise<Set<string>>;
+
+  get(id: string): Promise<JournalJob | null>;
+  history(id: string): Promise<HistoryEntry[]>;
+
+  /** Those of `ids` whose journal row is terminal (finished_at set): a restore re-checks what it pushed. */
+  terminalAmong(ids: readonly string[]): Promise<string[]>;
+  /** Unfinished jobs (finished_at IS NULL) with id > afterId, in id order: the restore scan. */
+  listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]>;
+  /** Jobs that live only in the journal (loaded = 0), in id order, filtered like Store.list. */
+  listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]>;
+  /** Per topic and state counts of journal-only jobs, with their earliest due time. */
+  statsJournalOnly(): Promise<TopicStats[]>;
+
+  /**
+   * Tiering: claims up to `limit` journal-only unfinished jobs due before `before` (FOR UPDATE SKIP LOCKED,
+   * so several processes never take the same rows), hands them to `load` while the rows stay locked, and
+   * marks them loaded when `load` resolves. If `load` throws, nothing is marked. Returns the jobs loaded.
+   */
+  claimDue(before: EpochMs, limit: number, load: (jobs: JournalJob[]) => Promise<void>): Promise<JournalJob[]>;
+
+  /** Cancels an unfinished job in the journal; false when it is missing or already terminal. */
+  cancel(id: string, now: EpochMs): Promise<boolean>;
+  /** Moves a journal-only delayed job; false when it is not one. */
+  rescheduleJournalOnly(id: string, runAt: EpochMs, now: EpochMs): Promise<boolean>;
+  /** Marks jobs as (not) held by the inner store. */
+  setLoaded(ids: readonly string[], loaded: boolean): Promise<void>;
+
+  /** Deletes terminal jobs (and their history) that ended before `before`; never an unfinished one. */
+  purge(before: EpochMs, limit: number): Promise<number>;
+  /** Marks every unfinished job cancelled (the seed's clearAll); returns how many. */
+  cancelAllUnfinished(now: EpochMs, limit: number): Promise<string[]>;
+
+  getMeta(name: string): Promise<string | null>;
+  setMeta(name: string, value: string): Promise<void>;
+}
+
+/** What `scheduler/loader.ts` drives on a journaled store (implemented by JournaledStore). */
+export interface JournalMaintenance {
+  /** Moves journal-only jobs due before now + horizon into the inner store; returns how many. */
+  loadDue(now: EpochMs, limit: number): Promise<number>;
+  /** Purges terminal jobs from the inner store (the journal keeps them for its retention). */
+  purgeInner(now: EpochMs, limit: number): Promise<number>;
+  /** Looks for the inner store's marker; restores or reports when it is gone. */
+  checkInner(now: EpochMs): Promise<InnerCheck>;
+}
+
+/** ok: marker present; fresh: first start, marker written; restored: it was lost and is restored; lost: manual mode. */
+export type InnerCheck = 'ok' | 'fresh' | 'restored' | 'lost';
+
+/** A journal row: the job as last journaled, plus where it lives. */
+export interface JournalJob extends Job {
+  /** true: the inner store holds it (or held it); false: only the journal has it (beyond the horizon). */
+  loaded: boolean;
+}
+
+export interface JournalFilter {
+  topic?: string | undefined;
+  state?: JobState | undefined;
+  bizKey?: string | undefined;
+  tag?: string | undefined;
+}
+
+export interface JournalBatch {
+  /** New jobs; written only when the id is absent. */
+  inserts: JournalJob[];
+  /**
+   * Job upserts after a transition. `force: false` (live transitions, journaled asynchronously) never
+   * overwrites a row that is already terminal, so a late reserve cannot undo a finish.
+   */
+  upserts: { job: JournalJob; force: boolean }[];
+  history: (HistoryEntry & { jobId: string })[];
+}
+
+export const emptyBatch = (): JournalBatch => ({ inserts: [], upserts: [], history: [] });

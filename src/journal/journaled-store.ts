@@ -1,0 +1,388 @@
+import { pino, type Logger } from 'pino';
+import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
+import { DelayqError } from '../core/errors.js';
+import { isTerminal, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../core/job.js';
+import {
+  notFound,
+  ok,
+  wrongState,
+  type JobPage,
+  type JobQuery,
+  type LapsedReservation,
+  type Outcome,
+  type PromoteResult,
+  type PushResult,
+  type RedriveTarget,
+  type ReserveOptions,
+  type Store,
+  type StoreCapabilities,
+} from '../store/store.js';
+import type { Journal, JournalJob, JournalMaintenance } from './journal.js';
+import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
+import { clearAllJobs, restoreFromJournal, restoreOne, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
+import { JournalWriter } from './journal-writer.js';
+import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
+import { mergeLists, mergeStats } from './merge-reads.js';
+
+export interface JournaledStoreOptions {
+  /** Name of this process in the journal's history. */
+  nodeId: string;
+  /** Jobs due further away than this stay only in the journal until the loader brings them in. @defaultValue 1 h */
+  horizonMs?: number;
+  /** What to do when the inner store comes back empty: restore at once, or only report it. @defaultValue auto */
+  restoreMode?: RestoreMode;
+  /** Terminal jobs are purged from the inner store this long after they ended (the journal keeps them). @defaultValue 60 s */
+  innerRetentionMs?: number;
+  /** Delay allowed to batch asynchronous journal entries (reserve, retry, release). @defaultValue 20 ms */
+  asyncFlushMs?: number;
+  /** Jobs per page when restoring. @defaultValue 5000 */
+  restoreBatchSize?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/**
+ * A Store decorator that makes an inner store (Redis) rebuildable from a SQL journal.
+ * Write path — push: journal, then inner. cancel: journal, then inner. finish, bury, reschedule, redrive:
+ * inner, then journal. Each is acknowledged only once the journal committed (group commit), so a crash
+ * between the two writes can cause a redelivery, never the loss of an acknowledged job nor the return
+ * of an acknowledged finish or cancel. reserve, retry and release are journaled asynchronously (within
+ * `asyncFlushMs`); promote, touch and expire are not journaled (the inner store has the detail), so a
+ * restore can deliver such a job earlier than planned: at least once, never lost.
+ */
+export class JournaledStore implements Store, JournalMaintenance {
+  readonly kind: string;
+  readonly capabilities: StoreCapabilities;
+  readonly inner: Store;
+  readonly journal: Journal;
+  readonly horizonMs: number;
+  private readonly nodeId: string;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly innerRetentionMs: number;
+  private readonly restoreBatchSize: number;
+  private readonly writer: JournalWriter;
+  private readonly monitor: InnerMonitor;
+
+  constructor(inner: Store, journal: Journal, options: JournaledStoreOptions) {
+    this.inner = inner;
+    this.journal = journal;
+    this.kind = `${inner.kind}+${journal.dialect}`;
+    this.capabilities = { shared: inner.capabilities.shared, durable: true };
+    this.nodeId = options.nodeId;
+    this.horizonMs = options.horizonMs ?? 3_600_000;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.innerRetentionMs = options.innerRetentionMs ?? 60_000;
+    this.restoreBatchSize = options.restoreBatchSize ?? 5000;
+    this.writer = new JournalWriter(journal, {
+      asyncFlushMs: options.asyncFlushMs ?? 20,
+      maxPendingAsync: 100_000,
+      onError: (err, dropped) => this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
+    });
+    this.monitor = new InnerMonitor(inner, journal, options.restoreMode ?? 'auto', this.logger, (now) =>
+      this.restore({ expire: true }, now),
+    );
+  }
+
+  async open(): Promise<void> {
+    await this.journal.open();
+    await this.inner.open();
+    await this.monitor.check(this.clock.now());
+  }
+
+  async close(): Promise<void> {
+    await this.monitor.settled();
+    await this.writer.close();
+    await this.inner.close();
+    await this.journal.close();
+  }
+
+  // ——— producers ———
+
+  async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+    const horizonAt = now + this.horizonMs;
+    const rows = jobs.map((job) => newJournalJob(job, now, job.runAt < horizonAt));
+    const created = await this.writer.insert(rows);
+    const firstSeen = new Set<string>();
+    const toInner = rows.filter((r) => {
+      const first = !firstSeen.has(r.id);
+      firstSeen.add(r.id);
+      return first && created.has(r.id) && r.loaded;
+    });
+    const innerResults = new Map((toInner.length ? await this.inner.push(toInner.map(toNewJob), now) : []).map((r) => [r.job.id, r.job]));
+    const seen = new Set<string>();
+    const results: PushResult[] = [];
+    for (const row of rows) {
+      const first = !seen.has(row.id);
+      seen.add(row.id);
+      if (first && created.has(row.id)) {
+        results.push({ created: true, job: innerResults.get(row.id) ?? withoutLoaded(row) });
+      } else {
+        results.push({ created: false, job: await this.existing(row.id, now) });
+      }
+    }
+    const history = results.filter((r) => r.created).map((r) => entry(r.job, 'push', now, this.nodeId));
+    if (history.length) void this.writer.history(history);
+    return results;
+  }
+
+  /** A duplicate push: the job as it is; repairs a journaled job the inner store should hold but lost. */
+  private async existing(id: string, now: EpochMs): Promise<Job> {
+    const inner = await this.inner.get(id);
+    if (inner) return inner;
+    const row = await this.journal.get(id);
+    if (!row) throw new DelayqError('E_INTERNAL', `job ${id} is neither in the journal nor in the store`);
+    if (row.loaded && !isTerminal(row.state)) {
+      const [pushed] = await this.inner.push([toNewJob(row)], now);
+      return pushed!.job;
+    }
+    return withoutLoaded(row);
+  }
+
+  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
+    // Journal first: once the journal says cancelled, no restore brings the job back.
+    const journalCancelled = await this.journal.cancel(id, now);
+    const outcome = await this.inner.cancel(id, now, reason);
+    if (outcome.ok) {
+      if (!journalCancelled) await this.writer.upsert([loadedJob(outcome.value)], [], { force: true, durable: true });
+      void this.writer.history([entry(outcome.value, 'cancel', now, this.nodeId, reason ?? null)]);
+      return outcome;
+    }
+    if (outcome.reason === 'not_found') {
+      const row = await this.journal.get(id);
+      if (!row) return notFound();
+      if (!journalCancelled) return wrongState(row.state);
+      // Held only by the journal (beyond the horizon, or lost by the inner store): cancelled there.
+      void this.writer.history([entry(row, 'cancel', now, this.nodeId, reason ?? null)]);
+      return ok(withoutLoaded(row));
+    }
+    // The inner store refused (the job ended meanwhile): put its truth back into the journal.
+    if (journalCancelled) {
+      const job = await this.inner.get(id);
+      if (job) await this.writer.upsert([loadedJob(job)], [], { force: true, durable: true });
+    }
+    return outcome;
+  }
+
+  async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const outcome = await this.inner.reschedule(id, runAt, now);
+      if (outcome.ok) {
+        await this.writer.upsert([loadedJob(outcome.value)], [entry(outcome.value, 'reschedule', now, this.nodeId, `runAt=${runAt}`)], {
+          force: false,
+          durable: true,
+        });
+        return outcome;
+      }
+      if (outcome.reason !== 'not_found') return outcome;
+      if (await this.journal.rescheduleJournalOnly(id, runAt, now)) {
+        const row = (await this.journal.get(id))!;
+        let job = withoutLoaded(row);
+        if (runAt < now + this.horizonMs) {
+          const [pushed] = await this.inner.push([toNewJob(row)], now);
+          await this.journal.setLoaded([id], true);
+          job = pushed!.job;
+        }
+        void this.writer.history([entry(job, 'reschedule', now, this.nodeId, `runAt=${runAt}`)]);
+        return ok(job);
+      }
+      const row = await this.journal.get(id);
+      if (!row) return notFound();
+      // The loader took it into the inner store between our two reads: ask the inner store again.
+      if (!(row.loaded && !isTerminal(row.state))) return row.state === 'delayed' ? notFound() : wrongState(row.state);
+    }
+    return notFound();
+  }
+
+  // ——— consumers ———
+
+  async reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]> {
+    const reserved = await this.inner.reserve(topics, count, now, options);
+    if (reserved.length) {
+      const jobs = reserved.map((r) => r.job);
+      void this.writer.upsert(jobs.map(loadedJob), jobs.map((j) => entry(j, 'reserve', now, this.nodeId)), { force: false, durable: false });
+    }
+    return reserved;
+  }
+
+  touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
+    return this.inner.touch(id, token, now, ttrMs);
+  }
+
+  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.transition(this.inner.finish(id, token, now), 'finish', now, null, true);
+  }
+
+  retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+    return this.transition(this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
+  }
+
+  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+    return this.transition(this.inner.bury(id, token, now, error), 'bury', now, error, true);
+  }
+
+  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.transition(this.inner.release(id, token, now), 'release', now, null, false);
+  }
+
+  /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
+  private async transition(
+    pending: Promise<Outcome<Job>>,
+    event: 'finish' | 'retry' | 'bury' | 'release',
+    now: EpochMs,
+    reason: string | null,
+    durable: boolean,
+  ): Promise<Outcome<Job>> {
+    const outcome = await pending;
+    if (outcome.ok) {
+      const job = outcome.value;
+      await this.writer.upsert([loadedJob(job)], [entry(job, event, now, this.nodeId, reason)], { force: durable, durable });
+    }
+    return outcome;
+  }
+
+  async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
+    const ids = 'ids' in target ? [...target.ids] : await this.oldestDead(target.topic, target.limit);
+    let count = await this.inner.redrive({ ids }, now);
+    const journaled: JournalJob[] = [];
+    for (const id of ids) {
+      const job = await this.inner.get(id);
+      if (job && job.state === 'ready' && job.attempts === 0 && job.runAt === now) journaled.push(loadedJob(job));
+      else if (!job) {
+        // Dead in the journal only (the inner store lost it): redrive it by pushing it back, ready now.
+        const row = await this.journal.get(id);
+        if (row?.state === 'dead') {
+          const [pushed] = await this.inner.push([{ ...toNewJob(row), runAt: now }], now);
+          journaled.push(loadedJob(pushed!.job));
+          count++;
+        }
+      }
+    }
+    if (journaled.length) {
+      await this.writer.upsert(journaled, journaled.map((j) => entry(j, 'redrive', now, this.nodeId)), { force: true, durable: true });
+    }
+    return count;
+  }
+
+  private async oldestDead(topic: string, limit: number): Promise<string[]> {
+    const dead: Job[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.inner.list({ topic, state: 'dead', limit: 1000, cursor });
+      dead.push(...page.jobs);
+      cursor = page.next ?? undefined;
+    } while (cursor && dead.length < 100_000);
+    dead.sort((a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0) || (a.id < b.id ? -1 : 1));
+    return dead.slice(0, limit).map((j) => j.id);
+  }
+
+  // ——— the scheduler ———
+
+  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    return this.inner.promoteDue(now, limit);
+  }
+
+  listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
+    return this.inner.listLapsed(now, limit);
+  }
+
+  expireDue(now: EpochMs, limit: number): Promise<number> {
+    return this.inner.expireDue(now, limit);
+  }
+
+  async nextWakeAt(): Promise<EpochMs | null> {
+    const at = await this.inner.nextWakeAt();
+    return at === null || at >= MARKER_RUN_AT ? null : at;
+  }
+
+  async purge(before: EpochMs, limit: number): Promise<number> {
+    const [inner, journal] = await Promise.all([this.inner.purge(before, limit), this.journal.purge(before, limit)]);
+    return Math.max(inner, journal);
+  }
+
+  // ——— reads: the inner store, then the journal for what only it holds ———
+
+  async get(id: string): Promise<Job | null> {
+    const job = await this.inner.get(id);
+    if (job) return job;
+    const row = await this.journal.get(id);
+    return row ? withoutLoaded(row) : null;
+  }
+
+  async history(id: string): Promise<HistoryEntry[]> {
+    const inner = await this.inner.history(id);
+    if (inner.length) return inner;
+    await this.writer.flush();
+    return this.journal.history(id);
+  }
+
+  async list(query: JobQuery): Promise<JobPage> {
+    const filter = { topic: query.topic, state: query.state, bizKey: query.bizKey, tag: query.tag };
+    const [inner, journalOnly] = await Promise.all([
+      this.inner.list({ ...query, limit: query.limit + 1 }),
+      this.journal.listJournalOnly(filter, query.cursor ?? null, query.limit + 1),
+    ]);
+    return mergeLists(inner.jobs.filter((j) => !isMarker(j.id)), journalOnly.map(withoutLoaded), query.limit);
+  }
+
+  async stats(): Promise<TopicStats[]> {
+    const [inner, journalOnly] = await Promise.all([this.inner.stats(), this.journal.statsJournalOnly()]);
+    return mergeStats(inner.filter((s) => s.topic !== MARKER_TOPIC), journalOnly);
+  }
+
+  // ——— journal operations: tiering, detection, restore, clearAll ———
+
+  /** Loads journal-only jobs entering the horizon into the inner store; several processes never load the same rows. */
+  async loadDue(now: EpochMs, limit: number): Promise<number> {
+    const loaded = await this.journal.claimDue(now + this.horizonMs, limit, async (jobs) => {
+      await this.inner.push(jobs.map(toNewJob), now);
+    });
+    return loaded.length;
+  }
+
+  /** Terminal jobs leave the inner store soon after they end; the journal keeps them for the retention. */
+  purgeInner(now: EpochMs, limit: number): Promise<number> {
+    return this.inner.purge(now - this.innerRetentionMs, limit);
+  }
+
+  /** Checks the inner store's marker; restores (auto) or reports (manual) when it is gone. */
+  checkInner(now: EpochMs): Promise<InnerCheck> {
+    return this.monitor.check(now);
+  }
+
+  status(): JournalStatus {
+    return this.monitor.status(this.writer.pending);
+  }
+
+  /** The seeds' /reStore: every unfinished journaled job back into the inner store. Idempotent. */
+  async restore(options: RestoreOptions, now: EpochMs = this.clock.now()): Promise<RestoreSummary> {
+    await this.writer.flush();
+    const summary = await restoreFromJournal(this.context(), options, now);
+    await this.monitor.restored(summary, now);
+    return summary;
+  }
+
+  /** The seeds' /reStore/{id}. */
+  async restoreJob(id: string, options: RestoreOptions, now: EpochMs = this.clock.now()): Promise<RestoreSummary> {
+    await this.writer.flush();
+    return restoreOne(this.context(), id, options, now);
+  }
+
+  /** The seeds' /clearAll: cancels every unfinished job; needs `confirm: 'clear-all'`; audited in history. */
+  async clearAll(options: ClearAllOptions, now: EpochMs = this.clock.now()): Promise<ClearAllSummary> {
+    await this.writer.flush();
+    return clearAllJobs(this.context(), options, now);
+  }
+
+  private context() {
+    return {
+      inner: this.inner,
+      journal: this.journal,
+      writer: this.writer,
+      nodeId: this.nodeId,
+      horizonMs: this.horizonMs,
+      batchSize: this.restoreBatchSize,
+    };
+  }
+}

@@ -1,0 +1,38 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { sql, type Kysely } from 'kysely';
+import type { JournalDatabase } from './journal-schema.js';
+
+/**
+ * Applies the dialect's `migrations/NNN_name.sql` in order, recording each in delayq_migrations.
+ * Append-only: a shipped file is never edited. The caller holds a cross-process lock around this.
+ * (MySQL commits DDL implicitly, so each statement runs on its own; a failed migration is re-run whole.)
+ */
+export async function migrateJournal(db: Kysely<JournalDatabase>, dir: URL): Promise<number> {
+  await sql`CREATE TABLE IF NOT EXISTS delayq_migrations (version INTEGER PRIMARY KEY, name VARCHAR(200) NOT NULL, applied_at BIGINT NOT NULL)`.execute(db);
+  const applied = new Set((await db.selectFrom('delayq_migrations').select('version').execute()).map((r) => Number(r.version)));
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{3}_.+\.sql$/.test(f))
+    .sort();
+  let count = 0;
+  for (const file of files) {
+    const version = Number(file.slice(0, 3));
+    if (applied.has(version)) continue;
+    for (const statement of splitStatements(readFileSync(new URL(file, dir), 'utf8'))) {
+      await sql.raw(statement).execute(db);
+    }
+    await db.insertInto('delayq_migrations').values({ version, name: file, applied_at: Date.now() }).execute();
+    count++;
+  }
+  return count;
+}
+
+/** Splits a migration on `;` at line ends, dropping `--` comment lines (our migrations hold no procedures). */
+export function splitStatements(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('--'))
+    .join('\n')
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

@@ -1,0 +1,67 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { JournalDatabase } from '../journal-schema.js';
+import { SqlJournal, type JournalDialect } from '../sql-journal.js';
+
+export interface PostgresJournalOptions {
+  /** e.g. postgres://postgres@127.0.0.1:5432/test */
+  connectionString: string;
+  /** Schema for the journal tables (created if missing). @defaultValue public */
+  schema?: string | undefined;
+  /** Pool size. @defaultValue 10 */
+  maxConnections?: number | undefined;
+}
+
+const INT8_OID = 20;
+const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The journal on PostgreSQL: SqlJournal with ON CONFLICT upserts and an advisory lock for migrations. */
+export class PostgresJournal extends SqlJournal {
+  constructor(options: PostgresJournalOptions) {
+    const schema = options.schema ?? 'public';
+    if (!SCHEMA_RE.test(schema)) throw new TypeError(`journal schema must match ${SCHEMA_RE}: ${schema}`);
+    const dialect: JournalDialect = {
+      name: 'postgres',
+      migrationsDir: new URL('./migrations/', import.meta.url),
+      async prepare(db) {
+        await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${schema}`).execute(db);
+      },
+      withMigrationLock: (db, run) =>
+        db.connection().execute(async (conn) => {
+          await sql`SELECT pg_advisory_lock(hashtext(${`delayq_migrate:${schema}`}))`.execute(conn);
+          try {
+            return await run(conn);
+          } finally {
+            await sql`SELECT pg_advisory_unlock(hashtext(${`delayq_migrate:${schema}`}))`.execute(conn);
+          }
+        }),
+      insertIgnore: (insert) => insert.onConflict((oc) => oc.column('id').doNothing()),
+      upsert: (insert, guarded) =>
+        insert.onConflict((oc) => {
+          const update = oc.column('id').doUpdateSet((eb) => ({
+            state: eb.ref('excluded.state'),
+            run_at: eb.ref('excluded.run_at'),
+            attempts: eb.ref('excluded.attempts'),
+            last_error: eb.ref('excluded.last_error'),
+            finished_at: eb.ref('excluded.finished_at'),
+            loaded: eb.ref('excluded.loaded'),
+            updated_at: eb.ref('excluded.updated_at'),
+          }));
+          return guarded ? update.where('delayq_jobs.finished_at', 'is', null) : update;
+        }),
+    };
+    super(dialect, () => {
+      const pool = new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.maxConnections ?? 10,
+        options: `-c search_path=${schema}`,
+        // BIGINT as a JS number (epoch ms fit easily); set per pool, not globally.
+        types: {
+          getTypeParser: ((oid: number, format?: string) =>
+            oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        },
+      });
+      return new Kysely<JournalDatabase>({ dialect: new PostgresDialect({ pool }) });
+    });
+  }
+}

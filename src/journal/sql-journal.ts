@@ -1,0 +1,343 @@
+import { randomBytes } from 'node:crypto';
+import type { InsertQueryBuilder, InsertResult, Kysely, Transaction } from 'kysely';
+import type { EpochMs } from '../core/clock.js';
+import { DelayqError } from '../core/errors.js';
+import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
+import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
+import { journalJobToRow, rowToHistory, rowToJournalJob, type JobRow, type JournalDatabase } from './journal-schema.js';
+import { migrateJournal } from './migrate-journal.js';
+
+type Db = Kysely<JournalDatabase>;
+type Trx = Transaction<JournalDatabase>;
+type JobsInsert = InsertQueryBuilder<JournalDatabase, 'delayq_jobs', InsertResult>;
+
+/** What differs between PostgreSQL and MySQL/MariaDB; everything else is shared Kysely code. */
+export interface JournalDialect {
+  readonly name: 'postgres' | 'mysql';
+  readonly migrationsDir: URL;
+  /** Runs before migrations (e.g. CREATE SCHEMA). */
+  prepare(db: Db): Promise<void>;
+  /** Serializes migrations across processes (advisory lock / GET_LOCK) around `run`. */
+  withMigrationLock<T>(db: Db, run: (conn: Db) => Promise<T>): Promise<T>;
+  insertIgnore(insert: JobsInsert): JobsInsert;
+  /** Upsert of full rows; with `guarded`, a row already terminal (finished_at set) is left alone. */
+  upsert(insert: JobsInsert, guarded: boolean): JobsInsert;
+}
+
+/** Rows per multi-row INSERT (18 columns each): under pg's 65 535 parameters and mysql's packet size. */
+const MAX_ROWS_PER_STATEMENT = 1000;
+const MAX_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
+
+/**
+ * The journal over Kysely: one implementation for both dialects, the few differences in JournalDialect.
+ * Writes arrive already grouped by JournaledStore's writer, so each call is one transaction of a few
+ * multi-row statements.
+ */
+export class SqlJournal implements Journal {
+  readonly dialect: 'postgres' | 'mysql';
+  private readonly makeDb: () => Db;
+  private readonly sqlDialect: JournalDialect;
+  private db: Db | undefined;
+
+  constructor(dialect: JournalDialect, makeDb: () => Db) {
+    this.sqlDialect = dialect;
+    this.dialect = dialect.name;
+    this.makeDb = makeDb;
+  }
+
+  async open(): Promise<void> {
+    if (this.db) return;
+    const db = this.makeDb();
+    try {
+      await this.sqlDialect.prepare(db);
+      await this.sqlDialect.withMigrationLock(db, (conn) => migrateJournal(conn, this.sqlDialect.migrationsDir));
+    } catch (err) {
+      await db.destroy().catch(() => undefined);
+      throw unavailable(this.dialect, err);
+    }
+    this.db = db;
+  }
+
+  async close(): Promise<void> {
+    const db = this.db;
+    this.db = undefined;
+    await db?.destroy();
+  }
+
+  private get conn(): Db {
+    if (!this.db) throw new DelayqError('E_STORE_UNAVAILABLE', `the ${this.dialect} journal is not open`);
+    return this.db;
+  }
+
+  /** Runs a query, turning driver failures into E_STORE_UNAVAILABLE. */
+  private async run<T>(query: (db: Db) => Promise<T>): Promise<T> {
+    try {
+      return await query(this.conn);
+    } catch (err) {
+      if (err instanceof DelayqError) throw err;
+      throw unavailable(this.dialect, err);
+    }
+  }
+
+  write(batch: JournalBatch): Promise<Set<string>> {
+    if (!batch.inserts.length && !batch.upserts.length && !batch.history.length) return Promise.resolve(new Set());
+    return this.run((db) =>
+      db.transaction().execute(async (trx) => {
+        const now = Date.now();
+        const created = new Set<string>();
+        if (batch.inserts.length) {
+          const nonce = randomBytes(8).toString('hex');
+          for (const chunk of chunks(batch.inserts.map((j) => journalJobToRow(j, now, nonce)))) {
+            await this.sqlDialect.insertIgnore(trx.insertInto('delayq_jobs').values(chunk)).execute();
+          }
+          // The nonce tells the rows this batch created from ids that already existed (duplicates).
+          for (const chunk of chunks(batch.inserts.map((j) => ({ id: j.id, body: '' })))) {
+            const rows = await trx
+              .selectFrom('delayq_jobs')
+              .select('id')
+              .where('id', 'in', chunk.map((r) => r.id))
+              .where('push_nonce', '=', nonce)
+              .execute();
+            for (const r of rows) created.add(r.id);
+          }
+        }
+        for (const guarded of [false, true]) {
+          const rows = batch.upserts.filter((u) => u.force !== guarded).map((u) => journalJobToRow(u.job, now, null));
+          for (const chunk of chunks(rows)) {
+            await this.sqlDialect.upsert(trx.insertInto('delayq_jobs').values(chunk), guarded).execute();
+          }
+        }
+        if (batch.history.length) {
+          const rows = batch.history.map((h) => ({
+            job_id: h.jobId,
+            at: h.at,
+            event: h.event,
+            state: h.state,
+            attempt: h.attempt,
+            node: h.node,
+            reason: h.reason,
+          }));
+          for (let i = 0; i < rows.length; i += 5000) {
+            await trx.insertInto('delayq_job_history').values(rows.slice(i, i + 5000)).execute();
+          }
+        }
+        return created;
+      }),
+    );
+  }
+
+  async get(id: string): Promise<JournalJob | null> {
+    const row = await this.run((db) => db.selectFrom('delayq_jobs').selectAll().where('id', '=', id).executeTakeFirst());
+    return row ? rowToJournalJob(row) : null;
+  }
+
+  async history(id: string): Promise<HistoryEntry[]> {
+    const rows = await this.run((db) =>
+      db
+        .selectFrom('delayq_job_history')
+        .select(['at', 'event', 'state', 'attempt', 'node', 'reason'])
+        .where('job_id', '=', id)
+        .orderBy('seq')
+        .execute(),
+    );
+    return rows.map(rowToHistory);
+  }
+
+  async terminalAmong(ids: readonly string[]): Promise<string[]> {
+    const found: string[] = [];
+    for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT) {
+      const rows = await this.run((db) =>
+        db
+          .selectFrom('delayq_jobs')
+          .select('id')
+          .where('id', 'in', ids.slice(i, i + MAX_ROWS_PER_STATEMENT))
+          .where('finished_at', 'is not', null)
+          .execute(),
+      );
+      found.push(...rows.map((r) => r.id));
+    }
+    return found;
+  }
+
+  async listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]> {
+    const rows = await this.run((db) => {
+      let q = db.selectFrom('delayq_jobs').selectAll().where('finished_at', 'is', null);
+      if (afterId !== null) q = q.where('id', '>', afterId);
+      return q.orderBy('id').limit(limit).execute();
+    });
+    return rows.map(rowToJournalJob);
+  }
+
+  async listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]> {
+    const rows = await this.run((db) => {
+      let q = db.selectFrom('delayq_jobs').selectAll().where('loaded', '=', 0);
+      if (filter.topic !== undefined) q = q.where('topic', '=', filter.topic);
+      if (filter.state !== undefined) q = q.where('state', '=', filter.state);
+      if (filter.bizKey !== undefined) q = q.where('biz_key', '=', filter.bizKey);
+      if (filter.tag !== undefined) q = q.where('tag', '=', filter.tag);
+      if (afterId !== null) q = q.where('id', '>', afterId);
+      return q.orderBy('id').limit(limit).execute();
+    });
+    return rows.map(rowToJournalJob);
+  }
+
+  async statsJournalOnly(): Promise<TopicStats[]> {
+    const rows = await this.run((db) =>
+      db
+        .selectFrom('delayq_jobs')
+        .select(['topic', 'state'])
+        .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('run_at').as('next_at')])
+        .where('loaded', '=', 0)
+        .groupBy(['topic', 'state'])
+        .execute(),
+    );
+    const byTopic = new Map<string, TopicStats>();
+    for (const r of rows) {
+      let s = byTopic.get(r.topic);
+      if (!s) byTopic.set(r.topic, (s = { topic: r.topic, counts: emptyCounts(), nextDueAt: null }));
+      s.counts[r.state as JobState] += Number(r.n);
+      if (r.state === 'delayed' && r.next_at !== null) s.nextDueAt = Number(r.next_at);
+    }
+    return [...byTopic.values()];
+  }
+
+  claimDue(before: EpochMs, limit: number, load: (jobs: JournalJob[]) => Promise<void>): Promise<JournalJob[]> {
+    return this.run((db) =>
+      db.transaction().execute(async (trx) => {
+        // SKIP LOCKED: a second process's loader takes the next rows instead of waiting for or repeating these.
+        const rows = await trx
+          .selectFrom('delayq_jobs')
+          .selectAll()
+          .where('loaded', '=', 0)
+          .where('finished_at', 'is', null)
+          .where('run_at', '<', before)
+          .orderBy('run_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        if (!rows.length) return [];
+        const jobs = rows.map(rowToJournalJob);
+        // The rows stay locked while the inner store takes them: a crash here rolls the claim back.
+        await load(jobs);
+        await markLoaded(trx, jobs.map((j) => j.id), true);
+        return jobs.map((j) => ({ ...j, loaded: true }));
+      }),
+    );
+  }
+
+  async cancel(id: string, now: EpochMs): Promise<boolean> {
+    const result = await this.run((db) =>
+      db
+        .updateTable('delayq_jobs')
+        .set({ state: 'cancelled', finished_at: now, updated_at: Date.now() })
+        .where('id', '=', id)
+        .where('finished_at', 'is', null)
+        .executeTakeFirst(),
+    );
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async rescheduleJournalOnly(id: string, runAt: EpochMs, _now: EpochMs): Promise<boolean> {
+    const result = await this.run((db) =>
+      db
+        .updateTable('delayq_jobs')
+        .set({ run_at: runAt, updated_at: Date.now() })
+        .where('id', '=', id)
+        .where('loaded', '=', 0)
+        .where('state', '=', 'delayed')
+        .where('finished_at', 'is', null)
+        .executeTakeFirst(),
+    );
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async setLoaded(ids: readonly string[], loaded: boolean): Promise<void> {
+    if (!ids.length) return;
+    await this.run(async (db) => {
+      for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT) await markLoaded(db, ids.slice(i, i + MAX_ROWS_PER_STATEMENT), loaded);
+    });
+  }
+
+  purge(before: EpochMs, limit: number): Promise<number> {
+    return this.run((db) =>
+      db.transaction().execute(async (trx) => {
+        const ids = (
+          await trx
+            .selectFrom('delayq_jobs')
+            .select('id')
+            .where('finished_at', 'is not', null)
+            .where('finished_at', '<', before)
+            .orderBy('finished_at')
+            .limit(limit)
+            .execute()
+        ).map((r) => r.id);
+        if (!ids.length) return 0;
+        // finished_at IS NOT NULL again in the DELETE: a redrive in between makes the job live: keep it.
+        const deleted = await trx.deleteFrom('delayq_jobs').where('id', 'in', ids).where('finished_at', 'is not', null).executeTakeFirst();
+        await trx.deleteFrom('delayq_job_history').where('job_id', 'in', ids).execute();
+        return Number(deleted.numDeletedRows);
+      }),
+    );
+  }
+
+  cancelAllUnfinished(now: EpochMs, limit: number): Promise<string[]> {
+    return this.run((db) =>
+      db.transaction().execute(async (trx) => {
+        const ids = (
+          await trx.selectFrom('delayq_jobs').select('id').where('finished_at', 'is', null).orderBy('id').limit(limit).forUpdate().execute()
+        ).map((r) => r.id);
+        if (ids.length) {
+          await trx
+            .updateTable('delayq_jobs')
+            .set({ state: 'cancelled', finished_at: now, updated_at: Date.now() })
+            .where('id', 'in', ids)
+            .where('finished_at', 'is', null)
+            .execute();
+        }
+        return ids;
+      }),
+    );
+  }
+
+  async getMeta(name: string): Promise<string | null> {
+    const row = await this.run((db) => db.selectFrom('delayq_meta').select('value').where('name', '=', name).executeTakeFirst());
+    return row?.value ?? null;
+  }
+
+  async setMeta(name: string, value: string): Promise<void> {
+    await this.run((db) =>
+      db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('delayq_meta').where('name', '=', name).execute();
+        await trx.insertInto('delayq_meta').values({ name, value }).execute();
+      }),
+    );
+  }
+}
+
+function markLoaded(db: Db | Trx, ids: readonly string[], loaded: boolean) {
+  return db.updateTable('delayq_jobs').set({ loaded: loaded ? 1 : 0 }).where('id', 'in', ids).execute();
+}
+
+/** Splits rows into statements that stay under the parameter and packet limits. */
+function* chunks<T extends Pick<JobRow, 'id' | 'body'>>(rows: readonly T[]): Generator<T[]> {
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = row.body.length * 3 + 512;
+    if (chunk.length && (chunk.length >= MAX_ROWS_PER_STATEMENT || bytes + size > MAX_BYTES_PER_STATEMENT)) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length) yield chunk;
+}
+
+function unavailable(dialect: string, err: unknown): DelayqError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new DelayqError('E_STORE_UNAVAILABLE', `the ${dialect} journal failed: ${message}`, { cause: err });
+}
+

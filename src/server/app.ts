@@ -1,0 +1,104 @@
+/**
+ * buildApp(service, config): the HTTP API as a Fastify instance, ready for `listen()` or `inject()`; it
+ * never listens itself. Validation uses the TypeBox schemas of protocol/schemas.ts (no type coercion of
+ * JSON bodies, unknown fields refused), which also produce the OpenAPI document at /openapi.json and the
+ * docs page at /docs.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pino, type Logger } from 'pino';
+import type { Config } from '../config.js';
+import { RESERVE_MAX_WAIT_MS } from '../protocol/schemas.js';
+import type { DelayqService } from '../service.js';
+import { registerAuth } from './auth.js';
+import { CompatReservations } from './compat-reservations.js';
+import { notFoundHandler, restErrorHandler } from './error-handler.js';
+import { registerDeadRoutes } from './routes/dead.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerJobRoutes } from './routes/jobs.js';
+import { mykitRoutes, type RestoreHandler } from './routes/mykit.js';
+import { registerReservationRoutes } from './routes/reservations.js';
+import { registerTopicRoutes } from './routes/topics.js';
+import { youzanRoutes } from './routes/youzan.js';
+
+export type DelayqApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** What every route module receives. */
+export interface RouteContext {
+  service: DelayqService;
+  config: Readonly<Config>;
+}
+
+export interface BuildAppOptions {
+  logger?: Logger;
+  /** Restore and clear-all for the mykit endpoints; they need the SQL journal (wired by the composition root). */
+  restore?: RestoreHandler;
+  /** Version string shown in the OpenAPI document. */
+  version?: string;
+}
+
+export async function buildApp(service: DelayqService, config: Readonly<Config>, options: BuildAppOptions = {}): Promise<DelayqApp> {
+  const app: DelayqApp = Fastify({
+    loggerInstance: (options.logger ?? pino({ level: 'silent' })) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.http.bodyLimitBytes,
+    // Long-polls hold a request for up to RESERVE_MAX_WAIT_MS: no timeout may cut them short.
+    requestTimeout: RESERVE_MAX_WAIT_MS + 30_000,
+    keepAliveTimeout: RESERVE_MAX_WAIT_MS + 15_000,
+    connectionTimeout: 0,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setErrorHandler(restErrorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  if (config.log.bodies) {
+    app.addHook('preHandler', async (request) => {
+      if (request.body !== undefined) request.log.debug({ body: request.body }, 'request body');
+    });
+  }
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'delayq',
+        version: options.version ?? '0.1.0',
+        description: 'A delay queue: push a job now, have it reserved by a consumer later, at least once.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      ...(config.auth.tokens.length ? { security: [{ bearer: [] }] } : {}),
+      tags: [
+        { name: 'jobs', description: 'push, get, cancel, reschedule, list' },
+        { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release' },
+        { name: 'topics', description: 'stats' },
+        { name: 'dead', description: 'dead letters and redrive' },
+        { name: 'health' },
+        { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  registerAuth(app, config.auth.tokens);
+  const context: RouteContext = { service, config };
+  registerHealthRoutes(app, context);
+  registerJobRoutes(app, context);
+  registerReservationRoutes(app, context);
+  registerTopicRoutes(app, context);
+  registerDeadRoutes(app, context);
+
+  const compat = new CompatReservations();
+  await app.register(mykitRoutes, { ...context, compat, restore: options.restore });
+  await app.register(youzanRoutes, { ...context, compat });
+  return app;
+}

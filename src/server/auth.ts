@@ -1,0 +1,67 @@
+/**
+ * Optional bearer-token authentication. With no tokens configured every request passes. Otherwise every
+ * route but the public ones (health, readiness, API docs) needs `Authorization: Bearer <token>`, and a
+ * token limited to topic prefixes may only act on matching topics: routes call `authorizeTopic` for the
+ * topics they touch. Tokens are compared by SHA-256 digest, so lookup time does not depend on the secret.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthToken } from '../config.js';
+import { DelayqError } from '../core/errors.js';
+
+/** Who made the request; `topicPrefixes: null` means every topic. */
+export interface Principal {
+  topicPrefixes: readonly string[] | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** null when authentication is off: everything is allowed. */
+    principal: Principal | null;
+  }
+}
+
+const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export function isPublicPath(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return path === '/health' || path === '/ready' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+}
+
+export function registerAuth(app: FastifyInstance, tokens: readonly AuthToken[]): void {
+  const byDigest = new Map(tokens.map((t) => [digest(t.token), { topicPrefixes: t.topics ?? null } satisfies Principal]));
+  app.decorateRequest('principal', null);
+  if (byDigest.size === 0) return;
+  app.addHook('onRequest', async (request) => {
+    if (isPublicPath(request.url)) return;
+    const header = request.headers.authorization;
+    if (!header) throw new DelayqError('E_UNAUTHORIZED', 'send Authorization: Bearer <token>', { field: 'authorization' });
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const principal = match ? byDigest.get(digest(match[1]!)) : undefined;
+    if (!principal) throw new DelayqError('E_UNAUTHORIZED', 'the bearer token is not valid', { field: 'authorization' });
+    request.principal = principal;
+  });
+}
+
+export function mayUseTopic(principal: Principal | null, topic: string): boolean {
+  return principal === null || principal.topicPrefixes === null || principal.topicPrefixes.some((prefix) => topic.startsWith(prefix));
+}
+
+/** Throws E_FORBIDDEN unless the request's token may act on every one of `topics`. */
+export function authorizeTopic(request: FastifyRequest, topics: string | readonly string[], field = 'topic'): void {
+  const list = typeof topics === 'string' ? [topics] : topics;
+  list.forEach((topic, i) => {
+    if (!mayUseTopic(request.principal, topic)) {
+      throw new DelayqError('E_FORBIDDEN', `this token may not use topic "${topic}"`, {
+        field: typeof topics === 'string' ? field : `${field}[${i}]`,
+      });
+    }
+  });
+}
+
+/** For routes that need the whole store (purge, unscoped lists): tokens limited to topics are refused. */
+export function authorizeAllTopics(request: FastifyRequest): void {
+  if (request.principal && request.principal.topicPrefixes !== null) {
+    throw new DelayqError('E_FORBIDDEN', 'this token is limited to some topics; this operation spans all topics');
+  }
+}

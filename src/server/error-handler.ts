@@ -1,0 +1,107 @@
+/**
+ * The ONLY place that maps a DelayqError code to an HTTP status, and the place that turns Fastify's own
+ * errors (bad JSON, schema validation, oversized bodies, unknown routes) into catalogue errors, so every
+ * answer of the API has the body `{ error: { code, message, field? } }`. Client mistakes are 4xx; only a
+ * bug or a store outage is 5xx.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DelayqError, isDelayqError, type ErrorCode } from '../core/errors.js';
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  E_VALIDATION: 400,
+  E_BODY_TOO_LARGE: 413,
+  E_NOT_FOUND: 404,
+  E_WRONG_STATE: 409,
+  E_TOKEN_MISMATCH: 409,
+  E_CONFLICT: 409,
+  E_UNAUTHORIZED: 401,
+  E_FORBIDDEN: 403,
+  E_RATE_LIMITED: 429,
+  E_STORE_UNAVAILABLE: 503,
+  E_SHUTTING_DOWN: 503,
+  E_SINK_FAILED: 502,
+  E_CONFIG: 500,
+  E_INTERNAL: 500,
+};
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string | undefined;
+  params?: Record<string, unknown>;
+}
+
+/** `/jobs/0/topic` → `jobs[0].topic`. */
+function fieldOf(issue: ValidationIssue): string {
+  const parts = issue.instancePath.split('/').filter(Boolean);
+  const params = issue.params ?? {};
+  if (issue.keyword === 'required' && Array.isArray(params['requiredProperties'])) parts.push(String(params['requiredProperties'][0]));
+  if (issue.keyword === 'additionalProperties' && Array.isArray(params['additionalProperties'])) {
+    parts.push(String(params['additionalProperties'][0]));
+  }
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+}
+
+/** Picks the issue that explains the failure best: unknown and missing fields first, then the deepest path. */
+function bestIssue(issues: readonly ValidationIssue[]): ValidationIssue | undefined {
+  const rank = (i: ValidationIssue): number =>
+    i.keyword === 'additionalProperties' ? 3 : i.keyword === 'required' ? 2 : i.keyword === 'anyOf' || i.keyword === 'boolean' ? 0 : 1;
+  return [...issues].sort((a, b) => rank(b) - rank(a) || b.instancePath.length - a.instancePath.length)[0];
+}
+
+function describeIssue(issue: ValidationIssue, field: string, part: string): string {
+  if (issue.keyword === 'additionalProperties') return `${field}: is not a known field`;
+  if (issue.keyword === 'required') return `${field}: is required`;
+  return `${field || part}: ${issue.message ?? 'is invalid'}`;
+}
+
+/** Any error → the catalogue error it stands for. */
+export function toDelayqError(err: unknown): DelayqError {
+  if (isDelayqError(err)) return err;
+  const fastifyError = err as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
+  if (Array.isArray(fastifyError.validation)) {
+    const part = fastifyError.validationContext ?? 'body';
+    const issue = bestIssue(fastifyError.validation);
+    if (!issue) return new DelayqError('E_VALIDATION', `${part}: is invalid`, { field: part });
+    const field = fieldOf(issue);
+    return new DelayqError('E_VALIDATION', describeIssue(issue, field, part), { field: field || part });
+  }
+  const status = fastifyError.statusCode ?? 500;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DelayqError('E_BODY_TOO_LARGE', 'the request body is over the size limit', { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DelayqError('E_VALIDATION', 'content-type: send application/json', { field: 'content-type' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DelayqError('E_VALIDATION', 'body: a JSON body is required', { field: 'body' });
+  }
+  if (err instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new DelayqError('E_VALIDATION', `body: malformed JSON (${(err as Error).message})`, { field: 'body' });
+  }
+  if (status === 413) return new DelayqError('E_BODY_TOO_LARGE', 'the request body is over the size limit', { field: 'body' });
+  if (status === 404) return new DelayqError('E_NOT_FOUND', fastifyError.message ?? 'not found');
+  if (status >= 400 && status < 500) return new DelayqError('E_VALIDATION', fastifyError.message ?? 'bad request');
+  return new DelayqError('E_INTERNAL', 'internal error', { cause: err });
+}
+
+export function statusOf(error: DelayqError): number {
+  return HTTP_STATUS[error.code];
+}
+
+/** The error body of the REST API. Internal errors never leak their message. */
+export function errorBody(error: DelayqError): { error: ReturnType<DelayqError['toJSON']> } {
+  return { error: error.toJSON() };
+}
+
+export function restErrorHandler(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const error = toDelayqError(err);
+  const status = statusOf(error);
+  if (status >= 500) request.log.error({ err, code: error.code }, 'request failed');
+  else request.log.debug({ code: error.code, field: error.field }, 'request refused');
+  return reply.status(status).send(errorBody(error));
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const error = new DelayqError('E_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`);
+  return reply.status(statusOf(error)).send(errorBody(error));
+}

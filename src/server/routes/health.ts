@@ -1,0 +1,27 @@
+import { HealthResponse } from '../../protocol/schemas.js';
+import type { DelayqApp, RouteContext } from '../app.js';
+
+/** Liveness (`/health`: the process answers) and readiness (`/ready`: the service is open and the store answers). */
+export function registerHealthRoutes(app: DelayqApp, { service }: RouteContext): void {
+  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: HealthResponse } } }, async () => ({
+    status: 'ok' as const,
+  }));
+
+  app.get(
+    '/ready',
+    { schema: { tags: ['health'], summary: 'Readiness: 503 while starting, closing or when the store fails', response: { 200: HealthResponse, 503: HealthResponse } } },
+    async (_request, reply) => {
+      let ready = service.isOpen;
+      if (ready) {
+        try {
+          await service.store.nextWakeAt(); // a cheap read that reaches the store
+        } catch {
+          ready = false;
+        }
+      }
+      return reply
+        .status(ready ? 200 : 503)
+        .send({ status: ready ? 'ok' : 'unavailable', store: service.store.kind, waitingConsumers: service.waitingConsumers });
+    },
+  );
+}

@@ -1,0 +1,174 @@
+/** Producers and operators: push (one, batch), get, history, cancel, reschedule, list, purge. */
+import type { FastifyRequest } from 'fastify';
+import {
+  CancelRequest,
+  CountResponse,
+  ErrorResponse,
+  GetJobQuery,
+  GetJobResponse,
+  HistoryResponse,
+  JobIdParams,
+  JobResponse,
+  ListQuery,
+  ListResponse,
+  PurgeRequest,
+  PushBatchRequest,
+  PushBatchResponse,
+  PushRequest,
+  PushResponse,
+  RescheduleRequest,
+} from '../../protocol/schemas.js';
+import type { PushInput } from '../../core/job-input.js';
+import type { DelayqService } from '../../service.js';
+import type { DelayqApp, RouteContext } from '../app.js';
+import { authorizeAllTopics, authorizeTopic } from '../auth.js';
+import { toWireJob } from '../wire.js';
+
+export const errorResponses = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
+
+/** For routes addressed by job id: a token limited to topics may only act on jobs of those topics. */
+export async function authorizeJob(request: FastifyRequest, service: DelayqService, id: string): Promise<void> {
+  if (!request.principal || request.principal.topicPrefixes === null) return;
+  const job = await service.get(id);
+  authorizeTopic(request, job.topic);
+}
+
+export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): void {
+  app.post(
+    '/v1/jobs',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Push a job (201 when created, 200 when the id existed)',
+        body: PushRequest,
+        response: { 200: PushResponse, 201: PushResponse, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      authorizeTopic(request, request.body.topic);
+      const result = await service.push(request.body as PushInput);
+      return reply.status(result.created ? 201 : 200).send({ created: result.created, job: toWireJob(result.job) });
+    },
+  );
+
+  app.post(
+    '/v1/jobs/batch',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Push up to 1000 jobs at once (all validated before any is stored)',
+        body: PushBatchRequest,
+        response: { 200: PushBatchResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      request.body.jobs.forEach((job, i) => authorizeTopic(request, job.topic, `jobs[${i}].topic`));
+      const results = await service.pushBatch(request.body.jobs as PushInput[]);
+      return { results: results.map((r) => ({ created: r.created, job: toWireJob(r.job) })) };
+    },
+  );
+
+  app.get(
+    '/v1/jobs/:id',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'A job, optionally with its history',
+        params: JobIdParams,
+        querystring: GetJobQuery,
+        response: { 200: GetJobResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const job = await service.get(request.params.id);
+      authorizeTopic(request, job.topic);
+      if (!request.query.history) return { job: toWireJob(job) };
+      return { job: toWireJob(job), history: await service.history(job.id) };
+    },
+  );
+
+  app.get(
+    '/v1/jobs/:id/history',
+    { schema: { tags: ['jobs'], summary: 'Every transition of a job', params: JobIdParams, response: { 200: HistoryResponse, ...errorResponses } } },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      return { history: await service.history(request.params.id) };
+    },
+  );
+
+  app.post(
+    '/v1/jobs/:id/cancel',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Cancel a delayed, ready or reserved job',
+        params: JobIdParams,
+        body: CancelRequest,
+        response: { 200: JobResponse, ...errorResponses },
+      },
+      // The body is optional: `curl -X POST …/cancel` with nothing to say is fine.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      return { job: toWireJob(await service.cancel(request.params.id, request.body?.reason)) };
+    },
+  );
+
+  app.post(
+    '/v1/jobs/:id/reschedule',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Move a delayed or ready job to a new due time',
+        params: JobIdParams,
+        body: RescheduleRequest,
+        response: { 200: JobResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      const when: { delayMs?: number | string; runAt?: number | string } = {};
+      if (request.body.delayMs !== undefined) when.delayMs = request.body.delayMs;
+      if (request.body.runAt !== undefined) when.runAt = request.body.runAt;
+      return { job: toWireJob(await service.reschedule(request.params.id, when)) };
+    },
+  );
+
+  app.get(
+    '/v1/jobs',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'List jobs by topic, state, bizKey or tag, in id order, paged by cursor',
+        querystring: ListQuery,
+        response: { 200: ListResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { topic, limit, ...rest } = request.query;
+      if (topic === undefined) authorizeAllTopics(request);
+      else authorizeTopic(request, topic);
+      const page = await service.list({ ...rest, topic, limit: limit ?? 100 });
+      return { jobs: page.jobs.map(toWireJob), next: page.next };
+    },
+  );
+
+  app.post(
+    '/v1/purge',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Delete finished, dead, cancelled and expired jobs that ended before `before`',
+        body: PurgeRequest,
+        response: { 200: CountResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      authorizeAllTopics(request);
+      return { count: await service.purge(request.body.before, request.body.limit) };
+    },
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * Consumers: reserve (long-poll), touch, finish, fail, release. Every call after reserve carries the
+ * reservation token, so a consumer whose TTR lapsed cannot finish a job that was delivered again.
+ */
+import type { Reservation } from '../../core/job.js';
+import {
+  FailRequest,
+  FailResponse,
+  JobIdParams,
+  JobResponse,
+  ReserveRequest,
+  ReserveResponse,
+  TokenRequest,
+  TouchRequest,
+} from '../../protocol/schemas.js';
+import type { DelayqService } from '../../service.js';
+import type { DelayqApp, RouteContext } from '../app.js';
+import { authorizeTopic } from '../auth.js';
+import { toWireJob, toWireReservation } from '../wire.js';
+import { authorizeJob, errorResponses } from './jobs.js';
+
+/** Gives reservations back at once: their consumer went away before it could receive them. */
+export async function releaseAll(service: DelayqService, reservations: readonly Reservation[]): Promise<number> {
+  const results = await Promise.allSettled(reservations.map((r) => service.release(r.job.id, r.token)));
+  return results.filter((r) => r.status === 'fulfilled').length;
+}
+
+export function registerReservationRoutes(app: DelayqApp, { service }: RouteContext): void {
+  app.post(
+    '/v1/reserve',
+    {
+      schema: {
+        tags: ['reservations'],
+        summary: 'Reserve up to `count` ready jobs; with `waitMs`, wait (long-poll) until one is ready',
+        description:
+          'Answers as soon as at least one job is reserved, or with an empty list after waitMs. If the client ' +
+          'disconnects before the answer is written, the jobs reserved for it are released at once.',
+        body: ReserveRequest,
+        response: { 200: ReserveResponse, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      authorizeTopic(request, request.body.topics, 'topics');
+      // The connection closing before we answer means the consumer is gone: stop waiting, give jobs back.
+      const clientGone = new AbortController();
+      const onClose = (): void => {
+        if (!reply.raw.writableEnded) clientGone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const reservations = await service.reserve(request.body, clientGone.signal);
+        if (clientGone.signal.aborted || request.raw.socket.destroyed) {
+          const released = await releaseAll(service, reservations);
+          if (released) request.log.info({ released }, 'consumer disconnected during reserve; released its jobs');
+          return { reservations: [] };
+        }
+        return { reservations: reservations.map(toWireReservation) };
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
+  );
+
+  app.post(
+    '/v1/jobs/:id/touch',
+    {
+      schema: {
+        tags: ['reservations'],
+        summary: 'Extend a reservation: a new TTR from now',
+        params: JobIdParams,
+        body: TouchRequest,
+        response: { 200: JobResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      return { job: toWireJob(await service.touch(request.params.id, request.body.token, request.body.ttrMs)) };
+    },
+  );
+
+  app.post(
+    '/v1/jobs/:id/finish',
+    {
+      schema: {
+        tags: ['reservations'],
+        summary: 'Finish a reserved job',
+        params: JobIdParams,
+        body: TokenRequest,
+        response: { 200: JobResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      return { job: toWireJob(await service.finish(request.params.id, request.body.token)) };
+    },
+  );
+
+  app.post(
+    '/v1/jobs/:id/fail',
+    {
+      schema: {
+        tags: ['reservations'],
+        summary: 'Fail a reserved job: retry after its backoff, or bury it when no attempts remain',
+        params: JobIdParams,
+        body: FailRequest,
+        response: { 200: FailResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      const { token, ...failure } = request.body;
+      const { job, decision } = await service.fail(request.params.id, token, failure);
+      return { job: toWireJob(job), decision };
+    },
+  );
+
+  app.post(
+    '/v1/jobs/:id/release',
+    {
+      schema: {
+        tags: ['reservations'],
+        summary: 'Give a reservation back at once (the attempt does not count)',
+        params: JobIdParams,
+        body: TokenRequest,
+        response: { 200: JobResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      return { job: toWireJob(await service.release(request.params.id, request.body.token)) };
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import { StatsResponse, TopicParams, TopicStatsSchema } from '../../protocol/schemas.js';
+import { DelayqError } from '../../core/errors.js';
+import type { DelayqApp, RouteContext } from '../app.js';
+import { authorizeTopic, mayUseTopic } from '../auth.js';
+import { errorResponses } from './jobs.js';
+
+/** Counts per topic and state. A token limited to topic prefixes sees only its topics. */
+export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): void {
+  app.get(
+    '/v1/stats',
+    { schema: { tags: ['topics'], summary: 'Job counts per topic and state', response: { 200: StatsResponse, ...errorResponses } } },
+    async (request) => {
+      const topics = await service.stats();
+      return { topics: topics.filter((t) => mayUseTopic(request.principal, t.topic)) };
+    },
+  );
+
+  app.get(
+    '/v1/topics/:topic/stats',
+    {
+      schema: {
+        tags: ['topics'],
+        summary: 'Job counts of one topic',
+        params: TopicParams,
+        response: { 200: TopicStatsSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      authorizeTopic(request, request.params.topic);
+      const stats = (await service.stats()).find((t) => t.topic === request.params.topic);
+      if (!stats) throw new DelayqError('E_NOT_FOUND', `topic ${request.params.topic} has no jobs`);
+      return stats;
+    },
+  );
+}

@@ -1,0 +1,103 @@
+import type { EpochMs } from '../../core/clock.js';
+import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type RetryPolicy } from '../../core/job.js';
+
+/**
+ * The packed record as Lua returns it (cmsgpack array, nulls as nil). Field order is fixed: the Lua scripts
+ * address fields by these 1-based positions (the header of push.lua lists them).
+ */
+export type RecordArray = unknown[];
+
+/** States and events travel as 1-based indexes into JOB_STATES / JOB_EVENTS (one byte in the record). */
+export const stateCode = (state: JobState): number => JOB_STATES.indexOf(state) + 1;
+export const stateOf = (code: number): JobState => JOB_STATES[code - 1]!;
+
+/** Stands for null in string ARGV (tags, keys and errors never hold control characters). */
+export const NULL_ARG = '\0';
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+export function recordToJob(id: string, r: RecordArray): Job {
+  return {
+    id,
+    topic: String(r[0]),
+    tag: strOrNull(r[1]),
+    bizKey: strOrNull(r[2]),
+    body: String(r[3]),
+    state: stateOf(num(r[4])),
+    runAt: num(r[5]),
+    priority: num(r[6]),
+    ttrMs: num(r[7]),
+    ttlMs: numOrNull(r[8]),
+    retry: decodeRetry(String(r[9])),
+    attempts: num(r[10]),
+    lastError: strOrNull(r[11]),
+    createdAt: num(r[14]),
+    readyAt: numOrNull(r[15]),
+    reservedAt: numOrNull(r[16]),
+    finishedAt: numOrNull(r[17]),
+    deadlineAt: numOrNull(r[13]),
+  };
+}
+
+export function recordToken(r: RecordArray): string | null {
+  return strOrNull(r[12]);
+}
+
+/** History entries are stored as {at − createdAt, event, state, attempt, node index, reason}. */
+export function recordHistory(r: RecordArray, nodeName: (index: number) => string): HistoryEntry[] {
+  const createdAt = num(r[14]);
+  const entries = (r[18] ?? []) as unknown[][];
+  return entries.map((e) => ({
+    at: createdAt + num(e[0]),
+    event: JOB_EVENTS[num(e[1]) - 1]!,
+    state: stateOf(num(e[2])),
+    attempt: num(e[3]),
+    node: nodeName(num(e[4])),
+    reason: strOrNull(e[5]),
+  }));
+}
+
+/**
+ * A retry policy in a few bytes instead of ~90 of JSON: `f|max|delay`, `e|max|delay|factor|maxDelay`,
+ * `l|max|d1,d2,…`. Anything else is kept as JSON, so an unknown future shape still round-trips.
+ */
+export function encodeRetry(policy: RetryPolicy): string {
+  const b = policy.backoff;
+  switch (b.type) {
+    case 'fixed':
+      return `f|${policy.maxAttempts}|${b.delayMs}`;
+    case 'exponential':
+      return `e|${policy.maxAttempts}|${b.delayMs}|${b.factor}|${b.maxDelayMs}`;
+    case 'list':
+      return `l|${policy.maxAttempts}|${b.delaysMs.join(',')}`;
+    default:
+      return JSON.stringify(policy);
+  }
+}
+
+export function decodeRetry(text: string): RetryPolicy {
+  const [type, max, ...rest] = text.split('|');
+  const maxAttempts = Number(max);
+  switch (type) {
+    case 'f':
+      return { maxAttempts, backoff: { type: 'fixed', delayMs: Number(rest[0]) } };
+    case 'e':
+      return {
+        maxAttempts,
+        backoff: { type: 'exponential', delayMs: Number(rest[0]), factor: Number(rest[1]), maxDelayMs: Number(rest[2]) },
+      };
+    case 'l':
+      return { maxAttempts, backoff: { type: 'list', delaysMs: rest[0] ? rest[0].split(',').map(Number) : [] } };
+    default:
+      return JSON.parse(text) as RetryPolicy;
+  }
+}
+
+/** Ready order inside and across topics: (runAt, priority, id). */
+export function compareReadyOrder(a: Job, b: Job): number {
+  return a.runAt - b.runAt || a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+export type { EpochMs };

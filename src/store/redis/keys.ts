@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Every Redis key of the store is built here (and nowhere else). All keys of one partition share the
+ * hash tag `{prefix:p}`, so each script touches one Cluster slot; a busy topic spreads over all partitions
+ * because a job's partition comes from its id, not its topic.
+ *
+ * Per partition (tag T = `{prefix:p}`):
+ *   T:jobs       hash  id → packed record (msgpack array: fields + compact history)
+ *   T:dueidx     zset  topic → earliest runAt of that topic's delayed jobs (the promote index)
+ *   T:delayed:X  zset  id → runAt, delayed jobs of topic X
+ *   T:ready:X    zset  (5-digit priority + id) → runAt, ready jobs of topic X: order (runAt, priority, id)
+ *   T:dead:X     zset  id → finishedAt, dead jobs of topic X (redrive oldest first)
+ *   T:reserved   zset  id → TTR deadline
+ *   T:expiry     zset  id → runAt + ttl, ready jobs with a ttl
+ *   T:ended      zset  id → finishedAt, terminal jobs (purge)
+ *   T:counts     hash  `topic|stateCode` → jobs (stats in O(partitions × topics))
+ *   T:nodes      hash  node name ↔ small index used in history entries
+ * The topic keys (`T:delayed:X` …) are the one exception to "keys only in keys.ts": a script that loads a
+ * job by id learns its topic from the record, so it appends the topic to `topicPrefix` (ARGV[1]) itself.
+ * Topics cannot hold braces (core validates them), so a topic never moves a key to another slot.
+ */
+export interface PartitionKeys {
+  /** KEYS[1..6] of every script, in this order. */
+  readonly scriptKeys: readonly [jobs: string, dueIndex: string, reserved: string, expiry: string, ended: string, counts: string];
+  readonly jobs: string;
+  readonly dueIndex: string;
+  readonly reserved: string;
+  readonly expiry: string;
+  readonly ended: string;
+  readonly counts: string;
+  readonly nodes: string;
+  /** ARGV[1] of every script: the Lua side appends `delayed:X`, `ready:X` or `dead:X`. */
+  readonly topicPrefix: string;
+  delayed(topic: string): string;
+  ready(topic: string): string;
+  dead(topic: string): string;
+}
+
+export const DEFAULT_PARTITIONS = 8;
+export const DEFAULT_PREFIX = 'dq';
+
+export function partitionKeys(prefix: string, partition: number): PartitionKeys {
+  const tag = `{${prefix}:${partition}}:`;
+  const k = (name: string): string => tag + name;
+  return {
+    scriptKeys: [k('jobs'), k('dueidx'), k('reserved'), k('expiry'), k('ended'), k('counts')],
+    jobs: k('jobs'),
+    dueIndex: k('dueidx'),
+    reserved: k('reserved'),
+    expiry: k('expiry'),
+    ended: k('ended'),
+    counts: k('counts'),
+    nodes: k('nodes'),
+    topicPrefix: tag,
+    delayed: (topic) => k(`delayed:${topic}`),
+    ready: (topic) => k(`ready:${topic}`),
+    dead: (topic) => k(`dead:${topic}`),
+  };
+}
+
+/** The pub/sub channel for cross-process wake-ups (Cluster broadcasts PUBLISH to every node). */
+export function wakeChannel(prefix: string): string {
+  return `${prefix}:wake`;
+}
+
+/** A job's partition: a stable hash of its id, so the same id always lands in the same slot. */
+export function partitionOf(id: string, partitions: number): number {
+  if (partitions === 1) return 0;
+  return createHash('md5').update(id).digest().readUInt32BE(0) % partitions;
+}
+
+/** Key prefixes may not hold braces (they would change the hash tag) or whitespace. */
+export const PREFIX_RE = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -1,0 +1,41 @@
+--[[ list: this partition's first ARGV[8]+1 jobs by id after the cursor that match the filters (read only).
+  Cost: with a topic and a state of delayed, ready or dead it reads that topic's set; otherwise it reads
+  every id of the partition (O(jobs)): list is an operator's tool, not a hot path.
+  KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
+  ARGV[1] topic key prefix  ARGV[2] topic  ARGV[3] state code (0 = any)  ARGV[4] bizKey  ARGV[5] tag
+  ARGV[6] cursor (ids after it; '' = from the start)  ARGV[7] unused  ARGV[8] limit; '\0' = no filter
+  Returns: {id1, record1, id2, record2, …} ordered by id.
+]]
+local jobs, tp = KEYS[1], ARGV[1]
+local topic, state, bizKey, tag, cursor = ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
+local limit = tonumber(ARGV[8])
+local ids
+if topic ~= '\0' and (state == 1 or state == 5) then
+  ids = redis.call('ZRANGE', tp .. (state == 1 and 'delayed:' or 'dead:') .. topic, 0, -1)
+elseif topic ~= '\0' and state == 2 then
+  ids = {}
+  for i, m in ipairs(redis.call('ZRANGE', tp .. 'ready:' .. topic, 0, -1)) do ids[i] = string.sub(m, 6) end
+else
+  ids = redis.call('HKEYS', jobs)
+end
+local after = {}
+for _, id in ipairs(ids) do
+  if id > cursor then after[#after + 1] = id end
+end
+table.sort(after)
+local out, found = {}, 0
+for _, id in ipairs(after) do
+  local packed = redis.call('HGET', jobs, id)
+  if packed then
+    local rec = cmsgpack.unpack(packed)
+    if (topic == '\0' or rec[1] == topic) and (state == 0 or rec[5] == state)
+      and (bizKey == '\0' or rec[3] == bizKey) and (tag == '\0' or rec[2] == tag) then
+      rec[19] = false
+      out[#out + 1] = id
+      out[#out + 1] = rec
+      found = found + 1
+      if found > limit then break end
+    end
+  end
+end
+return out

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import type { RedisClient } from './connection.js';
+
+/** One Lua file per transition (lua/NAME.lua); each is registered once and called through EVALSHA. */
+export const SCRIPT_NAMES = [
+  'push',
+  'cancel',
+  'reschedule',
+  'reserve',
+  'touch',
+  'finish',
+  'retry',
+  'bury',
+  'release',
+  'redrive',
+  'due-scores',
+  'promote',
+  'lapsed',
+  'expire',
+  'purge',
+  'get',
+  'list',
+  'register-node',
+] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+/** Every script takes the six partition keys (keys.ts), except register-node, which takes the nodes hash. */
+const keyCount = (name: ScriptName): number => (name === 'register-node' ? 1 : 6);
+const commandName = (name: ScriptName): string => `delayq_${name.replace('-', '_')}`;
+
+const SOURCES = new Map<ScriptName, string>(
+  SCRIPT_NAMES.map((name) => [name, readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')]),
+);
+
+export function defineScripts(client: RedisClient): void {
+  for (const name of SCRIPT_NAMES) {
+    client.defineCommand(commandName(name), { numberOfKeys: keyCount(name), lua: SOURCES.get(name)! });
+  }
+}
+
+type Command = (...args: (string | number)[]) => Promise<unknown>;
+
+/** Runs a script defined by defineScripts; the reply shape is documented in the script's header. */
+export function runScript(client: RedisClient, name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  const command = (client as unknown as Record<string, Command>)[commandName(name)];
+  if (!command) throw new Error(`script ${name} is not defined on this client`);
+  return command.call(client, ...keys, ...args);
+}

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { aJob } from '../helpers/jobs.js';
+import { startCluster, type RedisServer } from '../helpers/redis-servers.js';
+import { storeContract } from './store.contract.js';
+
+// A real 3-master Cluster on 7001–7003: every script must stay inside one slot.
+const PORTS: [number, number, number] = [7001, 7002, 7003];
+const URL = `redis-cluster://${PORTS.map((p) => `127.0.0.1:${p}`).join(',')}`;
+let servers: RedisServer[] = [];
+
+beforeAll(async () => {
+  servers = await startCluster(PORTS);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+const make = () => new RedisStore({ url: URL, prefix: `c${Math.random().toString(36).slice(2, 8)}`, nodeId: 'cluster-node' });
+
+storeContract('redis cluster (3 masters)', make);
+
+describe('RedisStore on Redis Cluster', () => {
+  it('spreads one topic over slots owned by every master', async () => {
+    const store = make();
+    await store.open();
+    const now = Date.now();
+    const jobs = Array.from({ length: 200 }, () => aJob({ topic: 'hot', now }));
+    await store.push(jobs, now);
+    const perMaster = await Promise.all(
+      servers.map(async (s) => {
+        const { Redis } = await import('ioredis');
+        const r = new Redis({ port: s.port, host: '127.0.0.1' });
+        const keys = await r.keys(`{${store.prefix}:*}:ready:hot`);
+        await r.quit();
+        return keys.length;
+      }),
+    );
+    expect(perMaster.every((n) => n > 0)).toBe(true);
+    const reserved = await store.reserve(['hot'], 100, now);
+    expect(reserved).toHaveLength(100);
+    expect(new Set(reserved.map((r) => r.job.id)).size).toBe(100);
+    await store.close();
+  });
+});
