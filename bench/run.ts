@@ -1,0 +1,236 @@
+// delayq against BullMQ and beanstalkd, in one run on one machine. Writes BENCHMARKS.md (full mode) or
+// bench/results/benchmarks-quick.md (--quick, for CI), each with an SVG chart of lateness.
+//
+//   npm run bench                      full mode: 3 runs per scenario, 100k burst, 1M pending (≈ 25 min)
+//   npm run bench -- --pending=10000000  the pending scenario with 10M jobs (full mode only; ≈ +10 min, ≈ 8 GB RAM)
+//   npm run bench:quick                quick mode: small counts, 1 run, under a minute
+//   options: --runs=N  --no-mariadb  --out=FILE
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { HttpBench } from './http-bench.js';
+import { machine } from './lib.js';
+import { report, type RunInfo } from './report.js';
+import { Results, REFERENCE } from './results-table.js';
+import { burst, enqueue, enqueueBulk, lateness, preload, type LatenessResult } from './scenarios.js';
+import { cleanup, startRedis } from './servers.js';
+import type { Subject } from './subject.js';
+import { BeanstalkdSubject } from './subjects/beanstalkd-subject.js';
+import { BullmqSubject } from './subjects/bullmq-subject.js';
+import { DelayqSubject } from './subjects/delayq-subject.js';
+import { MARIADB, POSTGRES } from './subjects/sql-databases.js';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const quick = flag('quick');
+
+const mode = quick
+  ? { runs: 1, enqueue: 3000, bulk: 3000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 3000, pending: 10_000, httpS: 1, rf: 300, beyond: 1000 }
+  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, pending: 1_000_000, httpS: 5, rf: 3000, beyond: 20_000 };
+const runs = Number(option('runs') ?? mode.runs);
+const pending = Number(option('pending') ?? mode.pending);
+if (quick && option('pending')) throw new Error('--pending is a full-mode option');
+const withMariadb = !quick && !flag('no-mariadb');
+const out = option('out') ?? (quick ? new URL('./results/benchmarks-quick.md', import.meta.url).pathname : new URL('../BENCHMARKS.md', import.meta.url).pathname);
+const chartPath = out.replace(/\.md$/, '') + '-lateness.svg';
+
+// Bounded time, whatever happens: the watchdog cleans up and exits non-zero.
+const WATCHDOG_MS = quick ? 150_000 : 150 * 60_000;
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench: watchdog fired after ${WATCHDOG_MS / 1000} s; stopping servers\n`);
+  void cleanup().finally(() => process.exit(2));
+}, WATCHDOG_MS);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+}
+
+const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  const redis = await startRedis();
+  log(`benchmark Redis on 127.0.0.1:${redis.port}; mode ${quick ? 'quick' : 'full'}, ${runs} run(s)`);
+
+  const make = {
+    embedded: () => new DelayqSubject({ kind: 'sqlite' }),
+    redis: () => new DelayqSubject({ kind: 'redis', port: redis.port }),
+    postgres: () => new DelayqSubject({ kind: 'journal', port: redis.port, sql: POSTGRES }),
+    mariadb: () => new DelayqSubject({ kind: 'journal', port: redis.port, sql: MARIADB }),
+    bull10: () => new BullmqSubject(redis.port, 10),
+    bull100: () => new BullmqSubject(redis.port, 100),
+    beanstalkd: () => new BeanstalkdSubject(),
+  };
+  type Key = keyof typeof make;
+  const journals: Key[] = withMariadb ? ['postgres', 'mariadb'] : ['postgres'];
+  const results = new Results();
+  const notes = new Map<string, string>();
+  const latenessRuns = new Map<string, LatenessResult[]>();
+
+  async function measure<T>(key: Key, fn: (s: Subject) => Promise<T>): Promise<T> {
+    const subject = make[key]();
+    notes.set(subject.name, subject.note ?? '');
+    await subject.open();
+    try {
+      return await fn(subject);
+    } finally {
+      await subject.close();
+    }
+  }
+
+  /** Runs fn and records where the time went: this process's CPU, the server's CPU, Redis commands. */
+  async function profiled(scenario: string, s: Subject, jobs: number, fn: () => Promise<void>): Promise<void> {
+    const cpu0 = process.cpuUsage();
+    const server0 = await s.serverCpuMs();
+    const calls0 = await s.commandCalls?.();
+    await fn();
+    const cpu = process.cpuUsage(cpu0);
+    const server1 = await s.serverCpuMs();
+    const calls1 = await s.commandCalls?.();
+    results.add(scenario, s.name, 'clientUs', (cpu.user + cpu.system) / jobs);
+    if (server0 !== undefined && server1 !== undefined) results.add(scenario, s.name, 'serverUs', ((server1 - server0) * 1000) / jobs);
+    if (calls0 && calls1) {
+      let calls = 0;
+      for (const [name, c] of calls1) {
+        if (name === 'info' || name === 'config' || name === 'flushall' || name === 'ping') continue;
+        calls += c.calls - (calls0.get(name)?.calls ?? 0);
+      }
+      results.add(scenario, s.name, 'cmds', calls / jobs);
+    }
+  }
+
+  const pushRates = new Map<string, number>();
+  for (let run = 1; run <= runs; run++) {
+    log(`run ${run}/${runs}: enqueue, 100 in flight`);
+    for (const key of ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd'] as Key[]) {
+      await measure(key, async (s) => {
+        let r = { jobsPerS: 0, bytesPerJob: undefined as number | undefined };
+        await profiled('enqueue', s, mode.enqueue, async () => {
+          r = await enqueue(s, mode.enqueue);
+        });
+        results.add('enqueue', s.name, 'rate', r.jobsPerS);
+        results.add('memory', s.name, 'bytes', r.bytesPerJob);
+        pushRates.set(s.name, r.jobsPerS);
+      });
+    }
+    log(`run ${run}/${runs}: enqueue, bulk ×1000`);
+    for (const key of ['embedded', 'redis', ...journals, 'bull10'] as Key[]) {
+      await measure(key, async (s) => {
+        const rate = await enqueueBulk(s, mode.bulk);
+        results.add('bulk', s.name, 'rate', rate);
+        pushRates.set(s.name, Math.max(rate, pushRates.get(s.name) ?? 0));
+      });
+    }
+    log(`run ${run}/${runs}: memory beyond the load horizon`);
+    await measure('postgres', async (s) => {
+      const r = await enqueue(s, mode.beyond, 2 * 3_600_000);
+      results.add('memory', `${s.name}, due in 2 h (beyond the 1 h horizon)`, 'bytes', r.bytesPerJob);
+    });
+
+    for (const [scenario, rate, seconds, keys] of [
+      ['late1k', 1000, mode.lateS, ['embedded', 'redis', ...journals, 'bull10', 'bull100', 'beanstalkd']],
+      ['late5k', 5000, mode.late5kS, ['embedded', 'redis', 'postgres', 'bull10', 'bull100', 'beanstalkd']],
+    ] as const) {
+      log(`run ${run}/${runs}: lateness at ${rate}/s for ${seconds} s`);
+      for (const key of keys as readonly Key[]) {
+        await measure(key, async (s) => {
+          const r = await lateness(s, rate, seconds * 1000, mode.leadMs);
+          recordLateness(scenario, s.name, r);
+        });
+      }
+    }
+
+    log(`run ${run}/${runs}: burst of ${mode.burst} due at once`);
+    for (const key of ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd'] as Key[]) {
+      await measure(key, async (s) => {
+        const rate = pushRates.get(s.name) ?? 5000;
+        const leadMs = Math.ceil((mode.burst / rate) * 1000 * 1.5) + 1000;
+        await profiled('burst', s, mode.burst, async () => {
+          const r = await burst(s, mode.burst, leadMs);
+          results.add('burst', s.name, 'rate', r.jobsPerS);
+          results.add('burst', s.name, 'lastLate', r.lastLateMs);
+          results.add('burst', s.name, 'missing', r.missing);
+        });
+      });
+    }
+  }
+
+  function recordLateness(scenario: string, system: string, r: LatenessResult): void {
+    results.add(scenario, system, 'p50', r.p50);
+    results.add(scenario, system, 'p99', r.p99);
+    results.add(scenario, system, 'max', r.max);
+    results.add(scenario, system, 'missing', r.missing);
+    const key = `${scenario}|${system}`;
+    latenessRuns.set(key, [...(latenessRuns.get(key) ?? []), r]);
+  }
+
+  log(`pending: 1k/s lateness with ${pending} other jobs pending`);
+  for (const key of ['redis', 'embedded', 'bull100', 'beanstalkd'] as Key[]) {
+    await measure(key, async (s) => {
+      const t0 = performance.now();
+      const mem0 = await s.memoryBytes();
+      await preload(s, pending);
+      const mem1 = await s.memoryBytes();
+      results.add('pending', s.name, 'preloadS', (performance.now() - t0) / 1000);
+      if (mem0 !== undefined && mem1 !== undefined) results.add('pending', s.name, 'bytes', (mem1 - mem0) / pending);
+      for (let run = 1; run <= runs; run++) {
+        const r = await lateness(s, 1000, mode.lateS * 1000, mode.leadMs);
+        recordLateness('pending', s.name, r);
+      }
+    });
+  }
+
+  log('HTTP: push single, push batch, reserve+finish');
+  const http = new HttpBench(redis.port);
+  await http.open();
+  try {
+    for (let run = 1; run <= runs; run++) {
+      for (const [name, fn] of [
+        ['POST /v1/jobs (1 job, 100 connections)', () => http.pushSingle(mode.httpS)],
+        ['POST /v1/jobs/batch (100 jobs, 10 connections)', () => http.pushBatch(mode.httpS)],
+        ['reserve + finish, 1 loop (sequential round trips)', () => http.reserveFinish(mode.rf, 1)],
+        ['reserve + finish, 10 loops at once', () => http.reserveFinish(mode.rf, 10)],
+      ] as const) {
+        const r = await fn();
+        results.add('http', name, 'rate', r.jobsPerS);
+        results.add('http', name, 'p50', r.p50Ms);
+        results.add('http', name, 'p99', r.p99Ms);
+        results.add('http', name, 'errors', r.errors);
+      }
+    }
+  } finally {
+    await http.close();
+  }
+
+  const info: RunInfo = {
+    quick,
+    runs,
+    pending,
+    startedAt,
+    finishedAt: new Date(),
+    machine: machine(),
+    loadBefore,
+    loadAfter: loadavg(),
+    command: quick ? 'npm run bench:quick' : `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
+    mode,
+    notes,
+    chartFile: chartPath.split('/').pop()!,
+  };
+  const { markdown, svg } = report(results, latenessRuns, info);
+  writeFileSync(out, markdown);
+  writeFileSync(chartPath, svg);
+  writeFileSync(out.replace(/\.md$/, '') + '.json', JSON.stringify({ info: { ...info, notes: Object.fromEntries(notes) }, results }, null, 1));
+  log(`wrote ${out} and ${chartPath}`);
+  const ref = results.median('late1k', REFERENCE, 'p99');
+  log(`delayq · Redis 1k/s p99 ${ref} ms; enqueue ${Math.round(results.median('enqueue', REFERENCE, 'rate'))}/s`);
+}
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(watchdog);
+  await cleanup();
+}

@@ -1,0 +1,97 @@
+// beanstalkd 1.12 (Debian) through jackd: `put` with a whole-second delay over a pool of producer
+// connections (jackd pipelines, but parses replies slowly: 10 connections put ≈ 1.6× what one does), and one connection per concurrent consumer (reserve blocks its connection), as beanstalkd's
+// protocol intends. A fresh server per run, so RSS deltas start from the same baseline.
+import jackd from 'jackd';
+import type { JackdClient as Client } from 'jackd';
+import { cpuMsOf, rssBytes, startBeanstalkd, type Server } from '../servers.js';
+import { bodyFor, type Consumer, type OnJob, type Subject } from '../subject.js';
+
+// jackd is CommonJS with `module.exports = JackdClient`: at run time the default import is the class
+// itself, while its typings describe a module object; this line reconciles the two.
+const JackdClient = jackd as unknown as typeof Client;
+type JackdClient = Client;
+
+const TUBE = 'bench';
+const TTR_S = 30;
+const PRODUCER_CONNECTIONS = 10;
+
+async function connect(port: number): Promise<JackdClient> {
+  const client = new JackdClient();
+  await client.connect({ host: '127.0.0.1', port });
+  return client;
+}
+
+export class BeanstalkdSubject implements Subject {
+  readonly family = 'beanstalkd' as const;
+  readonly resolutionMs = 1000;
+  readonly memoryKind = 'beanstalkd RSS';
+  readonly name = 'beanstalkd';
+  readonly note = 'beanstalkd 1.12 (Debian), no binlog; delays in whole seconds (rounded up)';
+  private server: Server | undefined;
+  private producers: JackdClient[] = [];
+  private nextProducer = 0;
+
+  async open(): Promise<void> {
+    this.server = await startBeanstalkd();
+    const port = this.server.port;
+    this.producers = await Promise.all(
+      Array.from({ length: PRODUCER_CONNECTIONS }, async () => {
+        const client = await connect(port);
+        await client.use(TUBE);
+        return client;
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.producers.map((c) => c.quit()));
+    this.producers = [];
+    await this.server?.stop();
+    this.server = undefined;
+  }
+
+  /** Whole seconds only: the job is due at the first whole second at or after `dueAt`, counted from now. */
+  async push(dueAt: number): Promise<void> {
+    const now = Date.now();
+    const delayS = Math.max(0, Math.ceil((dueAt - now) / 1000));
+    const producer = this.producers[this.nextProducer++ % this.producers.length]!;
+    await producer.put(JSON.stringify(bodyFor(now + delayS * 1000)), { delay: delayS, ttr: TTR_S });
+  }
+
+  async memoryBytes(): Promise<number> {
+    return rssBytes(this.server!.pid);
+  }
+
+  async serverCpuMs(): Promise<number> {
+    return cpuMsOf(this.server!.pid);
+  }
+
+  async consume(concurrency: number, onJob: OnJob): Promise<Consumer> {
+    const port = this.server!.port;
+    let stopped = false;
+    const clients = await Promise.all(Array.from({ length: concurrency }, () => connect(port)));
+    const loops = clients.map(async (client) => {
+      await client.watch(TUBE);
+      await client.ignore('default');
+      while (!stopped) {
+        let job;
+        try {
+          job = await client.reserveWithTimeout(1);
+        } catch (err) {
+          if (stopped || /TIMED_OUT|DEADLINE_SOON/.test(String((err as Error).message ?? err))) continue;
+          throw err;
+        }
+        const payload = typeof job.payload === 'string' ? job.payload : job.payload.toString('utf8');
+        onJob((JSON.parse(payload) as { d: number }).d);
+        await client.delete(job.id);
+      }
+    });
+    return {
+      stop: async () => {
+        stopped = true;
+        await Promise.allSettled(loops);
+        await Promise.allSettled(clients.map((c) => c.quit()));
+      },
+    };
+  }
+}
