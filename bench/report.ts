@@ -18,6 +18,7 @@ export interface RunInfo {
   command: string;
   mode: Record<string, number>;
   notes: Map<string, string>;
+  failures: string[];
   chartFile: string;
 }
 
@@ -113,12 +114,15 @@ export function report(results: Results, latenessRuns: Map<string, LatenessResul
     .join('\n');
   const noteRows = [...info.notes].map(([system, note]) => `- **${system}**: ${note}`).join('\n');
   const profiling = new URL('./profiling-notes.md', import.meta.url);
+  const failed = info.failures.length
+    ? `\n> **${info.failures.length} measurement(s) failed** (their rows are missing):\n${info.failures.map((f) => `> - ${f}`).join('\n')}\n`
+    : '';
   const quickWarning = info.quick
     ? '\n> **Quick mode** (CI smoke run): small counts and one run; the numbers are noisy and not comparable to the full run.\n'
     : '';
 
   const markdown = `# delayq benchmarks: side by side with BullMQ and beanstalkd
-${quickWarning}
+${quickWarning}${failed}
 Written by \`${info.command}\` on ${info.startedAt.toISOString()} (took ${duration} min). Do not edit by hand:
 re-run the command; hand-written findings live in \`bench/profiling-notes.md\` and are included below.
 
@@ -176,6 +180,7 @@ ${table(
     { metric: 'rate', header: 'jobs/s' },
     { metric: 'lastLate', header: 'last job late by', unit: 'ms' },
     { metric: 'missing', header: 'not delivered' },
+    { metric: 'overrun', header: 'pushing overran the lead by', unit: 'ms' },
   ],
   'rate',
 )}

@@ -5,6 +5,7 @@
 //   npm run bench -- --pending=10000000  the pending scenario with 10M jobs (full mode only; ≈ +10 min, ≈ 8 GB RAM)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http  --systems=redis,bull100,…
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { HttpBench } from './http-bench.js';
@@ -25,12 +26,15 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 
 const mode = quick
-  ? { runs: 1, enqueue: 3000, bulk: 3000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 3000, pending: 10_000, httpS: 1, rf: 300, beyond: 1000 }
-  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, pending: 1_000_000, httpS: 5, rf: 3000, beyond: 20_000 };
+  ? { runs: 1, enqueue: 2000, bulk: 2000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 2000, burstSlackMs: 300, pending: 5000, httpS: 1, rf: 200, beyond: 1000 }
+  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, burstSlackMs: 1000, pending: 1_000_000, httpS: 5, rf: 3000, beyond: 20_000 };
 const runs = Number(option('runs') ?? mode.runs);
 const pending = Number(option('pending') ?? mode.pending);
 if (quick && option('pending')) throw new Error('--pending is a full-mode option');
 const withMariadb = !quick && !flag('no-mariadb');
+const only = option('only')?.split(',');
+const systemsWanted = option('systems')?.split(',');
+const want = (scenario: string) => !only || only.includes(scenario);
 const out = option('out') ?? (quick ? new URL('./results/benchmarks-quick.md', import.meta.url).pathname : new URL('../BENCHMARKS.md', import.meta.url).pathname);
 const chartPath = out.replace(/\.md$/, '') + '-lateness.svg';
 
@@ -62,21 +66,32 @@ async function main(): Promise<void> {
     beanstalkd: () => new BeanstalkdSubject(),
   };
   type Key = keyof typeof make;
+  const pick = (keys: readonly Key[]): Key[] => keys.filter((k) => !systemsWanted || systemsWanted.includes(k));
   const journals: Key[] = withMariadb ? ['postgres', 'mariadb'] : ['postgres'];
   const results = new Results();
   const notes = new Map<string, string>();
   const latenessRuns = new Map<string, LatenessResult[]>();
 
-  async function measure<T>(key: Key, fn: (s: Subject) => Promise<T>): Promise<T> {
+  const failures: string[] = [];
+  /** One system through one scenario; a failure is reported and the run goes on with the next. */
+  async function measure(key: Key, fn: (s: Subject) => Promise<void>, scenario = current): Promise<void> {
     const subject = make[key]();
     notes.set(subject.name, subject.note ?? '');
-    await subject.open();
     try {
-      return await fn(subject);
+      await subject.open();
+      await fn(subject);
+    } catch (err) {
+      failures.push(`${scenario} · ${subject.name}: ${(err as Error).message}`);
+      log(`FAILED ${scenario} · ${subject.name}: ${(err as Error).stack ?? String(err)}`);
     } finally {
-      await subject.close();
+      await subject.close().catch((err: unknown) => failures.push(`${scenario} · ${subject.name}: close: ${(err as Error).message}`));
     }
   }
+  let current = '';
+  const scenarioStart = (name: string, line: string) => {
+    current = name;
+    log(line);
+  };
 
   /** Runs fn and records where the time went: this process's CPU, the server's CPU, Redis commands. */
   async function profiled(scenario: string, s: Subject, jobs: number, fn: () => Promise<void>): Promise<void> {
@@ -101,8 +116,8 @@ async function main(): Promise<void> {
 
   const pushRates = new Map<string, number>();
   for (let run = 1; run <= runs; run++) {
-    log(`run ${run}/${runs}: enqueue, 100 in flight`);
-    for (const key of ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd'] as Key[]) {
+    scenarioStart('enqueue', `run ${run}/${runs}: enqueue, 100 in flight`);
+    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd'] : [])) {
       await measure(key, async (s) => {
         let r = { jobsPerS: 0, bytesPerJob: undefined as number | undefined };
         await profiled('enqueue', s, mode.enqueue, async () => {
@@ -113,16 +128,16 @@ async function main(): Promise<void> {
         pushRates.set(s.name, r.jobsPerS);
       });
     }
-    log(`run ${run}/${runs}: enqueue, bulk ×1000`);
-    for (const key of ['embedded', 'redis', ...journals, 'bull10'] as Key[]) {
+    scenarioStart('bulk', `run ${run}/${runs}: enqueue, bulk ×1000`);
+    for (const key of pick(want('bulk') ? ['embedded', 'redis', ...journals, 'bull10'] : [])) {
       await measure(key, async (s) => {
         const rate = await enqueueBulk(s, mode.bulk);
         results.add('bulk', s.name, 'rate', rate);
         pushRates.set(s.name, Math.max(rate, pushRates.get(s.name) ?? 0));
       });
     }
-    log(`run ${run}/${runs}: memory beyond the load horizon`);
-    await measure('postgres', async (s) => {
+    scenarioStart('beyond', `run ${run}/${runs}: memory beyond the load horizon`);
+    for (const key of pick(want('beyond') ? ['postgres'] : [])) await measure(key, async (s) => {
       const r = await enqueue(s, mode.beyond, 2 * 3_600_000);
       results.add('memory', `${s.name}, due in 2 h (beyond the 1 h horizon)`, 'bytes', r.bytesPerJob);
     });
@@ -131,25 +146,27 @@ async function main(): Promise<void> {
       ['late1k', 1000, mode.lateS, ['embedded', 'redis', ...journals, 'bull10', 'bull100', 'beanstalkd']],
       ['late5k', 5000, mode.late5kS, ['embedded', 'redis', 'postgres', 'bull10', 'bull100', 'beanstalkd']],
     ] as const) {
-      log(`run ${run}/${runs}: lateness at ${rate}/s for ${seconds} s`);
-      for (const key of keys as readonly Key[]) {
+      scenarioStart(scenario, `run ${run}/${runs}: lateness at ${rate}/s for ${seconds} s`);
+      for (const key of pick(want(scenario) ? keys : [])) {
         await measure(key, async (s) => {
-          const r = await lateness(s, rate, seconds * 1000, mode.leadMs);
-          recordLateness(scenario, s.name, r);
+          await profiled(scenario, s, Math.round(rate * seconds), async () => {
+            recordLateness(scenario, s.name, await lateness(s, rate, seconds * 1000, mode.leadMs));
+          });
         });
       }
     }
 
-    log(`run ${run}/${runs}: burst of ${mode.burst} due at once`);
-    for (const key of ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd'] as Key[]) {
+    scenarioStart('burst', `run ${run}/${runs}: burst of ${mode.burst} due at once`);
+    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd'] : [])) {
       await measure(key, async (s) => {
         const rate = pushRates.get(s.name) ?? 5000;
-        const leadMs = Math.ceil((mode.burst / rate) * 1000 * 1.5) + 1000;
+        const leadMs = Math.ceil((mode.burst / rate) * 1000 * 1.5) + mode.burstSlackMs;
         await profiled('burst', s, mode.burst, async () => {
           const r = await burst(s, mode.burst, leadMs);
           results.add('burst', s.name, 'rate', r.jobsPerS);
           results.add('burst', s.name, 'lastLate', r.lastLateMs);
           results.add('burst', s.name, 'missing', r.missing);
+          results.add('burst', s.name, 'overrun', r.overrunMs);
         });
       });
     }
@@ -164,8 +181,8 @@ async function main(): Promise<void> {
     latenessRuns.set(key, [...(latenessRuns.get(key) ?? []), r]);
   }
 
-  log(`pending: 1k/s lateness with ${pending} other jobs pending`);
-  for (const key of ['redis', 'embedded', 'bull100', 'beanstalkd'] as Key[]) {
+  scenarioStart('pending', `pending: 1k/s lateness with ${pending} other jobs pending`);
+  for (const key of pick(want('pending') ? ['redis', 'embedded', 'bull100', 'beanstalkd'] : [])) {
     await measure(key, async (s) => {
       const t0 = performance.now();
       const mem0 = await s.memoryBytes();
@@ -180,24 +197,30 @@ async function main(): Promise<void> {
     });
   }
 
-  log('HTTP: push single, push batch, reserve+finish');
   const http = new HttpBench(redis.port);
-  await http.open();
+  if (want('http')) log('HTTP: push single, push batch, reserve+finish');
   try {
-    for (let run = 1; run <= runs; run++) {
+    if (want('http')) await http.open();
+    for (let run = 1; run <= (want('http') ? runs : 0); run++) {
       for (const [name, fn] of [
         ['POST /v1/jobs (1 job, 100 connections)', () => http.pushSingle(mode.httpS)],
         ['POST /v1/jobs/batch (100 jobs, 10 connections)', () => http.pushBatch(mode.httpS)],
         ['reserve + finish, 1 loop (sequential round trips)', () => http.reserveFinish(mode.rf, 1)],
         ['reserve + finish, 10 loops at once', () => http.reserveFinish(mode.rf, 10)],
       ] as const) {
-        const r = await fn();
+        const r = await fn().catch((err: unknown) => {
+          failures.push(`http · ${name}: ${(err as Error).message}`);
+          return undefined;
+        });
+        if (!r) continue;
         results.add('http', name, 'rate', r.jobsPerS);
         results.add('http', name, 'p50', r.p50Ms);
         results.add('http', name, 'p99', r.p99Ms);
         results.add('http', name, 'errors', r.errors);
       }
     }
+  } catch (err) {
+    failures.push(`http: ${(err as Error).message}`);
   } finally {
     await http.close();
   }
@@ -214,6 +237,7 @@ async function main(): Promise<void> {
     command: quick ? 'npm run bench:quick' : `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
     mode,
     notes,
+    failures,
     chartFile: chartPath.split('/').pop()!,
   };
   const { markdown, svg } = report(results, latenessRuns, info);
@@ -223,6 +247,10 @@ async function main(): Promise<void> {
   log(`wrote ${out} and ${chartPath}`);
   const ref = results.median('late1k', REFERENCE, 'p99');
   log(`delayq · Redis 1k/s p99 ${ref} ms; enqueue ${Math.round(results.median('enqueue', REFERENCE, 'rate'))}/s`);
+  if (failures.length) {
+    log(`${failures.length} measurement(s) failed:\n  ${failures.join('\n  ')}`);
+    process.exitCode = 1;
+  }
 }
 
 try {

@@ -39,7 +39,7 @@ function curve(samples: readonly number[], x: (ms: number) => number): string {
   return points.join(' ');
 }
 
-function panel(p: Panel, offsetX: number, maxMs: number): string {
+function panel(p: Panel, offsetX: number, maxMs: number, colorOf: (name: string) => string): string {
   const x = xScale(maxMs);
   const parts: string[] = [`<g transform="translate(${offsetX},0)">`];
   parts.push(`<text x="${W / 2}" y="18" text-anchor="middle" font-weight="bold">${esc(p.title)}</text>`);
@@ -49,7 +49,7 @@ function panel(p: Panel, offsetX: number, maxMs: number): string {
     parts.push(`<text x="${gx}" y="${H - M.bottom + 16}" text-anchor="middle">${decade >= 1000 ? `${decade / 1000} s` : `${decade} ms`}</text>`);
     if (x(decade * 10) > W - M.right + 1) break;
   }
-  for (const share of [0, 0.5, 0.9, 0.99, 1]) {
+  for (const share of [0, 0.25, 0.5, 0.75, 0.9, 0.99]) {
     const gy = yScale(share).toFixed(1);
     parts.push(`<line x1="${M.left}" y1="${gy}" x2="${W - M.right}" y2="${gy}" stroke="#eee"/>`);
     parts.push(`<text x="${M.left - 6}" y="${gy}" text-anchor="end" dominant-baseline="middle">${share * 100}%</text>`);
@@ -57,7 +57,7 @@ function panel(p: Panel, offsetX: number, maxMs: number): string {
   parts.push(`<rect x="${M.left}" y="${M.top}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom}" fill="none" stroke="#999"/>`);
   parts.push(`<text x="${W / 2}" y="${H - M.bottom + 34}" text-anchor="middle">lateness (delivery − due), log scale</text>`);
   p.series.forEach((s, i) => {
-    const color = COLORS[i % COLORS.length]!;
+    const color = colorOf(s.name);
     const points = curve(s.samples, x);
     if (points) parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${points}"/>`);
     const lx = M.left + (i % 2) * 250;
@@ -72,10 +72,13 @@ function panel(p: Panel, offsetX: number, maxMs: number): string {
 export function latenessChart(panels: readonly Panel[]): string {
   const maxMs = Math.max(10, ...panels.flatMap((p) => p.series.map((s) => s.samples[s.samples.length - 1] ?? 0)));
   const width = W * panels.length;
+  // One colour per system across all panels, in order of first appearance.
+  const names = [...new Set(panels.flatMap((p) => p.series.map((s) => s.name)))];
+  const colorOf = (name: string) => COLORS[names.indexOf(name) % COLORS.length]!;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${H}" viewBox="0 0 ${width} ${H}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${H}" fill="#fff"/>`,
-    ...panels.map((p, i) => panel(p, i * W, maxMs)),
+    ...panels.map((p, i) => panel(p, i * W, maxMs, colorOf)),
     '</svg>',
     '',
   ].join('\n');
