@@ -166,6 +166,7 @@ async function main(): Promise<void> {
           results.add('burst', s.name, 'rate', r.jobsPerS);
           results.add('burst', s.name, 'lastLate', r.lastLateMs);
           results.add('burst', s.name, 'missing', r.missing);
+          if (r.missing > 0) failures.push(`burst · ${s.name}: ${r.missing} job(s) never delivered`);
           results.add('burst', s.name, 'overrun', r.overrunMs);
         });
       });
@@ -177,6 +178,7 @@ async function main(): Promise<void> {
     results.add(scenario, system, 'p99', r.p99);
     results.add(scenario, system, 'max', r.max);
     results.add(scenario, system, 'missing', r.missing);
+    if (r.missing > 0) failures.push(`${scenario} · ${system}: ${r.missing} job(s) never delivered`);
     const key = `${scenario}|${system}`;
     latenessRuns.set(key, [...(latenessRuns.get(key) ?? []), r]);
   }

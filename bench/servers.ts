@@ -34,9 +34,21 @@ function killAll(): void {
 // Last resort: even on process.exit() from anywhere, no server or temp dir outlives us.
 process.on('exit', killAll);
 
+/**
+ * A detached shell that outlives a SIGKILL of this process: once we are gone, it kills the server and
+ * removes the temp dir. (Node cannot ask the kernel for a parent-death signal.)
+ */
+function guardian(pid: number | undefined, dir: string | undefined): void {
+  const parts = [`while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`];
+  if (pid) parts.push(`kill -9 ${pid} 2>/dev/null`);
+  if (dir) parts.push(`rm -rf '${dir}'`);
+  spawn('sh', ['-c', parts.join('; ')], { detached: true, stdio: 'ignore' }).unref();
+}
+
 export function tempDir(label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `delayq-bench-${label}-`));
   dirs.add(dir);
+  guardian(undefined, dir);
   return dir;
 }
 
@@ -88,6 +100,7 @@ export function startProcess(name: string, command: string, args: string[], port
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   child.once('error', (err) => (stderr += `\n${err.message}`));
   children.add(child);
+  guardian(child.pid, undefined);
   return waitForPort(port, name, child).then(
     () => ({
       port,
