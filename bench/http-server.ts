@@ -8,7 +8,7 @@ import { RedisStore } from '../src/store/redis/redis-store.js';
 const [httpPort, redisPort] = process.argv.slice(2).map(Number);
 if (!httpPort || !redisPort) throw new Error('usage: http-server.ts HTTP_PORT REDIS_PORT');
 const config = loadConfig({ env: {}, overrides: { http: { host: '127.0.0.1', port: httpPort } } });
-const store = new RedisStore({ url: `redis://127.0.0.1:${redisPort}`, nodeId: 'bench-http' });
+const store = new RedisStore({ url: `redis://127.0.0.1:${redisPort}`, nodeId: 'bench-http', partitions: config.redis.partitions });
 const service = new DelayqService({ store, nodeId: 'bench-http', clock: store.clock });
 await service.start();
 const app = await buildApp(service, config);

@@ -1,12 +1,13 @@
 // delayq against BullMQ and beanstalkd, in one run on one machine. Writes BENCHMARKS.md (full mode) or
-// bench/results/benchmarks-quick.md (--quick, for CI), each with an SVG chart of lateness.
+// .tmp/benchmarks-quick.md (--quick, for CI), each with an SVG chart of lateness.
 //
 //   npm run bench                      full mode: 3 runs per scenario, 100k burst, 1M pending (≈ 25 min)
 //   npm run bench -- --pending=10000000  the pending scenario with 10M jobs (full mode only; ≈ +10 min, ≈ 8 GB RAM)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
-//   options: --runs=N  --no-mariadb  --out=FILE
+//   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http  --systems=redis,bull100,…
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { loadavg } from 'node:os';
 import { HttpBench } from './http-bench.js';
 import { machine } from './lib.js';
@@ -34,8 +35,12 @@ if (quick && option('pending')) throw new Error('--pending is a full-mode option
 const withMariadb = !quick && !flag('no-mariadb');
 const only = option('only')?.split(',');
 const systemsWanted = option('systems')?.split(',');
+/** RedisStore partitions; 1 is the config default (src/config.ts), more spread a topic over Cluster slots. */
+const partitions = Number(option('partitions') ?? 1);
 const want = (scenario: string) => !only || only.includes(scenario);
-const out = option('out') ?? (quick ? new URL('./results/benchmarks-quick.md', import.meta.url).pathname : new URL('../BENCHMARKS.md', import.meta.url).pathname);
+// Quick mode is a smoke run: its numbers go to the git-ignored .tmp/, never over the full results.
+const out = option('out') ?? new URL(quick ? '../.tmp/benchmarks-quick.md' : '../BENCHMARKS.md', import.meta.url).pathname;
+mkdirSync(dirname(out), { recursive: true });
 const chartPath = out.replace(/\.md$/, '') + '-lateness.svg';
 
 // Bounded time, whatever happens: the watchdog cleans up and exits non-zero.
@@ -58,9 +63,9 @@ async function main(): Promise<void> {
 
   const make = {
     embedded: () => new DelayqSubject({ kind: 'sqlite' }),
-    redis: () => new DelayqSubject({ kind: 'redis', port: redis.port }),
-    postgres: () => new DelayqSubject({ kind: 'journal', port: redis.port, sql: POSTGRES }),
-    mariadb: () => new DelayqSubject({ kind: 'journal', port: redis.port, sql: MARIADB }),
+    redis: () => new DelayqSubject({ kind: 'redis', port: redis.port, partitions }),
+    postgres: () => new DelayqSubject({ kind: 'journal', port: redis.port, sql: POSTGRES, partitions }),
+    mariadb: () => new DelayqSubject({ kind: 'journal', port: redis.port, sql: MARIADB, partitions }),
     bull10: () => new BullmqSubject(redis.port, 10),
     bull100: () => new BullmqSubject(redis.port, 100),
     beanstalkd: () => new BeanstalkdSubject(),

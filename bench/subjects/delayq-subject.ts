@@ -17,7 +17,11 @@ import { dropSqlDatabase, newSqlDatabase, type SqlTarget } from './sql-databases
 const TOPIC = 'bench';
 const RESERVE_WAIT_MS = 1000;
 
-export type DelayqBackend = { kind: 'sqlite' } | { kind: 'redis'; port: number } | { kind: 'journal'; port: number; sql: SqlTarget };
+/** `partitions`: RedisStore hash-tag buckets; the config's default (1) unless a run asks for more. */
+export type DelayqBackend =
+  | { kind: 'sqlite' }
+  | { kind: 'redis'; port: number; partitions?: number }
+  | { kind: 'journal'; port: number; sql: SqlTarget; partitions?: number };
 
 export class DelayqSubject implements Subject {
   readonly family = 'delayq' as const;
@@ -45,13 +49,13 @@ export class DelayqSubject implements Subject {
       case 'redis':
         this.name = 'delayq · Redis';
         this.memoryKind = 'Redis used_memory';
-        this.note = 'RedisStore, 8 partitions, Redis hz 10 (default)';
+        this.note = `RedisStore, ${backend.partitions ?? 1} partition(s), Redis hz 10 (default)`;
         this.dir = undefined;
         break;
       case 'journal':
         this.name = `delayq · Redis + ${backend.sql.dialect === 'postgres' ? 'PostgreSQL' : 'MariaDB'}`;
         this.memoryKind = 'Redis used_memory';
-        this.note = `JournaledStore(RedisStore, ${backend.sql.dialect} journal), horizon 1 h`;
+        this.note = `JournaledStore(RedisStore with ${backend.partitions ?? 1} partition(s), ${backend.sql.dialect} journal), horizon 1 h`;
         this.dir = undefined;
         break;
     }
@@ -82,13 +86,13 @@ export class DelayqSubject implements Subject {
         store = new SqliteStore({ path: this.sqlitePath, nodeId });
         break;
       case 'redis': {
-        const redis = new RedisStore({ url: `redis://127.0.0.1:${this.backend.port}`, nodeId });
+        const redis = new RedisStore({ url: `redis://127.0.0.1:${this.backend.port}`, nodeId, partitions: this.backend.partitions ?? 1 });
         clock = redis.clock;
         store = redis;
         break;
       }
       case 'journal': {
-        const redis = new RedisStore({ url: `redis://127.0.0.1:${this.backend.port}`, nodeId });
+        const redis = new RedisStore({ url: `redis://127.0.0.1:${this.backend.port}`, nodeId, partitions: this.backend.partitions ?? 1 });
         clock = redis.clock;
         const sql = this.backend.sql;
         const name = await newSqlDatabase(sql);
