@@ -7,7 +7,7 @@
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
 import { HttpBench } from './http-bench.js';
 import { machine } from './lib.js';
@@ -41,7 +41,10 @@ const want = (scenario: string) => !only || only.includes(scenario);
 // Quick mode is a smoke run: its numbers go to the git-ignored .tmp/, never over the full results.
 const out = option('out') ?? new URL(quick ? '../.tmp/benchmarks-quick.md' : '../BENCHMARKS.md', import.meta.url).pathname;
 mkdirSync(dirname(out), { recursive: true });
-const chartPath = out.replace(/\.md$/, '') + '-lateness.svg';
+const resultsDir = quick || option('out') ? dirname(out) : new URL('./results', import.meta.url).pathname;
+const base = basename(out).replace(/\.md$/, '').toLowerCase();
+const chartPath = join(resultsDir, `${base}-lateness.svg`);
+const jsonPath = join(resultsDir, `${base}.json`);
 
 // Bounded time, whatever happens: the watchdog cleans up and exits non-zero.
 const WATCHDOG_MS = quick ? 150_000 : 150 * 60_000;
@@ -245,12 +248,12 @@ async function main(): Promise<void> {
     mode,
     notes,
     failures,
-    chartFile: chartPath.split('/').pop()!,
+    chartFile: relative(dirname(out), chartPath),
   };
   const { markdown, svg } = report(results, latenessRuns, info);
   writeFileSync(out, markdown);
   writeFileSync(chartPath, svg);
-  writeFileSync(out.replace(/\.md$/, '') + '.json', JSON.stringify({ info: { ...info, notes: Object.fromEntries(notes) }, results }, null, 1));
+  writeFileSync(jsonPath, JSON.stringify({ info: { ...info, notes: Object.fromEntries(notes) }, results }, null, 1));
   log(`wrote ${out} and ${chartPath}`);
   const ref = results.median('late1k', REFERENCE, 'p99');
   log(`delayq · Redis 1k/s p99 ${ref} ms; enqueue ${Math.round(results.median('enqueue', REFERENCE, 'rate'))}/s`);
