@@ -45,7 +45,6 @@ export class Scheduler {
   private wakeAt: EpochMs = Number.POSITIVE_INFINITY;
   private running: Promise<void> | undefined;
   private rerun = false;
-  private rerunAt = Number.POSITIVE_INFINITY;
   private stopped = true;
   private lastPurgeAt = 0;
   private failures = 0;
@@ -75,6 +74,9 @@ export class Scheduler {
     if (at < this.wakeAt) this.arm(at);
   }
 
+  private rerunAt = Number.POSITIVE_INFINITY;
+  private kickAfterTick = false;
+
   /** Resolves when no tick is running (tests on a fake clock await this after advancing it). */
   async settled(): Promise<void> {
     while (this.running) await this.running;
@@ -99,6 +101,12 @@ export class Scheduler {
     this.wakeAt = Number.POSITIVE_INFINITY;
     this.running = this.tick().finally(() => {
       this.running = undefined;
+      // Re-run here, not from inside tick: a kick queued before this callback would still see `running`
+      // set, turn into another `rerun = true` and leave the timer disarmed (the scheduler stalled).
+      if (this.kickAfterTick) {
+        this.kickAfterTick = false;
+        this.kick();
+      }
     });
   }
 
@@ -108,30 +116,30 @@ export class Scheduler {
     this.timer = this.clock.setTimer(() => this.kick(), at - this.clock.now());
   }
 
-  /** One wake-up; loops while pushes during the run asked for an immediate re-run, then re-arms the timer. */
   private async tick(): Promise<void> {
-    for (;;) {
+    let next: EpochMs;
+    try {
+      await this.runDueWork();
+      const due = await this.store.nextWakeAt();
+      const safety = this.clock.now() + this.options.safetyWakeMs;
+      next = Math.min(due ?? safety, safety);
+      this.failures = 0;
+    } catch (err) {
+      this.failures++;
+      this.hooks.onError(err);
+      // Back off on failure, doubling up to the safety interval.
+      next = this.clock.now() + Math.min(this.options.safetyWakeMs, 50 * 2 ** Math.min(this.failures, 10));
+    }
+    if (this.stopped) return;
+    if (this.rerun) {
       this.rerun = false;
-      let next: EpochMs;
-      try {
-        await this.runDueWork();
-        const due = await this.store.nextWakeAt();
-        const safety = this.clock.now() + this.options.safetyWakeMs;
-        next = Math.min(due ?? safety, safety);
-        this.failures = 0;
-      } catch (err) {
-        this.failures++;
-        this.hooks.onError(err);
-        // Back off on failure, doubling up to the safety interval.
-        next = this.clock.now() + Math.min(this.options.safetyWakeMs, 50 * 2 ** Math.min(this.failures, 10));
-      }
-      if (this.stopped) return;
-      if (this.rerun) continue;
-      next = Math.min(next, this.rerunAt);
       this.rerunAt = Number.POSITIVE_INFINITY;
-      this.arm(next);
+      this.kickAfterTick = true;
       return;
     }
+    next = Math.min(next, this.rerunAt);
+    this.rerunAt = Number.POSITIVE_INFINITY;
+    this.arm(next);
   }
 
   private async runDueWork(): Promise<void> {

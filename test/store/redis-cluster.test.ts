@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../helpers/jobs.js';
-import { startCluster, type RedisServer } from '../helpers/redis-servers.js';
+import { startCluster, waitFor, type RedisServer } from '../helpers/redis-servers.js';
 import { storeContract } from './store.contract.js';
 
 // A real 3-master Cluster on 7001–7003: every script must stay inside one slot.
@@ -41,5 +41,24 @@ describe('RedisStore on Redis Cluster', () => {
     expect(reserved).toHaveLength(100);
     expect(new Set(reserved.map((r) => r.job.id)).size).toBe(100);
     await store.close();
+  });
+
+  it('wakes a peer process through Cluster pub/sub', async () => {
+    const prefix = `w${Math.random().toString(36).slice(2, 8)}`;
+    const a = new RedisStore({ url: URL, prefix, nodeId: 'a' });
+    const b = new RedisStore({ url: URL, prefix, nodeId: 'b' });
+    await a.open();
+    await b.open();
+    const heard: string[] = [];
+    b.watch({ onReady: (topics) => heard.push(...topics), onDue: () => undefined });
+    const now = Date.now();
+    await waitFor('the peer to hear a ready push', async () => {
+      await a.push([aJob({ topic: 'cluster-wake', now })], now);
+      await new Promise((r) => setTimeout(r, 20));
+      return heard.includes('cluster-wake');
+    });
+    expect(heard).toContain('cluster-wake');
+    await a.close();
+    await b.close();
   });
 });

@@ -3,6 +3,7 @@ import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { parseRedisUrl } from '../../src/store/redis/connection.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
+import { waitFor } from '../helpers/redis-servers.js';
 import { storeContract } from './store.contract.js';
 
 const prefixes = prefixPool('std');
@@ -58,6 +59,47 @@ describe('RedisStore on standalone Redis', () => {
     expect(results.every(([r]) => r!.created)).toBe(true);
     const again = await Promise.all(jobs.slice(0, 10).map((j) => store.push([j], now)));
     expect(again.every(([r]) => !r!.created)).toBe(true);
+    await store.close();
+  });
+});
+
+describe('RedisStore between processes', () => {
+  it('wakes a peer: onReady for jobs made ready, onDue for an earlier due time', async () => {
+    const prefix = prefixes.next();
+    const a = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'a' });
+    const b = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'b' });
+    await a.open();
+    await b.open();
+    const readies: string[][] = [];
+    const dues: number[] = [];
+    b.watch({ onReady: (topics) => readies.push([...topics]), onDue: (at) => dues.push(at) });
+    const now = Date.now();
+    // The subscription is asynchronous: push until the peer hears it (a wake-up is a hint, not a queue).
+    await waitFor('the peer to hear a ready push', async () => {
+      await a.push([aJob({ topic: 'wake', now })], now);
+      await new Promise((r) => setTimeout(r, 20));
+      return readies.some((t) => t.includes('wake'));
+    });
+    await a.push([aJob({ topic: 'wake', now, delayMs: 60_000 })], now);
+    await a.push([aJob({ topic: 'wake', now, delayMs: 30_000 })], now);
+    await waitFor('the peer to hear the earlier due time', async () => dues.includes(now + 30_000));
+    expect(dues).toContain(now + 60_000);
+    await b.push([aJob({ topic: 'wake', now, delayMs: 90_000 })], now);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(dues).not.toContain(now + 90_000); // not earlier than the head: no wake-up, and no echo to itself
+    await a.close();
+    await b.close();
+  });
+
+  it('stamps time from the Redis server clock', async () => {
+    const store = make();
+    await store.open();
+    const { Redis } = await import('ioredis');
+    const redis = new Redis({ port: 6379, host: '127.0.0.1' });
+    const [s, us] = await redis.time();
+    const serverMs = Number(s) * 1000 + Number(us) / 1000;
+    expect(Math.abs(store.clock.now() - serverMs)).toBeLessThan(250);
+    await redis.quit();
     await store.close();
   });
 });

@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
-import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type RetryPolicy } from '../../core/job.js';
+import { DEFAULT_RETRY_POLICY } from '../../core/retry-policy.js';
+import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type NewJob, type RetryPolicy } from '../../core/job.js';
 
 /**
  * The packed record as Lua returns it (cmsgpack array, nulls as nil). Field order is fixed: the Lua scripts
@@ -61,9 +62,15 @@ export function recordHistory(r: RecordArray, nodeName: (index: number) => strin
 
 /**
  * A retry policy in a few bytes instead of ~90 of JSON: `f|max|delay`, `e|max|delay|factor|maxDelay`,
- * `l|max|d1,d2,…`. Anything else is kept as JSON, so an unknown future shape still round-trips.
+ * `l|max|d1,d2,…`, and '' for the default policy (most jobs). Anything else is kept as JSON, so an
+ * unknown future shape still round-trips.
  */
 export function encodeRetry(policy: RetryPolicy): string {
+  const text = retryText(policy);
+  return text === DEFAULT_RETRY_TEXT ? '' : text;
+}
+
+function retryText(policy: RetryPolicy): string {
   const b = policy.backoff;
   switch (b.type) {
     case 'fixed':
@@ -77,7 +84,10 @@ export function encodeRetry(policy: RetryPolicy): string {
   }
 }
 
+const DEFAULT_RETRY_TEXT = retryText(DEFAULT_RETRY_POLICY);
+
 export function decodeRetry(text: string): RetryPolicy {
+  if (text === '') return structuredClone(DEFAULT_RETRY_POLICY);
   const [type, max, ...rest] = text.split('|');
   const maxAttempts = Number(max);
   switch (type) {
@@ -100,4 +110,27 @@ export function compareReadyOrder(a: Job, b: Job): number {
   return a.runAt - b.runAt || a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-export type { EpochMs };
+
+/** The Job a fresh push created, built from the input (the script only says "created"). */
+export function newJobView(job: NewJob, now: EpochMs, ready: boolean): Job {
+  return {
+    id: job.id,
+    topic: job.topic,
+    tag: job.tag,
+    bizKey: job.bizKey,
+    body: job.body,
+    state: ready ? 'ready' : 'delayed',
+    runAt: job.runAt,
+    priority: job.priority,
+    ttrMs: job.ttrMs,
+    ttlMs: job.ttlMs,
+    retry: job.retry,
+    attempts: 0,
+    lastError: null,
+    createdAt: now,
+    readyAt: ready ? now : null,
+    reservedAt: null,
+    finishedAt: null,
+    deadlineAt: null,
+  };
+}

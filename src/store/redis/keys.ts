@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /**
  * Every Redis key of the store is built here (and nowhere else). All keys of one partition share the
  * hash tag `{prefix:p}`, so each script touches one Cluster slot; a busy topic spreads over all partitions
@@ -7,8 +5,10 @@ import { createHash } from 'node:crypto';
  *
  * Per partition (tag T = `{prefix:p}`):
  *   T:jobs       hash  id → packed record (msgpack array: fields + compact history)
- *   T:dueidx     zset  topic → earliest runAt of that topic's delayed jobs (the promote index)
- *   T:delayed:X  zset  id → runAt, delayed jobs of topic X
+ *   T:dueidx     zset  `X#b` → earliest runAt of delayed set `X#b` (the promote index)
+ *   T:delayed:X#b zset id → runAt, delayed jobs of topic X in bucket b: small sets stay listpack-encoded
+ *                (≈40 bytes an entry instead of ≈120 in a skiplist), which is most of the memory a
+ *                pending job costs beyond its record
  *   T:ready:X    zset  (5-digit priority + id) → runAt, ready jobs of topic X: order (runAt, priority, id)
  *   T:dead:X     zset  id → finishedAt, dead jobs of topic X (redrive oldest first)
  *   T:reserved   zset  id → TTR deadline
@@ -32,13 +32,15 @@ export interface PartitionKeys {
   readonly nodes: string;
   /** ARGV[1] of every script: the Lua side appends `delayed:X`, `ready:X` or `dead:X`. */
   readonly topicPrefix: string;
-  delayed(topic: string): string;
+  delayed(topic: string, bucket: number): string;
   ready(topic: string): string;
   dead(topic: string): string;
 }
 
 export const DEFAULT_PARTITIONS = 8;
 export const DEFAULT_PREFIX = 'dq';
+/** Delayed sets per topic and partition: 128 keeps up to ~128 × 128 × partitions pending jobs a topic in listpacks. */
+export const DEFAULT_DELAY_BUCKETS = 128;
 
 export function partitionKeys(prefix: string, partition: number): PartitionKeys {
   const tag = `{${prefix}:${partition}}:`;
@@ -53,7 +55,7 @@ export function partitionKeys(prefix: string, partition: number): PartitionKeys 
     counts: k('counts'),
     nodes: k('nodes'),
     topicPrefix: tag,
-    delayed: (topic) => k(`delayed:${topic}`),
+    delayed: (topic, bucket) => k(`delayed:${topic}#${bucket}`),
     ready: (topic) => k(`ready:${topic}`),
     dead: (topic) => k(`dead:${topic}`),
   };
@@ -64,10 +66,26 @@ export function wakeChannel(prefix: string): string {
   return `${prefix}:wake`;
 }
 
-/** A job's partition: a stable hash of its id, so the same id always lands in the same slot. */
+/**
+ * A job's partition: a stable hash of its id (32-bit FNV-1a over UTF-16 code units), so the same id always
+ * lands in the same slot. Part of the data layout: changing it (or `partitions`) strands existing jobs.
+ */
 export function partitionOf(id: string, partitions: number): number {
-  if (partitions === 1) return 0;
-  return createHash('md5').update(id).digest().readUInt32BE(0) % partitions;
+  return idHash(id) % partitions;
+}
+
+/** A delayed job's bucket inside its partition (the hash's next digits, independent of the partition). */
+export function bucketOf(id: string, partitions: number, buckets: number): number {
+  return Math.floor(idHash(id) / partitions) % buckets;
+}
+
+function idHash(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /** Key prefixes may not hold braces (they would change the hash tag) or whitespace. */

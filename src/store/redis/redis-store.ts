@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
+import { toStoreError, unavailable } from './redis-errors.js';
 import { newToken } from '../../core/ids.js';
 import { emptyCounts, JOB_STATES, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
@@ -18,8 +19,8 @@ import {
   type WatchableStore,
 } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, decodeRetry, encodeRetry, NULL_ARG, recordHistory, recordToJob, recordToken, stateCode, stateOf, type RecordArray } from './job-record.js';
-import { DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
+import { compareReadyOrder, decodeRetry, encodeRetry, newJobView, NULL_ARG, recordHistory, recordToJob, recordToken, stateCode, stateOf, type RecordArray } from './job-record.js';
+import { bucketOf, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PushBatcher, type PushEntry } from './push-batcher.js';
 import { RedisClock } from './redis-clock.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
@@ -35,6 +36,8 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Partitions (hash-tag buckets) a topic is spread over; fixed for the life of the data. @defaultValue 8 */
   partitions?: number;
+  /** Delayed sets per topic and partition (see keys.ts); fixed for the life of the data. @defaultValue 128 */
+  delayBuckets?: number;
   /** @defaultValue 2000 */
   commandTimeoutMs?: number;
   /** @defaultValue 2000 */
@@ -55,6 +58,7 @@ export class RedisStore implements WatchableStore {
   readonly clock: RedisClock;
   readonly prefix: string;
   readonly partitions: number;
+  readonly delayBuckets: number;
   private readonly connection: RedisConnection;
   private readonly options: RedisStoreOptions;
   private readonly parts: PartitionKeys[];
@@ -74,6 +78,10 @@ export class RedisStore implements WatchableStore {
     this.options = options;
     this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULT_PREFIX;
     this.partitions = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
+    this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
+    if (!Number.isInteger(this.delayBuckets) || this.delayBuckets < 1 || this.delayBuckets > 65_536) {
+      throw new DelayqError('E_CONFIG', 'redis.delayBuckets: an integer from 1 to 65536', { field: 'redis.delayBuckets' });
+    }
     if (!PREFIX_RE.test(this.prefix)) throw new DelayqError('E_CONFIG', 'redis.prefix: 1–64 of letters, digits, . _ : -', { field: 'redis.prefix' });
     if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 1024) {
       throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
@@ -165,7 +173,7 @@ export class RedisStore implements WatchableStore {
   // ---- producers
 
   async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
-    this.conn;
+    if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
     const replies = await Promise.all(jobs.map((job) => this.batcher.add(this.part(job.id), job, now)));
     const readyTopics = new Set<string>();
     const results = replies.map((reply, i): PushResult => {
@@ -184,7 +192,7 @@ export class RedisStore implements WatchableStore {
   private async pushPartition(partition: number, entries: PushEntry[]): Promise<unknown[]> {
     const args: (string | number)[] = [this.nodeIndex[partition]!, entries.length];
     for (const { job, now } of entries) {
-      args.push(job.id, job.topic, nul(job.tag), nul(job.bizKey), job.body, job.runAt, job.priority, job.ttrMs, job.ttlMs ?? '', encodeRetry(job.retry), now);
+      args.push(job.id, job.topic, nul(job.tag), nul(job.bizKey), job.body, job.runAt, job.priority, job.ttrMs, job.ttlMs ?? '', encodeRetry(job.retry), now, bucketOf(job.id, this.partitions, this.delayBuckets));
     }
     const [newHeadAt, ...replies] = (await this.run('push', partition, args)) as [number | null, ...unknown[]];
     if (newHeadAt !== null) this.bus.due(Number(newHeadAt));
@@ -413,41 +421,12 @@ export class RedisStore implements WatchableStore {
         if (state) entry(field.slice(0, cut)).counts[state] += Number(n);
       }
       for (let i = 0; i < heads.length; i += 2) {
-        const stats = entry(heads[i]!);
+        const member = heads[i]!; // `<topic>#<bucket>`
+        const stats = entry(member.slice(0, member.lastIndexOf('#')));
         const at = Number(heads[i + 1]);
         if (stats.nextDueAt === null || at < stats.nextDueAt) stats.nextDueAt = at;
       }
     }
     return [...byTopic.values()].filter((s) => Object.values(s.counts).some((n) => n > 0)).sort((a, b) => a.topic.localeCompare(b.topic));
   }
-}
-
-/** The Job a fresh push created, built from the input (the script only says "created"). */
-function newJobView(job: NewJob, now: EpochMs, ready: boolean): Job {
-  return {
-    ...job,
-    state: ready ? 'ready' : 'delayed',
-    attempts: 0,
-    lastError: null,
-    createdAt: now,
-    readyAt: ready ? now : null,
-    reservedAt: null,
-    finishedAt: null,
-    deadlineAt: null,
-  };
-}
-
-/** A Lua runtime error is a bug (E_INTERNAL); anything else from the client means Redis is not serving. */
-export function toStoreError(err: unknown): DelayqError {
-  if (isDelayqError(err)) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  if (/user_script|Error running script|ERR .*script/i.test(message) && !/NOSCRIPT|BUSY/.test(message)) {
-    return new DelayqError('E_INTERNAL', `Redis store script failed: ${message}`, { cause: err });
-  }
-  return unavailable(err);
-}
-
-function unavailable(err: unknown): DelayqError {
-  const message = err instanceof Error ? err.message : String(err);
-  return new DelayqError('E_STORE_UNAVAILABLE', `Redis is unavailable: ${message}`, { cause: err });
 }

@@ -10,10 +10,11 @@ if not packed then return { -1 } end
 local rec = cmsgpack.unpack(packed)
 local topic, state = rec[1], rec[5]
 if state == 1 then
-  local delayed = tp .. 'delayed:' .. topic
+  local member = topic .. '#' .. rec[20]
+  local delayed = tp .. 'delayed:' .. member
   redis.call('ZREM', delayed, id)
   local h = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
-  if h[2] then redis.call('ZADD', dueidx, h[2], topic) else redis.call('ZREM', dueidx, topic) end
+  if h[2] then redis.call('ZADD', dueidx, h[2], member) else redis.call('ZREM', dueidx, member) end
 elseif state == 2 then
   redis.call('ZREM', tp .. 'ready:' .. topic, string.format('%05d', rec[7] + 32768) .. id)
   redis.call('ZREM', expiry, id)

@@ -7,11 +7,17 @@
 local dueidx, tp = KEYS[2], ARGV[1]
 local now, limit = ARGV[2], tonumber(ARGV[3])
 local scores = {}
-for _, topic in ipairs(redis.call('ZRANGE', dueidx, '-inf', now, 'BYSCORE')) do
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. topic, '-inf', now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
+-- Delayed sets in order of their heads; once `limit` scores are in hand, a set whose head is not earlier
+-- than the limit-th one cannot improve them (ties at the same ms are not ordered by id across sets).
+local heads = redis.call('ZRANGE', dueidx, '-inf', now, 'BYSCORE', 'WITHSCORES')
+for h = 1, #heads, 2 do
+  if #scores >= limit and tonumber(heads[h + 1]) >= scores[limit] then break end
+  local due = redis.call('ZRANGE', tp .. 'delayed:' .. heads[h], '-inf', now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
   for i = 2, #due, 2 do scores[#scores + 1] = tonumber(due[i]) end
+  if #scores >= limit then
+    table.sort(scores)
+    for i = #scores, limit + 1, -1 do scores[i] = nil end
+  end
 end
 table.sort(scores)
-local out = {}
-for i = 1, math.min(limit, #scores) do out[i] = scores[i] end
-return out
+return scores

@@ -10,8 +10,15 @@ local jobs, tp = KEYS[1], ARGV[1]
 local topic, state, bizKey, tag, cursor = ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
 local limit = tonumber(ARGV[8])
 local ids
-if topic ~= '\0' and (state == 1 or state == 5) then
-  ids = redis.call('ZRANGE', tp .. (state == 1 and 'delayed:' or 'dead:') .. topic, 0, -1)
+if topic ~= '\0' and state == 1 then
+  ids = {}
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    if string.sub(member, 1, #topic + 1) == topic .. '#' then
+      for _, id in ipairs(redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, -1)) do ids[#ids + 1] = id end
+    end
+  end
+elseif topic ~= '\0' and state == 5 then
+  ids = redis.call('ZRANGE', tp .. 'dead:' .. topic, 0, -1)
 elseif topic ~= '\0' and state == 2 then
   ids = {}
   for i, m in ipairs(redis.call('ZRANGE', tp .. 'ready:' .. topic, 0, -1)) do ids[i] = string.sub(m, 6) end

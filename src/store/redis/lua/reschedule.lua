@@ -9,7 +9,8 @@ local packed = redis.call('HGET', jobs, id)
 if not packed then return { -1 } end
 local rec = cmsgpack.unpack(packed)
 local topic, old = rec[1], rec[5]
-local delayed = tp .. 'delayed:' .. topic
+local member = topic .. '#' .. rec[20]
+local delayed = tp .. 'delayed:' .. member
 if old == 1 then
   redis.call('ZREM', delayed, id)
 elseif old == 2 then
@@ -29,7 +30,7 @@ else
   redis.call('ZADD', delayed, runAt, id)
 end
 local h = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
-if h[2] then redis.call('ZADD', dueidx, h[2], topic) else redis.call('ZREM', dueidx, topic) end
+if h[2] then redis.call('ZADD', dueidx, h[2], member) else redis.call('ZREM', dueidx, member) end
 redis.call('HINCRBY', counts, topic .. '|' .. old, -1)
 redis.call('HINCRBY', counts, topic .. '|' .. state, 1)
 table.insert(rec[19], { now - rec[15], 11, state, rec[11], node, string.format('runAt=%d', runAt) })

@@ -19,7 +19,7 @@ table.sort(candidates, function(a, b)
   if a[1] ~= b[1] then return a[1] < b[1] end
   return a[2] < b[2]
 end)
-local out, tokenBase = {}, 6 + nt
+local out, tokenBase, moved = {}, 6 + nt, {}
 for i = 1, math.min(max, #candidates) do
   local c = candidates[i]
   local id = string.sub(c[2], 6)
@@ -28,12 +28,15 @@ for i = 1, math.min(max, #candidates) do
   local deadline = now + (ttr or rec[8])
   rec[5], rec[11], rec[13], rec[14], rec[17] = 3, rec[11] + 1, ARGV[tokenBase + i], deadline, now
   redis.call('ZADD', reserved, deadline, id)
-  redis.call('ZREM', expiry, id)
-  redis.call('HINCRBY', counts, rec[1] .. '|2', -1)
-  redis.call('HINCRBY', counts, rec[1] .. '|3', 1)
+  if rec[9] then redis.call('ZREM', expiry, id) end
+  moved[rec[1]] = (moved[rec[1]] or 0) + 1
   table.insert(rec[19], { now - rec[15], 3, 3, rec[11], node, false })
   redis.call('HSET', jobs, id, cmsgpack.pack(rec))
   out[#out + 1] = id
   out[#out + 1] = rec
+end
+for topic, n in pairs(moved) do
+  redis.call('HINCRBY', counts, topic .. '|2', -n)
+  redis.call('HINCRBY', counts, topic .. '|3', n)
 end
 return out

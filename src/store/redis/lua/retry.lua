@@ -23,8 +23,9 @@ if state == 2 then
   if rec[9] then redis.call('ZADD', expiry, runAt + rec[9], id) end
 else
   rec[16] = false
-  redis.call('ZADD', tp .. 'delayed:' .. topic, runAt, id)
-  redis.call('ZADD', dueidx, 'LT', runAt, topic)
+  local member = topic .. '#' .. rec[20]
+  redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
+  redis.call('ZADD', dueidx, 'LT', runAt, member)
 end
 redis.call('HINCRBY', counts, topic .. '|3', -1)
 redis.call('HINCRBY', counts, topic .. '|' .. state, 1)

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDelayqError } from '../../src/core/errors.js';
+import { DelayqService } from '../../src/service.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { currentMasterPort, startSentinels, waitFor, type SentinelSet } from '../helpers/redis-servers.js';
+import { storeContract } from './store.contract.js';
+
+// Master 7010, replica 7011, sentinels 7020–7022: the store finds the master through Sentinel.
+let set: SentinelSet;
+beforeAll(async () => {
+  set = await startSentinels(7010, 7011, [7020, 7021, 7022]);
+}, 60_000);
+afterAll(async () => {
+  await set.stopAll();
+});
+
+const make = () => new RedisStore({ url: set.url, prefix: `s${Math.random().toString(36).slice(2, 8)}`, nodeId: 'sentinel-node' });
+
+storeContract('redis through sentinel', make);
+
+describe('RedisStore through Sentinel', () => {
+  it('keeps serving after a failover during load, without a restart', async () => {
+    const store = make();
+    const service = new DelayqService({ store, clock: store.clock, scheduler: { safetyWakeMs: 200 } });
+    await service.start();
+    const topic = 'failover';
+    const acked = new Map<string, number>(); // id → when the push was acknowledged
+    const delivered = new Set<string>();
+    const errors: string[] = [];
+    let running = true;
+    let consuming = true;
+    const note = (err: unknown): void => {
+      errors.push(isDelayqError(err) ? err.code : `crash: ${String(err)}`);
+    };
+    const producer = (async () => {
+      while (running) {
+        try {
+          const { job } = await service.push({ topic, delayMs: Math.floor(Math.random() * 100), body: { at: Date.now() } });
+          acked.set(job.id, Date.now());
+        } catch (err) {
+          note(err);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    })();
+    const consumer = (async () => {
+      while (consuming) {
+        try {
+          const got = await service.reserve({ topics: [topic], count: 20, waitMs: 200 });
+          for (const r of got) {
+            await service.finish(r.job.id, r.token);
+            delivered.add(r.job.id);
+          }
+        } catch (err) {
+          note(err);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    })();
+
+    await waitFor('some load before the failover', async () => delivered.size > 200);
+    await set.master.stop();
+    await waitFor('Sentinel to promote the replica', async () => currentMasterPort(set.sentinels[0]!.port, set.masterName) === set.replica.port, 20_000, 100);
+    const failedOverAt = Date.now();
+    await waitFor('pushes to succeed again after the failover', async () => [...acked.values()].some((at) => at > failedOverAt + 200), 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    running = false;
+    await producer;
+    const afterFailover = [...acked].filter(([, at]) => at > failedOverAt + 200).map(([id]) => id);
+    await waitFor('every job pushed after the failover to be delivered', async () => afterFailover.every((id) => delivered.has(id)), 20_000).catch(async (err: unknown) => {
+      const missing = afterFailover.filter((id) => !delivered.has(id));
+      const sch = (service as any).scheduler; console.error('missing', missing.length, errors.length, sch.running, sch.wakeAt, sch.stopped, sch.rerun, Date.now(), store.clock.now()); console.error(await Promise.race([store.promoteDue(store.clock.now(), 10), new Promise((r) => setTimeout(() => r('promote hangs'), 3000))]));
+      throw err;
+    });
+    consuming = false;
+    await consumer;
+
+    expect(afterFailover.length).toBeGreaterThan(50);
+    expect(errors.filter((e) => e !== 'E_STORE_UNAVAILABLE')).toEqual([]);
+    const job = await service.get(afterFailover[0]!);
+    expect(job.state).toBe('finished');
+    await service.close();
+  }, 90_000);
+});
