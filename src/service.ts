@@ -7,6 +7,8 @@ import { DEFAULT_JOB_DEFAULTS, normalizePush, validateJobId, validateTopic, type
 import type { HistoryEntry, Job, NewJob, Reservation, TopicStats } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
+import { isJournaled, type JournalMaintenance, type JournalOperations } from './journal/journal.js';
+import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
@@ -21,6 +23,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Start the timer on `start()`. Off for processes that only serve reads. @defaultValue true */
   runScheduler?: boolean;
+  /** The journal loader (tiering, loss detection, prompt purge), when the store is journaled. */
+  loader?: Partial<LoaderOptions>;
 }
 
 export interface ReserveRequest {
@@ -55,6 +59,8 @@ export class DelayqService {
   readonly logger: Logger;
   readonly defaults: JobDefaults;
   private readonly scheduler: Scheduler;
+  private readonly loader: JournalLoader | undefined;
+  private readonly journal: (JournalMaintenance & JournalOperations) | undefined;
   private readonly waiters = new ReadyWaiters();
   private readonly runScheduler: boolean;
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -76,6 +82,18 @@ export class DelayqService {
       },
       options.scheduler,
     );
+    this.journal = isJournaled(this.store) ? this.store : undefined;
+    this.loader = this.journal
+      ? new JournalLoader(
+          this.journal,
+          this.clock,
+          {
+            onLoaded: () => this.scheduler.kick(),
+            onError: (err) => this.logger.error({ err, code: (err as DelayqError).code }, 'journal loader round failed; retrying'),
+          },
+          options.loader,
+        )
+      : undefined;
   }
 
   async start(): Promise<void> {
@@ -87,7 +105,10 @@ export class DelayqService {
         onDue: (at) => this.scheduler.notifyDue(at),
       });
     }
-    if (this.runScheduler) this.scheduler.start();
+    if (this.runScheduler) {
+      this.scheduler.start();
+      this.loader?.start();
+    }
     this.state = 'open';
   }
 
@@ -110,6 +131,7 @@ export class DelayqService {
     this.state = 'closing';
     this.waiters.notifyAll();
     await Promise.allSettled([...this.inFlight]);
+    await this.loader?.stop();
     await this.scheduler.stop();
     await this.store.close();
     this.state = 'closed';
@@ -302,6 +324,12 @@ export class DelayqService {
 
   stats(): Promise<TopicStats[]> {
     return this.run(() => this.store.stats());
+  }
+
+  /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */
+  journalOperations(): JournalOperations {
+    if (!this.journal) throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal: nothing to restore from');
+    return this.journal;
   }
 
   /** Deletes terminal jobs that ended before `before` (the scheduler also does this on its own). */

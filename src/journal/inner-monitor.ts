@@ -60,11 +60,14 @@ export class InnerMonitor {
 
   private async runCheck(now: EpochMs): Promise<InnerCheck> {
     this.lastCheckAt = now;
+    const markerSeen = (await this.journal.getMeta(MARKER_META)) !== null;
     if (await this.inner.get(MARKER_ID)) {
+      // A journal that never saw the marker (new, or emptied) learns of it, so a later loss is not taken for a first start.
+      if (!markerSeen) await this.journal.setMeta(MARKER_META, String(now));
       if (this.state !== 'lost') this.state = 'ok';
       return this.state === 'lost' ? 'lost' : 'ok';
     }
-    if ((await this.journal.getMeta(MARKER_META)) === null) {
+    if (!markerSeen) {
       await this.writeMarker(now);
       this.state = 'ok';
       return 'fresh';

@@ -60,6 +60,7 @@ export async function restoreFromJournal(ctx: RestoreContext, options: RestoreOp
     await restoreRows(ctx, rows, options, now, summary);
     if (rows.length < ctx.batchSize) break;
   }
+  await ctx.writer.flush(); // the restore history is part of the work
   summary.durationMs = Date.now() - started;
   return summary;
 }

@@ -27,6 +27,8 @@ export interface JobsTable {
   finished_at: number | null;
   loaded: number;
   push_nonce: string | null;
+  /** The node that pushed the job: its `push` history entry is this row (created_at, pushed_by), not a history row. */
+  pushed_by: string | null;
   updated_at: number;
 }
 
@@ -75,7 +77,7 @@ export function rowToJournalJob(row: JobRow): JournalJob {
   };
 }
 
-export function journalJobToRow(job: JournalJob, now: number, nonce: string | null): JobRow {
+export function journalJobToRow(job: JournalJob, now: number, nonce: string | null, pushedBy: string | null = null): JobRow {
   return {
     id: job.id,
     topic: job.topic,
@@ -94,8 +96,15 @@ export function journalJobToRow(job: JournalJob, now: number, nonce: string | nu
     finished_at: job.finishedAt,
     loaded: job.loaded ? 1 : 0,
     push_nonce: nonce,
+    pushed_by: pushedBy,
     updated_at: now,
   };
+}
+
+/** The `push` entry of a job's history, kept in its job row (one row written per push, not two). */
+export function pushEntryOf(row: Pick<JobRow, 'created_at' | 'run_at' | 'pushed_by'>): HistoryEntry {
+  const at = num(row.created_at);
+  return { at, event: 'push', state: num(row.run_at) <= at ? 'ready' : 'delayed', attempt: 0, node: row.pushed_by ?? 'unknown', reason: null };
 }
 
 export function rowToHistory(row: Omit<HistoryTable, 'seq' | 'job_id'>): HistoryEntry {

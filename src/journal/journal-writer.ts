@@ -2,6 +2,8 @@ import type { HistoryEntry } from '../core/job.js';
 import type { Journal, JournalBatch, JournalJob } from './journal.js';
 
 export interface JournalWriterOptions {
+  /** This process's name, recorded as the pusher of the jobs it inserts. */
+  nodeId: string;
   /** How long asynchronous entries (reserve, retry, release, history) may wait to be batched. @defaultValue 20 ms */
   asyncFlushMs: number;
   /** Asynchronous entries kept for a retry after the journal failed; beyond this they are dropped (logged). */
@@ -118,7 +120,7 @@ export class JournalWriter {
   }
 
   private async writeBatch(items: Item[], waiters: Waiter[]): Promise<void> {
-    const batch: JournalBatch = { inserts: [], upserts: [], history: [] };
+    const batch: JournalBatch = { inserts: [], upserts: [], history: [], pushedBy: this.options.nodeId };
     const inserted = new Set<string>();
     const upserts = new Map<string, { job: JournalJob; force: boolean }>();
     for (const item of items) {

@@ -1,5 +1,7 @@
 import type { EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
+import type { JournalStatus } from './inner-monitor.js';
+import type { RestoreSummary } from './journal-restore.js';
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -64,6 +66,22 @@ export interface JournalMaintenance {
   checkInner(now: EpochMs): Promise<InnerCheck>;
 }
 
+/**
+ * The operator's side of a journaled store (the seeds' /reStore, /reStore/{id}, /clearAll) plus its status.
+ * DelayqService finds it by capability (`isJournaled`), never by instanceof.
+ */
+export interface JournalOperations {
+  restore(options: { expire?: boolean }, now?: EpochMs): Promise<RestoreSummary>;
+  restoreJob(id: string, options: { expire?: boolean }, now?: EpochMs): Promise<RestoreSummary>;
+  clearAll(options: { confirm: string; actor?: string | undefined; reason?: string | undefined }, now?: EpochMs): Promise<{ cancelled: number; startedAt: EpochMs; durationMs: number }>;
+  status(): JournalStatus;
+}
+
+export function isJournaled<T extends object>(store: T): store is T & JournalMaintenance & JournalOperations {
+  const s = store as Partial<JournalMaintenance & JournalOperations>;
+  return typeof s.loadDue === 'function' && typeof s.restore === 'function' && typeof s.status === 'function';
+}
+
 /** ok: marker present; fresh: first start, marker written; restored: it was lost and is restored; lost: manual mode. */
 export type InnerCheck = 'ok' | 'fresh' | 'restored' | 'lost';
 
@@ -81,8 +99,10 @@ export interface JournalFilter {
 }
 
 export interface JournalBatch {
-  /** New jobs; written only when the id is absent. */
+  /** New jobs; written only when the id is absent. Their `push` history entry is part of the row. */
   inserts: JournalJob[];
+  /** The node that pushed `inserts`. */
+  pushedBy?: string | undefined;
   /**
    * Job upserts after a transition. `force: false` (live transitions, journaled asynchronously) never
    * overwrites a row that is already terminal, so a late reserve cannot undo a finish.

@@ -17,7 +17,7 @@ import {
   type Store,
   type StoreCapabilities,
 } from '../store/store.js';
-import type { Journal, JournalJob, JournalMaintenance } from './journal.js';
+import type { Journal, JournalJob, JournalMaintenance, JournalOperations } from './journal.js';
 import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
 import { clearAllJobs, restoreFromJournal, restoreOne, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
@@ -50,7 +50,7 @@ export interface JournaledStoreOptions {
  * `asyncFlushMs`); promote, touch and expire are not journaled (the inner store has the detail), so a
  * restore can deliver such a job earlier than planned: at least once, never lost.
  */
-export class JournaledStore implements Store, JournalMaintenance {
+export class JournaledStore implements Store, JournalMaintenance, JournalOperations {
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
   readonly inner: Store;
@@ -76,6 +76,7 @@ export class JournaledStore implements Store, JournalMaintenance {
     this.innerRetentionMs = options.innerRetentionMs ?? 60_000;
     this.restoreBatchSize = options.restoreBatchSize ?? 5000;
     this.writer = new JournalWriter(journal, {
+      nodeId: options.nodeId,
       asyncFlushMs: options.asyncFlushMs ?? 20,
       maxPendingAsync: 100_000,
       onError: (err, dropped) => this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
@@ -122,8 +123,6 @@ export class JournaledStore implements Store, JournalMaintenance {
         results.push({ created: false, job: await this.existing(row.id, now) });
       }
     }
-    const history = results.filter((r) => r.created).map((r) => entry(r.job, 'push', now, this.nodeId));
-    if (history.length) void this.writer.history(history);
     return results;
   }
 

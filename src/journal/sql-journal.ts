@@ -4,11 +4,11 @@ import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
 import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
-import { journalJobToRow, rowToHistory, rowToJournalJob, type JobRow, type JournalDatabase } from './journal-schema.js';
+import { journalJobToRow, pushEntryOf, rowToHistory, rowToJournalJob, type JobRow, type JournalDatabase } from './journal-schema.js';
 import { migrateJournal } from './migrate-journal.js';
 
 type Db = Kysely<JournalDatabase>;
-type Trx = Transaction<JournalDatabase>;
+export type Trx = Transaction<JournalDatabase>;
 type JobsInsert = InsertQueryBuilder<JournalDatabase, 'delayq_jobs', InsertResult>;
 
 /** What differs between PostgreSQL and MySQL/MariaDB; everything else is shared Kysely code. */
@@ -20,6 +20,11 @@ export interface JournalDialect {
   /** Serializes migrations across processes (advisory lock / GET_LOCK) around `run`. */
   withMigrationLock<T>(db: Db, run: (conn: Db) => Promise<T>): Promise<T>;
   insertIgnore(insert: JobsInsert): JobsInsert;
+  /**
+   * Optional faster bulk insert-if-absent that reports the ids it created (PostgreSQL: unnest of arrays
+   * + RETURNING, 18 parameters however many rows). Without it: multi-row INSERT IGNORE + a nonce lookup.
+   */
+  insertJobs?(trx: Trx, rows: readonly JobRow[]): Promise<string[]>;
   /** Upsert of full rows; with `guarded`, a row already terminal (finished_at set) is left alone. */
   upsert(insert: JobsInsert, guarded: boolean): JobsInsert;
 }
@@ -85,9 +90,14 @@ export class SqlJournal implements Journal {
       db.transaction().execute(async (trx) => {
         const now = Date.now();
         const created = new Set<string>();
-        if (batch.inserts.length) {
+        if (batch.inserts.length && this.sqlDialect.insertJobs) {
+          const rows = batch.inserts.map((j) => journalJobToRow(j, now, null, batch.pushedBy ?? null));
+          for (let i = 0; i < rows.length; i += 10_000) {
+            for (const id of await this.sqlDialect.insertJobs(trx, rows.slice(i, i + 10_000))) created.add(id);
+          }
+        } else if (batch.inserts.length) {
           const nonce = randomBytes(8).toString('hex');
-          for (const chunk of chunks(batch.inserts.map((j) => journalJobToRow(j, now, nonce)))) {
+          for (const chunk of chunks(batch.inserts.map((j) => journalJobToRow(j, now, nonce, batch.pushedBy ?? null)))) {
             await this.sqlDialect.insertIgnore(trx.insertInto('delayq_jobs').values(chunk)).execute();
           }
           // The nonce tells the rows this batch created from ids that already existed (duplicates).
@@ -132,15 +142,19 @@ export class SqlJournal implements Journal {
   }
 
   async history(id: string): Promise<HistoryEntry[]> {
-    const rows = await this.run((db) =>
-      db
-        .selectFrom('delayq_job_history')
-        .select(['at', 'event', 'state', 'attempt', 'node', 'reason'])
-        .where('job_id', '=', id)
-        .orderBy('seq')
-        .execute(),
-    );
-    return rows.map(rowToHistory);
+    const [job, rows] = await Promise.all([
+      this.run((db) => db.selectFrom('delayq_jobs').select(['created_at', 'run_at', 'pushed_by']).where('id', '=', id).executeTakeFirst()),
+      this.run((db) =>
+        db
+          .selectFrom('delayq_job_history')
+          .select(['at', 'event', 'state', 'attempt', 'node', 'reason'])
+          .where('job_id', '=', id)
+          .orderBy('seq')
+          .execute(),
+      ),
+    ]);
+    // Pushed rows carry their push entry; rows written by restore or redrive have only history rows.
+    return [...(job?.pushed_by ? [pushEntryOf(job)] : []), ...rows.map(rowToHistory)];
   }
 
   async terminalAmong(ids: readonly string[]): Promise<string[]> {

@@ -90,7 +90,7 @@ export class JournalLoader {
         loaded += n;
         if (n < batchSize || this.stopped) break;
       }
-      if (loaded) this.hooks.onLoaded?.(loaded);
+      if (loaded || check === 'restored') this.hooks.onLoaded?.(loaded);
       let purged = 0;
       for (;;) {
         const n = await this.target.purgeInner(now, batchSize);

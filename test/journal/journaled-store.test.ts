@@ -8,6 +8,7 @@ import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
 import { aJob } from '../helpers/jobs.js';
 import { swappableStore } from '../helpers/swappable-store.js';
+import { wipeUnderLoad } from './wipe-scenario.js';
 
 const databases = [await postgresJournalDatabase(), await mysqlJournalDatabase()];
 afterAll(async () => {
@@ -16,7 +17,6 @@ afterAll(async () => {
 
 const HOUR = 3_600_000;
 const sqlite = () => new SqliteStore({ path: ':memory:', nodeId: 'node-a' });
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 for (const db of databases) {
   describe(`JournaledStore on ${db.dialect} (SQLite inner)`, () => {
@@ -61,77 +61,10 @@ for (const db of databases) {
       expect((await store.history(b.id)).at(-1)).toMatchObject({ event: 'cancel', reason: 'changed my mind', node: 'node-a' });
     });
 
-    it('under a steady load the inner store is wiped: after restore every acknowledged unfinished job is delivered, no finished or cancelled one', async () => {
+    it('under a steady load the inner store is replaced by an empty one: after restore every acknowledged unfinished job is delivered, no finished or cancelled one', async () => {
       const inner = swappableStore(sqlite());
       const store = await make(inner);
-      let now = clock.now();
-      const acked = new Set<string>();
-      const finished = new Set<string>();
-      const cancelled = new Set<string>();
-      let producing = true;
-      const producer = async () => {
-        for (let round = 0; round < 40; round++) {
-          // ready now, soon, in a few seconds, and beyond the 60 s horizon (journal only)
-          const jobs = Array.from({ length: 24 }, (_, i) => aJob({ topic, now, delayMs: [0, 500, 5000, 2 * HOUR][i % 4] }));
-          try {
-            for (const r of await store.push(jobs, now)) acked.add(r.job.id);
-            for (const victim of [jobs[1]!, jobs[3]!]) if ((await store.cancel(victim.id, now)).ok) cancelled.add(victim.id);
-          } catch {
-            /* not acknowledged: the test expects nothing of these */
-          }
-          now += 50;
-          if (round === 20) await inner.swap(sqlite());
-          await tick();
-        }
-        producing = false;
-      };
-      const consumer = async () => {
-        while (producing) {
-          try {
-            await store.promoteDue(now, 1000);
-            for (const r of await store.reserve([topic], 10, now)) {
-              if ((await store.finish(r.job.id, r.token, now)).ok) finished.add(r.job.id);
-            }
-          } catch {
-            /* the store was swapped under us */
-          }
-          await tick();
-        }
-      };
-      await Promise.all([producer(), consumer()]);
-      expect(finished.size).toBeGreaterThan(50);
-      expect(cancelled.size).toBeGreaterThan(40);
-
-      // the decorator notices the missing marker and restores by itself
-      expect(await store.checkInner(now)).toBe('restored');
-      const first = store.status().lastRestore!;
-      expect(first.restored).toBeGreaterThan(0);
-      expect(first.leftInJournal).toBeGreaterThan(0);
-      expect(await store.checkInner(now)).toBe('ok');
-      // restore is idempotent: a second run pushes nothing new
-      const second = await store.restore({ expire: true }, now);
-      expect(second).toMatchObject({ restored: 0, scanned: first.scanned, alreadyPresent: first.restored + first.alreadyPresent });
-
-      // drain: the clock moves past every due time; the loader brings in the far jobs
-      const delivered = new Map<string, number>();
-      for (let step = 0; step < 30; step++) {
-        now += 10 * 60_000;
-        await store.loadDue(now, 10_000);
-        await store.promoteDue(now, 10_000);
-        for (;;) {
-          const got = await store.reserve([topic], 100, now);
-          if (!got.length) break;
-          for (const r of got) {
-            delivered.set(r.job.id, (delivered.get(r.job.id) ?? 0) + 1);
-            expect((await store.finish(r.job.id, r.token, now)).ok).toBe(true);
-          }
-        }
-      }
-      const expected = [...acked].filter((id) => !finished.has(id) && !cancelled.has(id));
-      expect(expected.length).toBeGreaterThan(100);
-      expect(expected.filter((id) => !delivered.has(id))).toEqual([]);
-      expect([...delivered.keys()].filter((id) => finished.has(id) || cancelled.has(id))).toEqual([]);
-      expect([...delivered.values()].every((n) => n === 1)).toBe(true);
+      await wipeUnderLoad(store, topic, clock.now(), () => inner.swap(sqlite()));
     });
 
     it('in manual mode a lost inner store is reported loudly and waits for the operator', async () => {

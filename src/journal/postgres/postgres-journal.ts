@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { JournalDatabase } from '../journal-schema.js';
+import type { JobRow, JournalDatabase } from '../journal-schema.js';
 import { SqlJournal, type JournalDialect } from '../sql-journal.js';
 
 export interface PostgresJournalOptions {
@@ -35,6 +35,20 @@ export class PostgresJournal extends SqlJournal {
             await sql`SELECT pg_advisory_unlock(hashtext(${`delayq_migrate:${schema}`}))`.execute(conn);
           }
         }),
+      async insertJobs(trx, rows) {
+        const col = <K extends keyof JobRow>(k: K) => rows.map((r) => r[k]);
+        const result = await sql<{ id: string }>`
+          INSERT INTO delayq_jobs (id, topic, tag, biz_key, body, state, run_at, priority, ttr_ms, ttl_ms, retry,
+            attempts, last_error, created_at, finished_at, loaded, push_nonce, pushed_by, updated_at)
+          SELECT * FROM unnest(${col('id')}::text[], ${col('topic')}::text[], ${col('tag')}::text[], ${col('biz_key')}::text[],
+            ${col('body')}::text[], ${col('state')}::text[], ${col('run_at')}::bigint[], ${col('priority')}::int[],
+            ${col('ttr_ms')}::int[], ${col('ttl_ms')}::bigint[], ${col('retry')}::text[], ${col('attempts')}::int[],
+            ${col('last_error')}::text[], ${col('created_at')}::bigint[], ${col('finished_at')}::bigint[],
+            ${col('loaded')}::smallint[], ${col('push_nonce')}::text[], ${col('pushed_by')}::text[], ${col('updated_at')}::bigint[])
+          ON CONFLICT (id) DO NOTHING
+          RETURNING id`.execute(trx);
+        return result.rows.map((r) => r.id);
+      },
       insertIgnore: (insert) => insert.onConflict((oc) => oc.column('id').doNothing()),
       upsert: (insert, guarded) =>
         insert.onConflict((oc) => {

@@ -18,6 +18,7 @@ CREATE TABLE delayq_jobs (
   finished_at BIGINT,
   loaded      TINYINT      NOT NULL,
   push_nonce  VARCHAR(32),
+  pushed_by   VARCHAR(200),
   updated_at  BIGINT       NOT NULL,
   PRIMARY KEY (id),
   KEY delayq_jobs_to_load (loaded, finished_at, run_at),

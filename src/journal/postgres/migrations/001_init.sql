@@ -18,6 +18,7 @@ CREATE TABLE delayq_jobs (
   finished_at BIGINT,                            -- set once terminal; NULL = unfinished (restore takes it)
   loaded      SMALLINT NOT NULL,                 -- 1: handed to the inner store; 0: lives only here (tiering)
   push_nonce  TEXT,                              -- which batched INSERT created the row (tells duplicates apart)
+  pushed_by   TEXT,                              -- node that pushed it: the job's first history entry lives here
   updated_at  BIGINT   NOT NULL
 );
 CREATE INDEX delayq_jobs_to_load    ON delayq_jobs (run_at) WHERE loaded = 0 AND finished_at IS NULL;

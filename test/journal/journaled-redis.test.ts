@@ -1,0 +1,74 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { JournaledStore } from '../../src/journal/journaled-store.js';
+import { MARKER_ID } from '../../src/journal/journal-jobs.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
+import { startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
+import { aJob } from '../helpers/jobs.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
+import { storeContract } from '../store/store.contract.js';
+import { wipeUnderLoad } from './wipe-scenario.js';
+
+// The decorator over the real RedisStore. The contract runs on the shared Redis (random prefix per test);
+// the wipe tests run on a redis-server of our own (FLUSHALL and restarts never touch 6379).
+const databases = [await postgresJournalDatabase(), await mysqlJournalDatabase()];
+const prefixes = prefixPool('journal');
+let redis: JournalRedis;
+beforeAll(async () => {
+  redis = await startJournalRedis(7100);
+});
+afterAll(async () => {
+  await redis.stop();
+  await prefixes.sweep();
+  for (const db of databases) await db.drop();
+});
+
+for (const db of databases) {
+  storeContract(`journaled redis + ${db.dialect}`, async () => {
+    await db.truncate();
+    const inner = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node' });
+    return new JournaledStore(inner, db.journal({ maxConnections: 4 }), { nodeId: 'test-node' });
+  });
+
+  describe(`JournaledStore on redis + ${db.dialect}: the inner store loses its data`, () => {
+    const open: JournaledStore[] = [];
+    const make = async () => {
+      await db.truncate();
+      await redis.flushAll();
+      const clock = new FakeClock();
+      const inner = new RedisStore({ url: redis.url, nodeId: 'node-r', commandTimeoutMs: 1000 });
+      const store = new JournaledStore(inner, db.journal({ maxConnections: 4 }), { nodeId: 'node-r', clock, horizonMs: 60_000 });
+      await store.open();
+      open.push(store);
+      return { store, clock };
+    };
+    afterEach(async () => {
+      while (open.length) await open.pop()!.close();
+    });
+
+    it('FLUSHALL under load: every acknowledged unfinished job is delivered after restore, no finished or cancelled one', async () => {
+      const { store, clock } = await make();
+      await wipeUnderLoad(store, `flush-${db.dialect}`, clock.now(), () => redis.flushAll());
+    });
+
+    it('a restart with persistence off under load: the same', async () => {
+      const { store, clock } = await make();
+      await wipeUnderLoad(store, `restart-${db.dialect}`, clock.now(), () => redis.restart());
+    });
+
+    it('the marker is an ordinary job under a reserved topic: hidden from reads, gone after FLUSHALL', async () => {
+      const { store, clock } = await make();
+      const now = clock.now();
+      await store.push([aJob({ topic: 'visible', now })], now);
+      expect(await store.inner.get(MARKER_ID)).not.toBeNull();
+      expect((await store.stats()).map((s) => s.topic)).toEqual(['visible']);
+      expect((await store.list({ limit: 10 })).jobs.map((j) => j.topic)).toEqual(['visible']);
+      expect(await store.nextWakeAt()).toBeNull();
+      await redis.flushAll();
+      expect(await store.inner.get(MARKER_ID)).toBeNull();
+      expect(await store.checkInner(now)).toBe('restored');
+      expect((await store.stats()).find((s) => s.topic === 'visible')!.counts.ready).toBe(1);
+    });
+  });
+}
