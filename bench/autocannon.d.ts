@@ -1,28 +1,32 @@
-// The few parts of autocannon 9's programmatic API the benchmark uses (the package ships no types).
+// Minimal types for the parts of autocannon 9 the benchmarks use (the package ships none).
 declare module 'autocannon' {
-  interface Options {
-    url: string;
-    connections?: number;
-    duration?: number;
-    method?: 'GET' | 'POST';
-    headers?: Record<string, string>;
-    body?: string;
+  namespace autocannon {
+    interface Request {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+    }
+    interface Options extends Request {
+      url: string;
+      connections?: number;
+      duration?: number;
+      requests?: Request[];
+    }
+    interface Histogram {
+      average: number;
+      p50: number;
+      p99: number;
+    }
+    interface Result {
+      requests: Histogram;
+      latency: Histogram;
+      errors: number;
+      non2xx: number;
+    }
   }
-  interface Histogram {
-    average: number;
-    p50: number;
-    p99: number;
-    max: number;
-    total: number;
-  }
-  interface Result {
-    requests: Histogram;
-    latency: Histogram;
-    non2xx: number;
-    errors: number;
-    timeouts: number;
-    duration: number;
-  }
-  function autocannon(options: Options): Promise<Result>;
+  function autocannon(options: autocannon.Options, callback: (err: Error | null, result: autocannon.Result) => void): unknown;
   export default autocannon;
 }

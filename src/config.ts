@@ -94,9 +94,6 @@ export const ConfigSchema = obj({
 export type Config = Static<typeof ConfigSchema>;
 export type AuthToken = Config['auth']['tokens'][number];
 
-/** A partial Config, as flags or a file give it. */
-export type ConfigInput = { [K in keyof Config]?: Config[K] extends object ? Partial<Config[K]> | Record<string, unknown> : Config[K] };
-
 export interface LoadConfigOptions {
   /** From command-line flags; wins over everything. */
   overrides?: Record<string, unknown>;

@@ -51,8 +51,9 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
     connectionTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // TypeBox's compiler: JSON bodies are checked as sent (Fastify's default Ajv setup would coerce "5" to 5
+  // and silently drop unknown fields); query strings and path parameters are converted from text.
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(restErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
@@ -101,4 +102,21 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   await app.register(mykitRoutes, { ...context, compat, restore: options.restore });
   await app.register(youzanRoutes, { ...context, compat });
   return app;
+}
+
+/**
+ * Graceful shutdown of server and service together: stop accepting connections, wake pending long-polls
+ * (they answer empty), let in-flight calls settle and close the store, then give responses `graceMs` to
+ * be written before destroying connections that are still open (a client may hold an idle connection
+ * on which it never sent a request; Node would otherwise wait for it).
+ */
+export async function closeGracefully(app: DelayqApp, service: DelayqService, graceMs = 2000): Promise<void> {
+  const serverClosed = app.close();
+  await service.close();
+  const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await serverClosed;
+  } finally {
+    clearTimeout(timer);
+  }
 }

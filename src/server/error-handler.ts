@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DelayqError, isDelayqError, type ErrorCode } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   E_VALIDATION: 400,
@@ -49,10 +50,28 @@ function bestIssue(issues: readonly ValidationIssue[]): ValidationIssue | undefi
   return [...issues].sort((a, b) => rank(b) - rank(a) || b.instancePath.length - a.instancePath.length)[0];
 }
 
+/** Regular expressions are not a message for people: say what the limits in core/limits.ts mean. */
+const PATTERN_TEXT: Record<string, string> = {
+  [LIMITS.topicPattern]: `must be 1–${LIMITS.topicMaxLength} characters of letters, digits, ".", "_", "-", ":" starting with a letter or digit`,
+  [LIMITS.idPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + =`,
+};
+
 function describeIssue(issue: ValidationIssue, field: string, part: string): string {
   if (issue.keyword === 'additionalProperties') return `${field}: is not a known field`;
   if (issue.keyword === 'required') return `${field}: is required`;
+  const pattern = issue.params?.['pattern'];
+  if (issue.keyword === 'pattern' && typeof pattern === 'string' && PATTERN_TEXT[pattern]) return `${field}: ${PATTERN_TEXT[pattern]}`;
   return `${field || part}: ${issue.message ?? 'is invalid'}`;
+}
+
+/** For a value that must be one of some literals (a union of constants, or an enum): the literals. */
+function allowedValues(issues: readonly ValidationIssue[], instancePath: string): string[] | undefined {
+  const here = issues.filter((i) => i.instancePath === instancePath);
+  const values = here.flatMap((i) =>
+    i.keyword === 'const' ? [i.params?.['allowedValue']] : i.keyword === 'enum' ? ((i.params?.['allowedValues'] as unknown[]) ?? []) : [],
+  );
+  if (values.length === 0 || here.some((i) => !['const', 'enum', 'anyOf'].includes(i.keyword))) return undefined;
+  return values.map((v) => JSON.stringify(v));
 }
 
 /** Any error → the catalogue error it stands for. */
@@ -64,7 +83,9 @@ export function toDelayqError(err: unknown): DelayqError {
     const issue = bestIssue(fastifyError.validation);
     if (!issue) return new DelayqError('E_VALIDATION', `${part}: is invalid`, { field: part });
     const field = fieldOf(issue);
-    return new DelayqError('E_VALIDATION', describeIssue(issue, field, part), { field: field || part });
+    const allowed = allowedValues(fastifyError.validation, issue.instancePath);
+    const message = allowed ? `${field || part}: must be one of ${allowed.join(', ')}` : describeIssue(issue, field, part);
+    return new DelayqError('E_VALIDATION', message, { field: field || part });
   }
   const status = fastifyError.statusCode ?? 500;
   switch (fastifyError.code) {

@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
 import { createService } from '../../create-service.js';
-import { buildApp } from '../../server/app.js';
+import { buildApp, closeGracefully } from '../../server/app.js';
 
 export interface ServeFlags {
   config?: string | undefined;
@@ -47,11 +47,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    const serverClosed = app.close();
-    service
-      .close()
-      .then(() => serverClosed)
-      .then(
+    closeGracefully(app, service).then(
         () => {
           logger.info('closed');
           process.exit(0);

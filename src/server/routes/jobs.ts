@@ -18,7 +18,6 @@ import {
   PushResponse,
   RescheduleRequest,
 } from '../../protocol/schemas.js';
-import type { PushInput } from '../../core/job-input.js';
 import type { DelayqService } from '../../service.js';
 import type { DelayqApp, RouteContext } from '../app.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
@@ -46,7 +45,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request, reply) => {
       authorizeTopic(request, request.body.topic);
-      const result = await service.push(request.body as PushInput);
+      const result = await service.push(request.body);
       return reply.status(result.created ? 201 : 200).send({ created: result.created, job: toWireJob(result.job) });
     },
   );
@@ -63,7 +62,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request) => {
       request.body.jobs.forEach((job, i) => authorizeTopic(request, job.topic, `jobs[${i}].topic`));
-      const results = await service.pushBatch(request.body.jobs as PushInput[]);
+      const results = await service.pushBatch(request.body.jobs);
       return { results: results.map((r) => ({ created: r.created, job: toWireJob(r.job) })) };
     },
   );

@@ -13,7 +13,7 @@ import { authorizeAllTopics, authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
 import { toDelayqError } from '../error-handler.js';
 import { authorizeJob } from './jobs.js';
-import { releaseAll } from './reservations.js';
+import { reserveForRequest } from './reservations.js';
 
 /** Restore from the SQL journal; wired by the composition root when a journal is configured. */
 export interface RestoreHandler {
@@ -129,26 +129,14 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     },
     async (request, reply) => {
       authorizeTopic(request, request.params.topic);
-      const clientGone = new AbortController();
-      const onClose = (): void => {
-        if (!reply.raw.writableEnded) clientGone.abort();
-      };
-      reply.raw.once('close', onClose);
-      try {
-        const [reservation, ...rest] = await service.reserve(
-          { topics: [request.params.topic], count: 1, waitMs: request.query.waitMs ?? 0 },
-          clientGone.signal,
-        );
-        if (!reservation) return ok(null, 'no job ready');
-        if (clientGone.signal.aborted || request.raw.socket.destroyed) {
-          await releaseAll(service, [reservation, ...rest]);
-          return ok(null, 'client gone');
-        }
-        compat.remember(reservation.job.id, reservation.token, reservation.deadlineAt);
-        return ok(mykitJob(reservation.job));
-      } finally {
-        reply.raw.off('close', onClose);
-      }
+      const [reservation] = await reserveForRequest(service, request, reply, {
+        topics: [request.params.topic],
+        count: 1,
+        waitMs: request.query.waitMs ?? 0,
+      });
+      if (!reservation) return ok(null, 'no job ready');
+      compat.remember(reservation.job.id, reservation.token, reservation.deadlineAt);
+      return ok(mykitJob(reservation.job));
     },
   );
 

@@ -2,6 +2,7 @@
  * Consumers: reserve (long-poll), touch, finish, fail, release. Every call after reserve carries the
  * reservation token, so a consumer whose TTR lapsed cannot finish a job that was delivered again.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Reservation } from '../../core/job.js';
 import {
   FailRequest,
@@ -13,7 +14,7 @@ import {
   TokenRequest,
   TouchRequest,
 } from '../../protocol/schemas.js';
-import type { DelayqService } from '../../service.js';
+import type { DelayqService, ReserveRequest as ServiceReserveRequest } from '../../service.js';
 import type { DelayqApp, RouteContext } from '../app.js';
 import { authorizeTopic } from '../auth.js';
 import { toWireJob, toWireReservation } from '../wire.js';
@@ -23,6 +24,35 @@ import { authorizeJob, errorResponses } from './jobs.js';
 export async function releaseAll(service: DelayqService, reservations: readonly Reservation[]): Promise<number> {
   const results = await Promise.allSettled(reservations.map((r) => service.release(r.job.id, r.token)));
   return results.filter((r) => r.status === 'fulfilled').length;
+}
+
+/**
+ * Reserves for an HTTP request, tied to its connection: if the client disconnects while waiting, the
+ * wait stops; if it disconnected by the time jobs were reserved, they are released at once (instead of
+ * waiting out their TTR) and the answer is empty. Used by every route that reserves.
+ */
+export async function reserveForRequest(
+  service: DelayqService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  reserve: ServiceReserveRequest,
+): Promise<Reservation[]> {
+  const clientGone = new AbortController();
+  const onClose = (): void => {
+    if (!reply.raw.writableEnded) clientGone.abort();
+  };
+  reply.raw.once('close', onClose);
+  try {
+    const reservations = await service.reserve(reserve, clientGone.signal);
+    if (reservations.length && (clientGone.signal.aborted || request.raw.socket.destroyed)) {
+      const released = await releaseAll(service, reservations);
+      request.log.info({ released }, 'consumer disconnected during reserve; released its jobs');
+      return [];
+    }
+    return reservations;
+  } finally {
+    reply.raw.off('close', onClose);
+  }
 }
 
 export function registerReservationRoutes(app: DelayqApp, { service }: RouteContext): void {
@@ -41,23 +71,8 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
     },
     async (request, reply) => {
       authorizeTopic(request, request.body.topics, 'topics');
-      // The connection closing before we answer means the consumer is gone: stop waiting, give jobs back.
-      const clientGone = new AbortController();
-      const onClose = (): void => {
-        if (!reply.raw.writableEnded) clientGone.abort();
-      };
-      reply.raw.once('close', onClose);
-      try {
-        const reservations = await service.reserve(request.body, clientGone.signal);
-        if (clientGone.signal.aborted || request.raw.socket.destroyed) {
-          const released = await releaseAll(service, reservations);
-          if (released) request.log.info({ released }, 'consumer disconnected during reserve; released its jobs');
-          return { reservations: [] };
-        }
-        return { reservations: reservations.map(toWireReservation) };
-      } finally {
-        reply.raw.off('close', onClose);
-      }
+      const reservations = await reserveForRequest(service, request, reply, request.body);
+      return { reservations: reservations.map(toWireReservation) };
     },
   );
 

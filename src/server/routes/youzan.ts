@@ -11,7 +11,7 @@ import { authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
 import { toDelayqError } from '../error-handler.js';
 import { authorizeJob } from './jobs.js';
-import { releaseAll } from './reservations.js';
+import { reserveForRequest } from './reservations.js';
 
 export const YOUZAN_PATH = '/youzan';
 
@@ -86,12 +86,8 @@ export const youzanRoutes: FastifyPluginAsyncTypebox<YouzanOptions> = async (app
         case 'pop': {
           const topic = required(cmd.topic, 'topic');
           authorizeTopic(request, topic);
-          const [reservation] = await service.reserve({ topics: [topic], count: 1 });
+          const [reservation] = await reserveForRequest(service, request, reply, { topics: [topic], count: 1 });
           if (!reservation) return { success: true, error: null, id: null, value: null };
-          if (request.raw.socket.destroyed || reply.raw.destroyed) {
-            await releaseAll(service, [reservation]);
-            return { success: true, error: null, id: null, value: null };
-          }
           compat.remember(reservation.job.id, reservation.token, reservation.deadlineAt);
           return { success: true, error: null, id: reservation.job.id, value: seedBody(reservation.job) };
         }

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DelayqClient } from '../../src/client/client.js';
+import { Worker } from '../../src/client/worker.js';
+import type { WireJob } from '../../src/protocol/schemas.js';
+import { startServer, waitFor, type TestServer } from '../helpers/http-server.js';
+
+let server: TestServer;
+let client: DelayqClient;
+beforeAll(async () => {
+  server = await startServer();
+  client = new DelayqClient({ url: server.url });
+});
+afterAll(async () => server.close());
+
+describe('Worker', () => {
+  it('runs a handler per topic with bounded concurrency and finishes every job', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const seen: string[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const handler = async (job: WireJob): Promise<void> => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      seen.push(`${job.topic}:${String(job.body)}`);
+      await gate;
+      running--;
+    };
+    const worker = new Worker(client, { handlers: { 'w-mail': handler, 'w-sms': handler }, concurrency: 3, waitMs: 2000 }).start();
+    await client.pushBatch([1, 2, 3, 4, 5].map((n) => ({ topic: n % 2 ? 'w-mail' : 'w-sms', id: `w-${n}`, body: n })));
+    await waitFor(() => running === 3, 'three handlers at once');
+    expect(seen).toHaveLength(3); // the other two wait for a free slot
+    openGate();
+    await waitFor(async () => (await client.list({ topic: 'w-mail', state: 'finished' })).jobs.length === 3, 'mail jobs finished');
+    await waitFor(async () => (await client.list({ topic: 'w-sms', state: 'finished' })).jobs.length === 2, 'sms jobs finished');
+    expect(maxRunning).toBe(3);
+    expect(seen.sort()).toEqual(['w-mail:1', 'w-mail:3', 'w-mail:5', 'w-sms:2', 'w-sms:4']);
+    await worker.close();
+  });
+
+  it('fails a job with the thrown error, which retries and then buries it', async () => {
+    const attempts: number[] = [];
+    const worker = new Worker(client, {
+      handlers: {
+        'w-fail': (job) => {
+          attempts.push(job.attempts);
+          throw new Error(`mail server down (try ${job.attempts})`);
+        },
+      },
+      waitMs: 2000,
+    }).start();
+    await client.push({ topic: 'w-fail', id: 'wf-1', retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 0 } } });
+    await waitFor(async () => (await client.get('wf-1')).state === 'dead', 'the job to be buried');
+    const job = await client.get('wf-1');
+    expect(job.lastError).toBe('Error: mail server down (try 2)');
+    expect(attempts).toEqual([1, 2]);
+    await worker.close();
+  });
+
+  it('touches the reservation while a handler runs past its TTR, so the job is not delivered twice', async () => {
+    const ttrMs = 300;
+    let deliveries = 0;
+    const worker = new Worker(client, {
+      handlers: {
+        'w-slow': async () => {
+          deliveries++;
+          const until = Date.now() + 4 * ttrMs;
+          await waitFor(() => Date.now() >= until, 'four TTRs to pass', 10_000);
+        },
+      },
+      waitMs: 2000,
+    }).start();
+    const { job } = await client.push({ topic: 'w-slow', id: 'ws-1', ttrMs });
+    expect(job.ttrMs).toBe(ttrMs);
+    await waitFor(async () => (await client.get('ws-1')).state === 'finished', 'the slow job to finish', 10_000);
+    const finished = await client.get('ws-1');
+    expect(finished.attempts).toBe(1);
+    expect(deliveries).toBe(1);
+    await worker.close();
+  });
+
+  it('closes gracefully: stops polling at once and waits for running handlers, whose jobs are finished', async () => {
+    let unblock!: () => void;
+    let started = false;
+    const worker = new Worker(client, {
+      handlers: {
+        'w-close': async () => {
+          started = true;
+          await new Promise<void>((resolve) => (unblock = resolve));
+        },
+      },
+      concurrency: 2,
+      waitMs: 30_000,
+    }).start();
+    await client.push({ topic: 'w-close', id: 'wc-1' });
+    await waitFor(() => started && server.service.waitingConsumers > 0, 'the handler to run and the worker to long-poll');
+    let closed = false;
+    const closing = worker.close().then(() => (closed = true));
+    await waitFor(() => server.service.waitingConsumers === 0, 'the long-poll to be dropped');
+    expect(closed).toBe(false);
+    expect((await client.get('wc-1')).state).toBe('reserved');
+    unblock();
+    await closing;
+    expect((await client.get('wc-1')).state).toBe('finished');
+    await client.push({ topic: 'w-close', id: 'wc-2' });
+    expect((await client.reserve({ topics: ['w-close'] }))[0]?.job.id).toBe('wc-2'); // nobody else took it
+  });
+
+  it('rejects a worker without handlers or with a silly concurrency', () => {
+    expect(() => new Worker(client, { handlers: {} })).toThrow(/handlers/);
+    expect(() => new Worker(client, { handlers: { a: () => {} }, concurrency: 0 })).toThrow(/concurrency/);
+  });
+});
