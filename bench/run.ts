@@ -47,7 +47,7 @@ const chartPath = join(resultsDir, `${base}-lateness.svg`);
 const jsonPath = join(resultsDir, `${base}.json`);
 
 // Bounded time, whatever happens: the watchdog cleans up and exits non-zero.
-const WATCHDOG_MS = quick ? 150_000 : 150 * 60_000;
+const WATCHDOG_MS = quick ? 150_000 : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000;
 const watchdog = setTimeout(() => {
   process.stderr.write(`bench: watchdog fired after ${WATCHDOG_MS / 1000} s; stopping servers\n`);
   void cleanup().finally(() => process.exit(2));
@@ -195,6 +195,7 @@ async function main(): Promise<void> {
     results.add(scenario, system, 'p99', r.p99);
     results.add(scenario, system, 'max', r.max);
     results.add(scenario, system, 'missing', r.missing);
+    results.add(scenario, system, 'producerLag', r.producerLagMs);
     if (r.missing > 0) failures.push(`${scenario} · ${system}: ${r.missing} job(s) never delivered`);
     const key = `${scenario}|${system}`;
     latenessRuns.set(key, [...(latenessRuns.get(key) ?? []), r]);

@@ -55,6 +55,8 @@ export interface LatenessResult {
   samples: number[];
   /** Jobs never delivered within the deadline (should be 0). */
   missing: number;
+  /** How far the producer fell behind its schedule at worst (pushes slower than the rate); ≪ lead is fine. */
+  producerLagMs: number;
 }
 
 /**
@@ -66,12 +68,14 @@ export interface LatenessResult {
 export async function lateness(subject: Subject, ratePerS: number, durationMs: number, leadMs = 1000): Promise<LatenessResult> {
   const total = Math.round((ratePerS * durationMs) / 1000);
   const samples: number[] = [];
+  let producerLagMs = 0;
   const consumer = await subject.consume(CONSUMER_CONCURRENCY, (dueAt) => samples.push(Date.now() - dueAt));
   try {
     await sleep(100); // the consumer is connected and waiting
     const startedAt = Date.now();
     let produced = 0;
     while (produced < total) {
+      producerLagMs = Math.max(producerLagMs, Date.now() - (startedAt + (produced * 1000) / ratePerS));
       const shouldHave = Math.min(total, Math.floor(((Date.now() - startedAt) * ratePerS) / 1000) + 1);
       const batch: number[] = [];
       for (; produced < shouldHave; produced++) batch.push(startedAt + (produced * 1000) / ratePerS + leadMs);
@@ -84,7 +88,7 @@ export async function lateness(subject: Subject, ratePerS: number, durationMs: n
     await consumer.stop();
   }
   const stats = summarize(samples);
-  return { ...stats, samples: [...samples].sort((a, b) => a - b), missing: total - stats.n };
+  return { ...stats, samples: [...samples].sort((a, b) => a - b), missing: total - stats.n, producerLagMs };
 }
 
 export interface BurstResult {
