@@ -32,7 +32,7 @@ const mode = quick
 const runs = Number(option('runs') ?? mode.runs);
 const pending = Number(option('pending') ?? mode.pending);
 if (quick && option('pending')) throw new Error('--pending is a full-mode option');
-const withMariadb = !quick && !flag('no-mariadb');
+const withMariadb = flag('mariadb') || (!quick && !flag('no-mariadb'));
 const only = option('only')?.split(',');
 const systemsWanted = option('systems')?.split(',');
 /** RedisStore partitions; 1 is the config default (src/config.ts), more spread a topic over Cluster slots. */

@@ -101,7 +101,7 @@ export class DelayqSubject implements Subject {
         const journal =
           sql.dialect === 'postgres'
             ? new PostgresJournal({ connectionString: sql.url, schema: name })
-            : new MysqlJournal({ uri: `${sql.url.replace(/\/[^/]*$/, '')}/${name}` });
+            : new MysqlJournal({ uri: `${sql.url}/${name}` }); // MARIADB.url names no database
         store = new JournaledStore(redis, journal, { nodeId, clock: redis.clock });
         break;
       }
