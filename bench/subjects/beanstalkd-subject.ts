@@ -27,7 +27,9 @@ export class BeanstalkdSubject implements Subject {
   readonly resolutionMs = 1000;
   readonly memoryKind = 'beanstalkd RSS';
   readonly name = 'beanstalkd';
-  readonly note = 'beanstalkd 1.12 (Debian), no binlog; delays in whole seconds (rounded up)';
+  readonly note =
+    'beanstalkd 1.12 (Debian), no binlog; delays in whole seconds (rounded up). Client jackd 2.2.2 over 10 producer connections ' +
+    'and one connection per consumer slot; jackd, not the server, limits its push rate (one connection put ≈ 22k/s here)';
   private server: Server | undefined;
   private producers: JackdClient[] = [];
   private nextProducer = 0;
