@@ -210,7 +210,7 @@ ${table(
 )}
 ## Where the time goes
 
-CPU per job during the enqueue (100 in flight) and burst scenarios: the benchmark process (the client library,
+CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,
 and for delayq the whole service, in-process) and the server (Redis, or beanstalkd). With 2 cores, a system whose
 client + server CPU per job is about 1 s ÷ its rate is CPU-bound; Redis commands per job counts round trips
 (an EVALSHA counts once, the commands inside a script are counted too).
@@ -221,6 +221,9 @@ ${table(results, 'enqueue', where)}
 Burst drain:
 
 ${table(results, 'burst', where)}
+Steady 1k due/s (the producer and the consumer both run in the benchmark process):
+
+${table(results, 'late1k', where)}
 ${existsSync(profiling) ? readFileSync(profiling, 'utf8') : ''}
 ## How each system is used
 
