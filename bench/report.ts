@@ -22,7 +22,13 @@ export interface RunInfo {
   chartFile: string;
 }
 
-const readJson = (path: string): { version?: string } => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version?: string };
+function readJson(path: string): { version?: string } {
+  try {
+    return JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version?: string };
+  } catch {
+    return { version: '(not installed)' };
+  }
+}
 
 function versions(): string {
   const sh = (cmd: string) => {

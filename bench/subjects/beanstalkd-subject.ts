@@ -1,23 +1,33 @@
 // beanstalkd 1.12 (Debian) through jackd: `put` with a whole-second delay over a pool of producer
-// connections (jackd pipelines, but parses replies slowly: 10 connections put ≈ 1.6× what one does), and one connection per concurrent consumer (reserve blocks its connection), as beanstalkd's
-// protocol intends. A fresh server per run, so RSS deltas start from the same baseline.
-import jackd from 'jackd';
-import type { JackdClient as Client } from 'jackd';
+// connections (jackd pipelines, but parses replies slowly: 10 connections put ≈ 1.6× what one does), and
+// one connection per concurrent consumer (reserve blocks its connection), as beanstalkd's protocol
+// intends. A fresh server per run, so RSS deltas start from the same baseline.
+import type { JackdClient } from 'jackd';
 import { sleep } from '../lib.js';
 import { cpuMsOf, rssBytes, startBeanstalkd, type Server } from '../servers.js';
 import { bodyFor, type Consumer, type OnJob, type Subject } from '../subject.js';
 
+// Loaded on first use, so a missing jackd fails the beanstalkd rows only, with a clear message.
 // jackd is CommonJS with `module.exports = JackdClient`: at run time the default import is the class
-// itself, while its typings describe a module object; this line reconciles the two.
-const JackdClient = jackd as unknown as typeof Client;
-type JackdClient = Client;
+// itself, while its typings describe a module object; the cast reconciles the two.
+let clientClass: typeof JackdClient | undefined;
+async function jackdClass(): Promise<typeof JackdClient> {
+  if (!clientClass) {
+    try {
+      clientClass = (await import('jackd')).default as unknown as typeof JackdClient;
+    } catch (err) {
+      throw new Error(`the beanstalkd client jackd is not installed (npm ci installs it): ${(err as Error).message}`);
+    }
+  }
+  return clientClass;
+}
 
 const TUBE = 'bench';
 const TTR_S = 30;
 const PRODUCER_CONNECTIONS = 10;
 
 async function connect(port: number): Promise<JackdClient> {
-  const client = new JackdClient();
+  const client = new (await jackdClass())();
   await client.connect({ host: '127.0.0.1', port });
   return client;
 }
