@@ -14,7 +14,7 @@ export async function makeInnerStore(kind: string): Promise<Store> {
   if (kind === 'redis') {
     redis ??= await startJournalRedis(7103);
     await redis.flushAll();
-    return new RedisStore({ url: redis.url, nodeId: 'bench' });
+    return new RedisStore({ url: redis.url, nodeId: 'bench', commandTimeoutMs: 30_000 });
   }
   throw new Error(`unknown BENCH_INNER ${kind} (redis | sqlite)`);
 }

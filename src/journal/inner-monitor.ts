@@ -1,23 +1,12 @@
 import type { Logger } from 'pino';
 import type { EpochMs } from '../core/clock.js';
 import type { Store } from '../store/store.js';
-import type { InnerCheck, Journal } from './journal.js';
+import type { InnerCheck, Journal, JournalStatus, RestoreMode, RestoreSummary } from './journal.js';
 import { MARKER_ID, markerJob } from './journal-jobs.js';
-import type { RestoreSummary } from './journal-restore.js';
 
-export type { InnerCheck };
-export type RestoreMode = 'auto' | 'manual';
+export type { InnerCheck, JournalStatus, RestoreMode };
 
-export interface JournalStatus {
-  restoreMode: RestoreMode;
-  /** ok: the marker is there; lost: the inner store lost its data and waits for a restore (manual mode). */
-  inner: 'unchecked' | 'ok' | 'restoring' | 'lost';
-  lastCheckAt: EpochMs | null;
-  lostSince: EpochMs | null;
-  lastRestore: RestoreSummary | null;
-  /** Journal entries queued and not yet committed. */
-  pendingJournalWrites: number;
-}
+
 
 const MARKER_META = 'inner-marker';
 

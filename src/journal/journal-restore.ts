@@ -2,9 +2,11 @@ import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import type { Store } from '../store/store.js';
-import type { Journal, JournalJob } from './journal.js';
+import type { ClearAllOptions, ClearAllSummary, Journal, JournalJob, RestoreOptions, RestoreSummary } from './journal.js';
 import { entry, toNewJob } from './journal-jobs.js';
 import type { JournalWriter } from './journal-writer.js';
+
+export type { ClearAllOptions, ClearAllSummary, RestoreOptions, RestoreSummary };
 
 export interface RestoreContext {
   inner: Store;
@@ -15,31 +17,7 @@ export interface RestoreContext {
   batchSize: number;
 }
 
-export interface RestoreOptions {
-  /**
-   * The seeds' `expire`: true re-delivers jobs whose due time already passed (at once); false does not,
-   * and marks them `expired` in the journal with the reason, so they are never restored later either.
-   * @defaultValue true
-   */
-  expire?: boolean;
-}
 
-export interface RestoreSummary {
-  /** Unfinished jobs read from the journal. */
-  scanned: number;
-  /** Pushed into the inner store (it did not have them). */
-  restored: number;
-  /** The inner store already had them (restore is idempotent). */
-  alreadyPresent: number;
-  /** Past due and skipped because expire = false (marked expired). */
-  skippedExpired: number;
-  /** Due beyond the horizon: left in the journal for the loader. */
-  leftInJournal: number;
-  /** Pushed, but finished or cancelled meanwhile: cancelled again in the inner store. */
-  raced: number;
-  startedAt: EpochMs;
-  durationMs: number;
-}
 
 const RESTORE_REASON = 'restored from the journal';
 
@@ -120,19 +98,7 @@ async function restoreRows(ctx: RestoreContext, rows: JournalJob[], options: Res
   }
 }
 
-export interface ClearAllOptions {
-  /** Must be the string 'clear-all': clearAll cancels every unfinished job. */
-  confirm: string;
-  /** Who asked, for the audit entry. */
-  actor?: string | undefined;
-  reason?: string | undefined;
-}
 
-export interface ClearAllSummary {
-  cancelled: number;
-  startedAt: EpochMs;
-  durationMs: number;
-}
 
 export const CLEAR_ALL_CONFIRMATION = 'clear-all';
 /** The audit entries of clearAll are kept under this reserved id (ids cannot start with `#`). */

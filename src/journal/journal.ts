@@ -1,7 +1,5 @@
 import type { EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
-import type { JournalStatus } from './inner-monitor.js';
-import type { RestoreSummary } from './journal-restore.js';
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -71,9 +69,9 @@ export interface JournalMaintenance {
  * DelayqService finds it by capability (`isJournaled`), never by instanceof.
  */
 export interface JournalOperations {
-  restore(options: { expire?: boolean }, now?: EpochMs): Promise<RestoreSummary>;
-  restoreJob(id: string, options: { expire?: boolean }, now?: EpochMs): Promise<RestoreSummary>;
-  clearAll(options: { confirm: string; actor?: string | undefined; reason?: string | undefined }, now?: EpochMs): Promise<{ cancelled: number; startedAt: EpochMs; durationMs: number }>;
+  restore(options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
+  restoreJob(id: string, options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
+  clearAll(options: ClearAllOptions, now?: EpochMs): Promise<ClearAllSummary>;
   status(): JournalStatus;
 }
 
@@ -111,4 +109,56 @@ export interface JournalBatch {
   history: (HistoryEntry & { jobId: string })[];
 }
 
-export const emptyBatch = (): JournalBatch => ({ inserts: [], upserts: [], history: [] });
+
+export interface RestoreOptions {
+  /**
+   * The seeds' `expire`: true re-delivers jobs whose due time already passed (at once); false does not,
+   * and marks them `expired` in the journal with the reason, so they are never restored later either.
+   * @defaultValue true
+   */
+  expire?: boolean;
+}
+
+export interface RestoreSummary {
+  /** Unfinished jobs read from the journal. */
+  scanned: number;
+  /** Pushed into the inner store (it did not have them). */
+  restored: number;
+  /** The inner store already had them (restore is idempotent). */
+  alreadyPresent: number;
+  /** Past due and skipped because expire = false (marked expired). */
+  skippedExpired: number;
+  /** Due beyond the horizon: left in the journal for the loader. */
+  leftInJournal: number;
+  /** Pushed, but finished or cancelled meanwhile: cancelled again in the inner store. */
+  raced: number;
+  startedAt: EpochMs;
+  durationMs: number;
+}
+
+export interface ClearAllOptions {
+  /** Must be the string 'clear-all': clearAll cancels every unfinished job. */
+  confirm: string;
+  /** Who asked, for the audit entry. */
+  actor?: string | undefined;
+  reason?: string | undefined;
+}
+
+export interface ClearAllSummary {
+  cancelled: number;
+  startedAt: EpochMs;
+  durationMs: number;
+}
+
+export type RestoreMode = 'auto' | 'manual';
+
+export interface JournalStatus {
+  restoreMode: RestoreMode;
+  /** ok: the marker is there; lost: the inner store lost its data and waits for a restore (manual mode). */
+  inner: 'unchecked' | 'ok' | 'restoring' | 'lost';
+  lastCheckAt: EpochMs | null;
+  lostSince: EpochMs | null;
+  lastRestore: RestoreSummary | null;
+  /** Journal entries queued and not yet committed. */
+  pendingJournalWrites: number;
+}

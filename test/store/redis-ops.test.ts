@@ -59,6 +59,8 @@ describe('RedisStore when Redis goes away', () => {
     const [r] = await service.reserve({ topics: ['loss'], count: 1 });
     expect(r!.job.topic).toBe('loss');
     await service.finish(r!.job.id, r!.token);
+    // The restarted server lost its data (no persistence): the store registered its node name again.
+    await waitFor('the node name to be registered again', async () => (await service.history(r!.job.id)).every((h) => h.node === 'n'));
     await service.close();
   });
 });

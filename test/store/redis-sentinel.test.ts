@@ -63,7 +63,8 @@ describe('RedisStore through Sentinel', () => {
     await waitFor('Sentinel to promote the replica', async () => currentMasterPort(set.sentinels[0]!.port, set.masterName) === set.replica.port, 20_000, 100);
     const failedOverAt = Date.now();
     await waitFor('pushes to succeed again after the failover', async () => [...acked.values()].some((at) => at > failedOverAt + 200), 20_000);
-    await new Promise((r) => setTimeout(r, 500));
+    const pushedAfter = (): number => [...acked.values()].filter((at) => at > failedOverAt + 200).length;
+    await waitFor('50 pushes acknowledged after the failover', async () => pushedAfter() >= 50, 30_000);
     running = false;
     await producer;
     const afterFailover = [...acked].filter(([, at]) => at > failedOverAt + 200).map(([id]) => id);

@@ -49,6 +49,18 @@ describe('RedisStore on standalone Redis', () => {
     await store.close();
   });
 
+  it('reserves a job once when a topic is named twice', async () => {
+    const store = make();
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    await store.push([aJob({ topic: 'twice', now }), aJob({ topic: 'twice', now })], now);
+    const got = await store.reserve(['twice', 'twice'], 10, now);
+    expect(got).toHaveLength(2);
+    expect(new Set(got.map((r) => r.job.id)).size).toBe(2);
+    expect(got.every((r) => r.job.attempts === 1)).toBe(true);
+    await store.close();
+  });
+
   it('groups concurrent pushes and answers each caller with its own jobs', async () => {
     const store = make();
     await store.open();

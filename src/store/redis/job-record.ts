@@ -86,8 +86,14 @@ function retryText(policy: RetryPolicy): string {
 
 const DEFAULT_RETRY_TEXT = retryText(DEFAULT_RETRY_POLICY);
 
+/** A fresh copy of the default policy (structuredClone costs more than the rest of a job's decoding). */
+function defaultRetry(): RetryPolicy {
+  const { maxAttempts, backoff } = DEFAULT_RETRY_POLICY;
+  return { maxAttempts, backoff: backoff.type === 'list' ? { type: 'list', delaysMs: [...backoff.delaysMs] } : { ...backoff } };
+}
+
 export function decodeRetry(text: string): RetryPolicy {
-  if (text === '') return structuredClone(DEFAULT_RETRY_POLICY);
+  if (text === '') return defaultRetry();
   const [type, max, ...rest] = text.split('|');
   const maxAttempts = Number(max);
   switch (type) {

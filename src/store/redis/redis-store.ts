@@ -114,11 +114,21 @@ export class RedisStore implements WatchableStore {
     await client.connect();
     await checkEvictionPolicy(client);
     defineScripts(client);
+    await this.registerNode(client);
+    await this.clock.sync();
+    this.clock.start();
+    // After a reconnect the server may be another one (failover) or a restarted one without its data:
+    // register the node name again and re-sample the clock offset.
+    client.on('ready', () => {
+      void this.registerNode(client).catch(() => undefined);
+      void this.clock.sync().catch(() => undefined);
+    });
+  }
+
+  private async registerNode(client: RedisClient): Promise<void> {
     this.nodeIndex = await Promise.all(
       this.parts.map(async (k) => Number(await runScript(client, 'register-node', [k.nodes], [this.options.nodeId]))),
     );
-    await this.clock.sync();
-    this.clock.start();
   }
 
   async close(): Promise<void> {
@@ -225,6 +235,7 @@ export class RedisStore implements WatchableStore {
    * of each partition's head, so a job may overtake a slightly earlier one of another partition.
    */
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
+    topics = [...new Set(topics)];
     if (topics.length === 0 || count <= 0) return [];
     const start = this.reserveStart++ % this.partitions;
     const order = this.parts.map((_, i) => (start + i) % this.partitions);

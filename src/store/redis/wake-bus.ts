@@ -64,8 +64,10 @@ export class WakeBus {
       if (kind === 'r') watcher.onReady(payload.split(',').filter(Boolean));
       else if (kind === 'd' && Number.isFinite(Number(payload))) watcher.onDue(Number(payload));
     });
-    await subscriber.connect();
-    await subscriber.subscribe(this.channel);
+    // Subscribe on every 'ready', so a subscriber that could not connect at first (or lost its server)
+    // starts hearing peers as soon as Redis is back; subscribing twice to a channel is harmless.
+    subscriber.on('ready', () => void subscriber.subscribe(this.channel).catch(() => undefined));
+    await subscriber.connect().catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 --[[ cancel: delayed | ready | reserved → cancelled.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] now (ms)  ARGV[4] node index  ARGV[5] reason ('\0' = none)
-  Returns: {0, record} | {-1} not found | {-2, state} wrong state.
+  Returns: {0, record without history} | {-1} not found | {-2, state} wrong state.
 ]]
 local jobs, dueidx, reserved, expiry, ended, counts, tp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1]
 local id, now, node = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -30,4 +30,5 @@ redis.call('HINCRBY', counts, topic .. '|6', 1)
 local reason = ARGV[5] ~= '\0' and ARGV[5] or false
 table.insert(rec[19], { now - rec[15], 8, 6, rec[11], node, reason })
 redis.call('HSET', jobs, id, cmsgpack.pack(rec))
+rec[19] = nil -- the reply stops before history (Redis ends a Lua array at the first nil)
 return { 0, rec }

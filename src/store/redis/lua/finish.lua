@@ -1,7 +1,7 @@
 --[[ finish: reserved → finished, fenced by the reservation token.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] token  ARGV[4] now (ms)  ARGV[5] node index
-  Returns: {0, record} | {-1} not found | {-2, state} not reserved | {-3, 3} token mismatch.
+  Returns: {0, record without history} | {-1} not found | {-2, state} not reserved | {-3, 3} token mismatch.
 ]]
 local jobs, reserved, ended, counts = KEYS[1], KEYS[3], KEYS[5], KEYS[6]
 local id, token, now, node = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -17,4 +17,5 @@ redis.call('HINCRBY', counts, rec[1] .. '|3', -1)
 redis.call('HINCRBY', counts, rec[1] .. '|4', 1)
 table.insert(rec[19], { now - rec[15], 5, 4, rec[11], node, false })
 redis.call('HSET', jobs, id, cmsgpack.pack(rec))
+rec[19] = nil -- the reply stops before history (Redis ends a Lua array at the first nil)
 return { 0, rec }

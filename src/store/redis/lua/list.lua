@@ -37,7 +37,7 @@ for _, id in ipairs(after) do
     local rec = cmsgpack.unpack(packed)
     if (topic == '\0' or rec[1] == topic) and (state == 0 or rec[5] == state)
       and (bizKey == '\0' or rec[3] == bizKey) and (tag == '\0' or rec[2] == tag) then
-      rec[19] = false
+      rec[19] = nil -- the reply stops before history
       out[#out + 1] = id
       out[#out + 1] = rec
       found = found + 1

@@ -1,7 +1,7 @@
 --[[ reschedule: delayed | ready → delayed at runAt (ready at once when runAt <= now).
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] runAt (ms)  ARGV[4] now (ms)  ARGV[5] node index
-  Returns: {0, record} | {-1} not found | {-2, state} wrong state.
+  Returns: {0, record without history} | {-1} not found | {-2, state} wrong state.
 ]]
 local jobs, dueidx, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1]
 local id, runAt, now, node = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -35,4 +35,5 @@ redis.call('HINCRBY', counts, topic .. '|' .. old, -1)
 redis.call('HINCRBY', counts, topic .. '|' .. state, 1)
 table.insert(rec[19], { now - rec[15], 11, state, rec[11], node, string.format('runAt=%d', runAt) })
 redis.call('HSET', jobs, id, cmsgpack.pack(rec))
+rec[19] = nil -- the reply stops before history (Redis ends a Lua array at the first nil)
 return { 0, rec }

@@ -23,17 +23,20 @@ local out, tokenBase, moved = {}, 6 + nt, {}
 for i = 1, math.min(max, #candidates) do
   local c = candidates[i]
   local id = string.sub(c[2], 6)
-  redis.call('ZREM', c[3], c[2])
-  local rec = cmsgpack.unpack(redis.call('HGET', jobs, id))
-  local deadline = now + (ttr or rec[8])
-  rec[5], rec[11], rec[13], rec[14], rec[17] = 3, rec[11] + 1, ARGV[tokenBase + i], deadline, now
-  redis.call('ZADD', reserved, deadline, id)
-  if rec[9] then redis.call('ZREM', expiry, id) end
-  moved[rec[1]] = (moved[rec[1]] or 0) + 1
-  table.insert(rec[19], { now - rec[15], 3, 3, rec[11], node, false })
-  redis.call('HSET', jobs, id, cmsgpack.pack(rec))
-  out[#out + 1] = id
-  out[#out + 1] = rec
+  -- ZREM answers 0 for a candidate seen twice (a topic named twice): reserve each job once.
+  if redis.call('ZREM', c[3], c[2]) == 1 then
+    local rec = cmsgpack.unpack(redis.call('HGET', jobs, id))
+    local deadline = now + (ttr or rec[8])
+    rec[5], rec[11], rec[13], rec[14], rec[17] = 3, rec[11] + 1, ARGV[tokenBase + i], deadline, now
+    redis.call('ZADD', reserved, deadline, id)
+    if rec[9] then redis.call('ZREM', expiry, id) end
+    moved[rec[1]] = (moved[rec[1]] or 0) + 1
+    table.insert(rec[19], { now - rec[15], 3, 3, rec[11], node, false })
+    redis.call('HSET', jobs, id, cmsgpack.pack(rec))
+    out[#out + 1] = id
+    rec[19] = nil -- the reply stops before history
+    out[#out + 1] = rec
+  end
 end
 for topic, n in pairs(moved) do
   redis.call('HINCRBY', counts, topic .. '|2', -n)
