@@ -3,7 +3,7 @@
  * concurrent single pushes, and batched pushes), against the inner store alone; and the time to restore
  * 1M jobs into an empty inner store.
  *
- *   npx tsx bench/journal.bench.ts                 # Redis inner store (own redis-server on 127.0.0.1:7103)
+ *   npx tsx bench/journal.bench.ts                 # Redis inner store (own redis-server, a free port in 7100–7149)
  *   BENCH_INNER=sqlite npx tsx bench/journal.bench.ts   # SQLite (:memory:) inner store
  *   BENCH_RESTORE_JOBS=200000 BENCH_PUSH_JOBS=20000 npx tsx bench/journal.bench.ts
  *

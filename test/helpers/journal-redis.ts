@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ping, waitFor } from './redis-servers.js';
@@ -18,7 +19,31 @@ export interface JournalRedis {
   stop(): Promise<void>;
 }
 
-export async function startJournalRedis(port: number): Promise<JournalRedis> {
+/** Whether nothing listens on 127.0.0.1:port right now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port of the range, tried from a random start: this branch's tests also run in other worktrees
+ * that merged it, at the same time, so a fixed port would let one run FLUSHALL another's server.
+ */
+export async function freeJournalPort(): Promise<number> {
+  // 7100–7109 stay out of the draw: earlier copies of these tests used fixed ports there.
+  const start = Math.floor(Math.random() * 40);
+  for (let i = 0; i < 40; i++) {
+    const port = 7110 + ((start + i) % 40);
+    if (await portFree(port)) return port;
+  }
+  throw new Error('no free port in 7100–7149 for a journal test redis-server');
+}
+
+export async function startJournalRedis(requestedPort?: number): Promise<JournalRedis> {
+  const port = requestedPort ?? (await freeJournalPort());
   if (port < 7100 || port > 7149) throw new Error(`journal tests use ports 7100–7149, not ${port}`);
   if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) {
     throw new Error('redis-server is not installed: the journal wipe tests need their own Redis (apt-get install redis-server)');
@@ -26,13 +51,17 @@ export async function startJournalRedis(port: number): Promise<JournalRedis> {
   const dir = join(JOURNAL_REDIS_ROOT, String(port));
   let child: ReturnType<typeof spawn> | undefined;
   const start = async () => {
-    spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { timeout: 3000, stdio: 'ignore' });
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    await waitFor(`redis-server on 127.0.0.1:${port}`, () => ping(port));
+    const pid = child.pid;
+    // The server that answers must be the one we just started (not a leftover still shutting down).
+    await waitFor(`redis-server (pid ${pid}) on 127.0.0.1:${port}`, async () => {
+      if (!(await ping(port))) return false;
+      return admin(async (r) => Number(/process_id:(\d+)/.exec(await r.info('server'))![1]) === pid);
+    });
   };
   const stop = async () => {
     const c = child;

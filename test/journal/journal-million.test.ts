@@ -12,7 +12,7 @@ import { aJob } from '../helpers/jobs.js';
 const databases = [await postgresJournalDatabase(), await mysqlJournalDatabase()];
 let redis: JournalRedis;
 beforeAll(async () => {
-  redis = await startJournalRedis(7101);
+  redis = await startJournalRedis();
 });
 afterAll(async () => {
   await redis.stop();

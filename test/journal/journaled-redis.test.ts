@@ -16,7 +16,7 @@ const databases = [await postgresJournalDatabase(), await mysqlJournalDatabase()
 const prefixes = prefixPool('journal');
 let redis: JournalRedis;
 beforeAll(async () => {
-  redis = await startJournalRedis(7100);
+  redis = await startJournalRedis();
 });
 afterAll(async () => {
   await redis.stop();
