@@ -1,0 +1,118 @@
+// delayq over HTTP (Redis store): push single and batch with autocannon, and reserve+finish round trips
+// with the SDK client. The server runs in a child process (bench/http-server.ts) on our own Redis.
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { fileURLToPath } from 'node:url';
+import { DelayqClient } from '../src/client/client.js';
+import { summarize } from './lib.js';
+import { freePort, startProcess, type Server } from './servers.js';
+import { bodyFor } from './subject.js';
+import { FAR_MS } from './scenarios.js';
+
+export interface HttpResult {
+  /** Jobs per second (requests × jobs per request). */
+  jobsPerS: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+const TOPIC = 'bench-http';
+export const HTTP_CONNECTIONS = 100;
+export const HTTP_BATCH = 100;
+export const HTTP_BATCH_CONNECTIONS = 10;
+
+export class HttpBench {
+  private server: Server | undefined;
+  private readonly redisPort: number;
+  private url = '';
+
+  constructor(redisPort: number) {
+    this.redisPort = redisPort;
+  }
+
+  async open(): Promise<void> {
+    const redis = new Redis({ host: '127.0.0.1', port: this.redisPort, lazyConnect: true });
+    await redis.connect();
+    await redis.flushall(); // our own benchmark Redis
+    await redis.quit();
+    const port = await freePort();
+    const script = fileURLToPath(new URL('./http-server.ts', import.meta.url));
+    this.server = await startProcess('delayq http-server', process.execPath, ['--import', 'tsx', script, String(port), String(this.redisPort)], port);
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  async close(): Promise<void> {
+    await this.server?.stop();
+    this.server = undefined;
+  }
+
+  private async cannon(path: string, body: unknown, connections: number, durationS: number, jobsPerRequest: number): Promise<HttpResult> {
+    const options = {
+      url: this.url + path,
+      method: 'POST',
+      connections,
+      duration: durationS,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    };
+    const result = await new Promise<autocannon.Result>((resolve, reject) => {
+      autocannon(options, (err, r) => (err ? reject(err) : resolve(r)));
+    });
+    return {
+      jobsPerS: result.requests.average * jobsPerRequest,
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      errors: result.non2xx + result.errors,
+    };
+  }
+
+  /** POST /v1/jobs, one delayed job per request, 100 connections. */
+  pushSingle(durationS: number): Promise<HttpResult> {
+    return this.cannon('/v1/jobs', { topic: TOPIC, delayMs: FAR_MS, body: bodyFor(0) }, HTTP_CONNECTIONS, durationS, 1);
+  }
+
+  /** POST /v1/jobs/batch, 100 jobs per request, 10 connections (1000 jobs in flight). */
+  pushBatch(durationS: number): Promise<HttpResult> {
+    const jobs = Array.from({ length: HTTP_BATCH }, () => ({ topic: TOPIC, delayMs: FAR_MS, body: bodyFor(0) }));
+    return this.cannon('/v1/jobs/batch', { jobs }, HTTP_BATCH_CONNECTIONS, durationS, HTTP_BATCH);
+  }
+
+  /**
+   * `count` ready jobs, then reserve (1 job) + finish through the SDK, `loops` loops at once. The round
+   * trip is the time from sending reserve to finish's answer.
+   */
+  async reserveFinish(count: number, loops: number): Promise<HttpResult> {
+    const topic = `${TOPIC}-rf-${loops}`;
+    const client = new DelayqClient({ url: this.url });
+    for (let i = 0; i < count; i += 1000) {
+      await client.pushBatch(Array.from({ length: Math.min(1000, count - i) }, () => ({ topic, body: bodyFor(0) })));
+    }
+    const roundTrips: number[] = [];
+    let left = count;
+    let errors = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: loops }, async () => {
+        while (left > 0) {
+          left--;
+          const t0 = performance.now();
+          try {
+            const [r] = await client.reserve({ topics: [topic], count: 1 });
+            if (!r) {
+              errors++;
+              continue;
+            }
+            await client.finish(r.job.id, r.token);
+            roundTrips.push(performance.now() - t0);
+          } catch {
+            errors++;
+          }
+        }
+      }),
+    );
+    const elapsedS = (performance.now() - started) / 1000;
+    const s = summarize(roundTrips);
+    return { jobsPerS: roundTrips.length / elapsedS, p50Ms: s.p50, p99Ms: s.p99, errors };
+  }
+}

@@ -1,0 +1,55 @@
+// A burst drained by delayq · Redis, measured during the drain only: CPU of this process and of Redis per
+// job, Redis commands per job, and a CPU profile (.tmp/drain.cpuprofile, open in Chrome DevTools).
+// Usage: npx tsx bench/probes/drain-profile.ts [JOBS=20000] [PARTITIONS=1]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { Redis } from 'ioredis';
+import { sleep } from '../lib.js';
+import { cleanup, startRedis } from '../servers.js';
+import { DelayqSubject, redisCommandCalls, redisCpuMs } from '../subjects/delayq-subject.js';
+
+const jobs = Number(process.argv[2] ?? 20_000);
+const partitions = Number(process.argv[3] ?? 1);
+const redis = await startRedis();
+const admin = new Redis({ host: '127.0.0.1', port: redis.port });
+const subject = new DelayqSubject({ kind: 'redis', port: redis.port, partitions });
+try {
+  await subject.open();
+  const dueAt = Date.now() + 3000 + jobs / 5; // enough lead to push them all on a busy machine
+  for (let i = 0; i < jobs; i += 1000) await subject.pushBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => dueAt));
+  if (Date.now() >= dueAt) throw new Error('pushing overran the lead; try fewer jobs');
+  await sleep(dueAt - Date.now() - 50);
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  const cpu0 = process.cpuUsage();
+  const redis0 = await redisCpuMs(admin);
+  const calls0 = await redisCommandCalls(admin);
+  let delivered = 0;
+  let lastAt = 0;
+  const consumer = await subject.consume(100, () => {
+    delivered++;
+    lastAt = Date.now();
+  });
+  while (delivered < jobs) await sleep(10);
+  const cpu = process.cpuUsage(cpu0);
+  const redis1 = await redisCpuMs(admin);
+  const calls1 = await redisCommandCalls(admin);
+  const { profile } = await session.post('Profiler.stop');
+  mkdirSync('.tmp', { recursive: true });
+  writeFileSync('.tmp/drain.cpuprofile', JSON.stringify(profile));
+  await consumer.stop();
+  console.log(`drained ${jobs} at ${Math.round(jobs / ((lastAt - dueAt) / 1000))} jobs/s (partitions ${partitions})`);
+  console.log(`  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs`);
+  for (const [name, c] of [...calls1].sort((a, b) => b[1].calls - a[1].calls)) {
+    const calls = c.calls - (calls0.get(name)?.calls ?? 0);
+    const usec = c.usec - (calls0.get(name)?.usec ?? 0);
+    if (calls >= jobs / 100) console.log(`  ${name.padEnd(10)} ${(calls / jobs).toFixed(3)} calls/job  ${(usec / jobs).toFixed(1)} µs/job in Redis`);
+  }
+  console.log('  profile: .tmp/drain.cpuprofile');
+} finally {
+  await subject.close();
+  admin.disconnect();
+  await cleanup();
+}

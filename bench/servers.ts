@@ -1,0 +1,149 @@
+// Servers the benchmark starts for itself on loopback (a dedicated Redis, beanstalkd), and the cleanup that
+// stops them and removes their temp dirs on every exit path: normal end, thrown error, signal, watchdog.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep } from './lib.js';
+
+/** The benchmark's port range (other helpers and the shared servers use other ports). */
+export const PORT_MIN = 7400;
+export const PORT_MAX = 7499;
+
+const children = new Set<ChildProcess>();
+const dirs = new Set<string>();
+const finalizers: Array<() => Promise<void>> = [];
+
+/** Runs on normal exit too; async finalizers (dropping SQL schemas) run only from `cleanup()`. */
+export function onCleanup(fn: () => Promise<void>): void {
+  finalizers.push(fn);
+}
+
+export async function cleanup(): Promise<void> {
+  for (const fn of finalizers.splice(0).reverse()) await fn().catch(() => undefined);
+  killAll();
+}
+
+function killAll(): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  children.clear();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs.clear();
+}
+// Last resort: even on process.exit() from anywhere, no server or temp dir outlives us.
+process.on('exit', killAll);
+
+/**
+ * A detached shell that outlives a SIGKILL of this process: once we are gone, it kills the server and
+ * removes the temp dir. (Node cannot ask the kernel for a parent-death signal.)
+ */
+function guardian(pid: number | undefined, dir: string | undefined): void {
+  const parts = [`while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`];
+  if (pid) parts.push(`kill -9 ${pid} 2>/dev/null`);
+  if (dir) parts.push(`rm -rf '${dir}'`);
+  spawn('sh', ['-c', parts.join('; ')], { detached: true, stdio: 'ignore' }).unref();
+}
+
+export function tempDir(label: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `delayq-bench-${label}-`));
+  dirs.add(dir);
+  guardian(undefined, dir);
+  return dir;
+}
+
+const taken = new Set<number>();
+/** A free loopback port in our range (skips ports in use, e.g. by a concurrent benchmark run). */
+export async function freePort(): Promise<number> {
+  for (let port = PORT_MIN; port <= PORT_MAX; port++) {
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port in ${PORT_MIN}–${PORT_MAX} for a benchmark server`);
+}
+
+async function waitForPort(port: number, name: string, child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before listening on ${port}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port }, () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(25);
+  }
+  throw new Error(`${name} did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+}
+
+export interface Server {
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** Spawns a server process, tracked for cleanup, and waits until it listens on `port`. */
+export function startProcess(name: string, command: string, args: string[], port: number): Promise<Server> {
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  child.once('error', (err) => (stderr += `\n${err.message}`));
+  children.add(child);
+  guardian(child.pid, undefined);
+  return waitForPort(port, name, child).then(
+    () => ({
+      port,
+      pid: child.pid!,
+      stop: async () => {
+        children.delete(child);
+        if (child.exitCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, sleep(3000)]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      },
+    }),
+    (err: Error) => {
+      child.kill('SIGKILL');
+      throw new Error(`${err.message}${stderr ? `\n${name} said: ${stderr}` : ''} (is ${command} installed?)`);
+    },
+  );
+}
+
+/** A Redis of our own: no persistence, so FLUSHALL and CONFIG SET hz are safe here (never on 6379). */
+export async function startRedis(): Promise<Server> {
+  const port = await freePort();
+  const dir = tempDir('redis');
+  return startProcess('redis-server', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], port);
+}
+
+/** beanstalkd 1.12 from Debian, in memory (no binlog), as its defaults run it. */
+export async function startBeanstalkd(): Promise<Server> {
+  const port = await freePort();
+  return startProcess('beanstalkd', 'beanstalkd', ['-l', '127.0.0.1', '-p', String(port)], port);
+}
+
+/** Resident set size of a process, in bytes (Linux). */
+export function rssBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** User + system CPU time a process has used, ms (Linux /proc; clock ticks are 1/100 s here). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

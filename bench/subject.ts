@@ -1,0 +1,43 @@
+// What every system under test offers the scenarios: push jobs due at given instants, consume them with a
+// given concurrency, report its memory. Each implementation uses its system the way its docs recommend.
+
+/** ≈ 100 bytes of JSON: the due instant (so any consumer can compute lateness) padded with filler. */
+export const BODY_BYTES = 100;
+export function bodyFor(dueAt: number): { d: number; p: string } {
+  const bare = JSON.stringify({ d: dueAt, p: '' }).length;
+  return { d: dueAt, p: 'x'.repeat(Math.max(0, BODY_BYTES - bare)) };
+}
+
+export interface Consumer {
+  /** Stops taking jobs; resolves when the consumer's connections are closed. */
+  stop(): Promise<void>;
+}
+
+/** Called once per delivered job, at delivery, with the instant the job was due. */
+export type OnJob = (dueAt: number) => void;
+
+export interface Subject {
+  /** Row label, e.g. "delayq · Redis". */
+  readonly name: string;
+  readonly family: 'delayq' | 'bullmq' | 'beanstalkd';
+  /** Smallest delay step the system honours: 1 ms, or 1000 ms for beanstalkd's whole seconds. */
+  readonly resolutionMs: number;
+  /** A note for the results (settings that matter, e.g. Redis hz). */
+  readonly note?: string;
+  /** Connects and starts from empty (a flushed Redis, a fresh server or file, a new SQL schema). */
+  open(): Promise<void>;
+  close(): Promise<void>;
+  /** One job due at `dueAt` (epoch ms); resolves when the system acknowledged it. */
+  push(dueAt: number): Promise<void>;
+  /** Many jobs in one call of the system's bulk API, when it has one. */
+  pushBulk?(dueAts: readonly number[]): Promise<void>;
+  /** Bytes the system holds now: Redis used_memory, or the server's RSS. Undefined when not comparable. */
+  memoryBytes(): Promise<number | undefined>;
+  /** What memoryBytes measures, for the table. */
+  readonly memoryKind: string;
+  /** CPU time the server process has used so far, ms (Redis INFO cpu, /proc for beanstalkd); undefined in-process. */
+  serverCpuMs(): Promise<number | undefined>;
+  /** Redis commands run so far by name (INFO commandstats), for Redis-based systems. */
+  commandCalls?(): Promise<Map<string, { calls: number; usec: number }>>;
+  consume(concurrency: number, onJob: OnJob): Promise<Consumer>;
+}
