@@ -38,7 +38,7 @@ export function createStore(config: Config, nodeId: string): Store {
       return new RedisStore({
         url: config.redis.url,
         prefix: config.redis.prefix,
-        partitions: config.redis.partitions,
+        partitions: config.redis.partitions || (config.redis.url.startsWith('redis-cluster://') ? 8 : 1),
         commandTimeoutMs: config.redis.commandTimeoutMs,
         nodeId,
       });
