@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) {
-  console.error('delayq: installing dependencies (npm ci)…');
+  console.error('delayq: installing dependencies (npm install, from the lock file)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(npm, ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }
