@@ -21,6 +21,7 @@ import {
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import { migrate } from './migrate.js';
+import { GroupCommit } from './group-commit.js';
 import { listSql, SQL } from './statements.js';
 
 export interface SqliteStoreOptions {
@@ -39,9 +40,6 @@ type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
 /** SQLite's own busy wait (it blocks the event loop, so keep it short). */
 const BUSY_TIMEOUT_MS = 50;
-/** How long a group commit keeps trying while another process holds the write lock. */
-const COMMIT_LOCK_WAIT_MS = 5000;
-const LOCK_RETRY_MS = 100;
 
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per transition.
@@ -66,99 +64,30 @@ export class SqliteStore implements Store {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${this.options.synchronous ?? 'NORMAL'}`);
     // Short: better-sqlite3 is synchronous, so SQLite's busy wait freezes the event loop. Commits wait for a
-    // lock held by another process asynchronously instead (flush), up to COMMIT_LOCK_WAIT_MS.
+    // lock held by another process asynchronously instead (group-commit.ts).
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('foreign_keys = OFF');
     migrate(db);
     this.stmt = Object.fromEntries(
       Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]),
     ) as Statements;
-    const transaction = db.transaction((run: () => unknown) => run());
-    this.atomically = <T>(run: () => T): T => transaction(run) as T;
+    this.commits = new GroupCommit(db);
     this.db = db;
   }
 
   async close(): Promise<void> {
-    this.closing = true;
-    if (this.pending.length) this.flush();
+    this.commits?.close();
+    this.commits = undefined;
     this.db?.close();
     this.db = undefined;
   }
 
-  /**
-   * Group commit. Write transitions queue here and run together in one transaction on the next turn of the
-   * event loop, each inside its own savepoint (so one failing transition rolls back alone). Every caller is
-   * answered after the COMMIT, so an acknowledgement still means "durable"; concurrent requests share the
-   * cost of one commit instead of paying one each.
-   */
-  private pending: { run: () => unknown; resolve: (value: never) => void; reject: (err: unknown) => void }[] = [];
-  private flushScheduled = false;
-  private retryTimer: NodeJS.Timeout | undefined;
-  /** When commits started to find the database locked by another process (monotonic ms). */
-  private lockedSince: number | undefined;
-  private closing = false;
-
-  /** Runs a function in a transaction (a savepoint when nested); built once, not per call. */
-  private atomically!: <T>(run: () => T) => T;
+  /** Every write transition goes through the group commit (group-commit.ts). */
+  private commits: GroupCommit | undefined;
 
   private write<T>(run: () => T): Promise<T> {
-    this.conn; // throws E_STORE_UNAVAILABLE when closed
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ run: () => this.atomically(run), resolve: resolve as (value: never) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.flushScheduled = false;
-    clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    const batch = this.pending;
-    this.pending = [];
-    if (!this.db) {
-      const err = new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite store is closed');
-      for (const item of batch) item.reject(err);
-      return;
-    }
-    const results: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
-    try {
-      // IMMEDIATE: take the write lock once for the whole batch. With a deferred BEGIN, a lock held by
-      // another process made every transition of the batch wait out busy_timeout on its own (the event
-      // loop frozen for batch × 5 s) and fail with a raw SQLITE_BUSY, answered as a 500.
-      this.db.transaction(() => {
-        for (const item of batch) {
-          try {
-            results.push({ ok: true, value: item.run() });
-          } catch (err) {
-            results.push({ ok: false, err: storageFailure(err) });
-          }
-        }
-      }).immediate();
-    } catch (err) {
-      // Locked by another process (a backup, an operator's sqlite3 shell): try again shortly, without
-      // blocking the event loop, and answer E_STORE_UNAVAILABLE once the lock has lasted too long.
-      if (isBusy(err) && !this.closing) {
-        this.lockedSince ??= performance.now();
-        if (performance.now() - this.lockedSince < COMMIT_LOCK_WAIT_MS) {
-          this.pending = [...batch, ...this.pending];
-          this.flushScheduled = true;
-          this.retryTimer = setTimeout(() => this.flush(), LOCK_RETRY_MS);
-          return;
-        }
-      }
-      this.lockedSince = undefined;
-      for (const item of batch) item.reject(new DelayqError('E_STORE_UNAVAILABLE', 'SQLite commit failed', { cause: err }));
-      return;
-    }
-    this.lockedSince = undefined;
-    batch.forEach((item, i) => {
-      const result = results[i]!;
-      if (result.ok) item.resolve(result.value as never);
-      else item.reject(result.err);
-    });
+    if (!this.commits) return Promise.reject(new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite store is not open'));
+    return this.commits.write(run);
   }
 
   private get conn(): Database.Database {
@@ -404,18 +333,4 @@ export class SqliteStore implements Store {
     for (const r of this.stmt.nextDuePerTopic.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
     return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
   }
-}
-
-function isBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
-
-/** SQLite's "the storage is unusable right now" errors become E_STORE_UNAVAILABLE; anything else is a bug. */
-function storageFailure(err: unknown): unknown {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN|PROTOCOL)/.test(code)) {
-    return new DelayqError('E_STORE_UNAVAILABLE', `SQLite: ${(err as Error).message}`, { cause: err });
-  }
-  return err;
 }
