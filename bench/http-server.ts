@@ -1,15 +1,17 @@
 // The delayq HTTP server (Redis store) in its own process, for the HTTP benchmarks: the load generator
 // then does not share the server's event loop. Usage: tsx bench/http-server.ts HTTP_PORT REDIS_PORT
 import { loadConfig } from '../src/config.js';
+import { createService } from '../src/create-service.js';
 import { buildApp } from '../src/server/app.js';
-import { DelayqService } from '../src/service.js';
-import { RedisStore } from '../src/store/redis/redis-store.js';
 
 const [httpPort, redisPort] = process.argv.slice(2).map(Number);
 if (!httpPort || !redisPort) throw new Error('usage: http-server.ts HTTP_PORT REDIS_PORT');
-const config = loadConfig({ env: {}, overrides: { http: { host: '127.0.0.1', port: httpPort } } });
-const store = new RedisStore({ url: `redis://127.0.0.1:${redisPort}`, nodeId: 'bench-http', partitions: config.redis.partitions });
-const service = new DelayqService({ store, nodeId: 'bench-http', clock: store.clock });
+const config = loadConfig({
+  env: {},
+  overrides: { http: { host: '127.0.0.1', port: httpPort }, store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${redisPort}` }, nodeId: 'bench-http' },
+});
+// The composition root, as `delayq serve --store redis` builds it (partitions, Redis's clock…).
+const service = createService(config);
 await service.start();
 const app = await buildApp(service, config);
 await app.listen({ host: '127.0.0.1', port: httpPort });
