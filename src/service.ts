@@ -147,16 +147,17 @@ export class DelayqService {
     }
     const promise = operation();
     this.inFlight.add(promise);
-    const untrack = (): void => {
-      this.inFlight.delete(promise);
-    };
-    promise.then(untrack, untrack);
+    // Inline arrows, not a named const: tsx (keepNames) wraps every named closure in a __name call.
+    promise.then(
+      () => this.inFlight.delete(promise),
+      () => this.inFlight.delete(promise),
+    );
     return promise;
   }
 
   /** Validates a push without storing it (the HTTP layer uses it to name bad fields in a batch). */
   normalize(input: PushInput, now: EpochMs = this.clock.now()): NewJob {
-    return normalizePush(input, { now, defaults: this.defaults, newId: () => newJobId(now) });
+    return normalizePush(input, { now, defaults: this.defaults, newId: newJobId });
   }
 
   push(input: PushInput): Promise<PushResult> {

@@ -156,7 +156,8 @@ export function normalizeRetry(input: RetryInput | string | undefined, defaults:
 export interface NormalizeContext {
   now: EpochMs;
   defaults: JobDefaults;
-  newId: () => string;
+  /** Called with `now` (a module function, not a per-push closure). */
+  newId: (now: EpochMs) => string;
 }
 
 /** Deepest nesting of arrays/objects a job body may have: far beyond real payloads, far below stack limits. */
@@ -179,20 +180,23 @@ function depthOf(value: unknown): number {
 /**
  * The body as JSON text. JSON.parse accepts nesting far deeper than JSON.stringify (or the response
  * serializer) can recurse, so a hostile body (`[[[[…]]]]` 20 000 deep) is refused here, not left to crash
- * a request later with a RangeError.
+ * a request later with a RangeError. Nesting d takes at least 2d characters of JSON, so a short text
+ * needs no walk (the walk allocated more than the rest of a small push's validation).
  */
 function bodyText(value: unknown): string {
-  if (depthOf(value) > BODY_MAX_DEPTH) throw invalid('body', `is nested more than ${BODY_MAX_DEPTH} levels deep`);
   let text: string | undefined;
   try {
     text = JSON.stringify(value === undefined ? null : value);
   } catch (err) {
-    if (err instanceof RangeError) throw invalid('body', 'is nested too deeply');
+    if (err instanceof RangeError) throw depthOf(value) > BODY_MAX_DEPTH ? tooDeep() : invalid('body', 'is nested too deeply');
     throw invalid('body', 'must be a JSON value');
   }
   if (text === undefined) throw invalid('body', 'must be a JSON value');
+  if (text.length > 2 * BODY_MAX_DEPTH && depthOf(value) > BODY_MAX_DEPTH) throw tooDeep();
   return text;
 }
+
+const tooDeep = (): DelayqError => invalid('body', `is nested more than ${BODY_MAX_DEPTH} levels deep`);
 
 /** Turns a caller's push into a NewJob, or throws E_VALIDATION / E_BODY_TOO_LARGE naming the field. */
 export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
@@ -200,7 +204,7 @@ export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
     throw invalid('job', 'must be a JSON object');
   }
   const topic = validateTopic(input.topic);
-  const id = input.id === undefined || input.id === '' ? ctx.newId() : validateJobId(input.id);
+  const id = input.id === undefined || input.id === '' ? ctx.newId(ctx.now) : validateJobId(input.id);
 
   if (input.delayMs !== undefined && input.runAt !== undefined) {
     throw invalid('runAt', 'give delayMs or runAt, not both');

@@ -1,4 +1,4 @@
-import { pushedJob } from '../core/job.js';
+import { copyJob, pushedJob } from '../core/job.js';
 import type { EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobEvent, NewJob } from '../core/job.js';
 import type { JournalJob } from './journal.js';
@@ -34,7 +34,7 @@ export function isMarker(id: string): boolean {
 
 /** A new job as the journal first sees it: delayed or ready, held by the inner store or not. */
 export function newJournalJob(job: NewJob, now: EpochMs, loaded: boolean): JournalJob {
-  return { ...pushedJob(job, now), loaded };
+  return withLoaded(pushedJob(job, now), loaded);
 }
 
 export function toNewJob(job: Job): NewJob {
@@ -53,12 +53,18 @@ export function toNewJob(job: Job): NewJob {
 }
 
 export function withoutLoaded(job: JournalJob): Job {
-  const { loaded: _loaded, ...rest } = job;
-  return rest;
+  return copyJob(job);
 }
 
 export function loadedJob(job: Job): JournalJob {
-  return { ...job, loaded: true };
+  return withLoaded(job, true);
+}
+
+// Copy, then add: spreading a job into a literal with an extra field is ~20× slower on Node 20 (see pushedJob).
+function withLoaded(job: Job, loaded: boolean): JournalJob {
+  const copy = copyJob(job) as JournalJob;
+  copy.loaded = loaded;
+  return copy;
 }
 
 export function entry(

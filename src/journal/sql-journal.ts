@@ -5,6 +5,7 @@ import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
 import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
 import { journalJobToRow, pushEntryOf, rowToHistory, rowToJournalJob, type JobRow, type JournalDatabase } from './journal-schema.js';
+import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
 
 type Db = Kysely<JournalDatabase>;
@@ -235,7 +236,7 @@ export class SqlJournal implements Journal {
         // The rows stay locked while the inner store takes them: a crash here rolls the claim back.
         await load(jobs);
         await markLoaded(trx, jobs.map((j) => j.id), true);
-        return jobs.map((j) => ({ ...j, loaded: true }));
+        return jobs.map((j) => loadedJob(j));
       }),
     );
   }

@@ -1,5 +1,5 @@
 import type { Clock, EpochMs, TimerHandle } from '../core/clock.js';
-import type { Store } from '../store/store.js';
+import type { Store, WakeHeads } from '../store/store.js';
 import { reapLapsed } from './reaper.js';
 
 export interface SchedulerOptions {
@@ -114,8 +114,8 @@ export class Scheduler {
       this.rerun = false;
       let next: EpochMs;
       try {
-        await this.runDueWork();
-        const due = await this.store.nextWakeAt();
+        const known = await this.runDueWork();
+        const due = known === undefined ? await this.store.nextWakeAt() : known;
         const safety = this.clock.now() + this.options.safetyWakeMs;
         next = Math.min(due ?? safety, safety);
         this.failures = 0;
@@ -134,21 +134,35 @@ export class Scheduler {
     }
   }
 
-  private async runDueWork(): Promise<void> {
+  /**
+   * Promotes, reaps, expires and now and then purges. Answers the next wake-up time when the store's
+   * promote call told it (heads) and nothing else ran since; undefined: ask the store (nextWakeAt).
+   */
+  private async runDueWork(): Promise<EpochMs | null | undefined> {
     const { batchSize } = this.options;
     const now = this.clock.now();
+    let heads: WakeHeads | undefined;
     for (;;) {
       const promoted = await this.store.promoteDue(now, batchSize);
       if (promoted.topics.length) this.hooks.onReady(promoted.topics);
+      heads = promoted.heads;
       if (promoted.count < batchSize) break;
     }
-    for (;;) {
-      const reaped = await reapLapsed(this.store, now, batchSize);
-      if (reaped.readyTopics.length) this.hooks.onReady(reaped.readyTopics);
-      if (reaped.lapsed < batchSize) break;
+    const due = (at: EpochMs | null | undefined): boolean => at === undefined || (at !== null && at <= now);
+    let exact = heads !== undefined;
+    if (due(heads?.deadlineAt)) {
+      exact = false;
+      for (;;) {
+        const reaped = await reapLapsed(this.store, now, batchSize);
+        if (reaped.readyTopics.length) this.hooks.onReady(reaped.readyTopics);
+        if (reaped.lapsed < batchSize) break;
+      }
     }
-    while ((await this.store.expireDue(now, batchSize)) === batchSize) {
-      /* keep expiring */
+    if (due(heads?.expireAt)) {
+      exact = false;
+      while ((await this.store.expireDue(now, batchSize)) === batchSize) {
+        /* keep expiring */
+      }
     }
     if (now - this.lastPurgeAt >= this.options.purgeIntervalMs) {
       this.lastPurgeAt = now;
@@ -156,5 +170,8 @@ export class Scheduler {
         /* keep purging */
       }
     }
+    if (!exact || !heads) return undefined;
+    const times = [heads.dueAt, heads.deadlineAt, heads.expireAt].filter((t): t is EpochMs => t !== null);
+    return times.length ? Math.min(...times) : null;
   }
 }

@@ -108,6 +108,18 @@ export interface PromoteResult {
   count: number;
   /** Topics that got ready jobs, so waiting consumers can be woken. */
   topics: string[];
+  /**
+   * Optional: what the store saw right after promoting, when it could tell in the same call. The
+   * scheduler then skips the calls that would find nothing (listLapsed, expireDue, nextWakeAt).
+   */
+  heads?: WakeHeads;
+}
+
+/** The earliest due runAt, TTR deadline and ttl expiry in the store (null: none). */
+export interface WakeHeads {
+  dueAt: EpochMs | null;
+  deadlineAt: EpochMs | null;
+  expireAt: EpochMs | null;
 }
 
 export interface ReserveOptions {

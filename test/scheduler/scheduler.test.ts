@@ -1,12 +1,27 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { aJob } from '../helpers/jobs.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
 
-describe('Scheduler (fake clock)', () => {
+const prefixes = prefixPool('sched');
+afterAll(() => prefixes.sweep());
+
+// SQLite answers promoteDue alone and the scheduler asks for the rest (lapsed, expiry, next wake-up);
+// Redis reports the wake-up heads with the promote (one partition) or with due-scores and promote (more),
+// and the scheduler skips those calls.
+const stores: [string, () => Store][] = [
+  ['SQLite', () => new SqliteStore({ path: ':memory:', nodeId: 'sched-test' })],
+  ['Redis, 1 partition: promote reports the heads', () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'sched-test', partitions: 1 })],
+  ['Redis, 4 partitions: heads merged from due-scores and promote', () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'sched-test', partitions: 4 })],
+];
+
+describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
   let clock: FakeClock;
-  let store: SqliteStore;
+  let store: Store;
   let scheduler: Scheduler;
   let readyEvents: string[][];
   let errors: unknown[];
@@ -14,7 +29,7 @@ describe('Scheduler (fake clock)', () => {
 
   beforeEach(async () => {
     clock = new FakeClock(T0);
-    store = new SqliteStore({ path: ':memory:', nodeId: 'sched-test' });
+    store = makeStore();
     await store.open();
     readyEvents = [];
     errors = [];

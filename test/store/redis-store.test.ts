@@ -49,6 +49,45 @@ describe('RedisStore on standalone Redis', () => {
     await store.close();
   });
 
+  it('keeps every character of history reasons and errors', async () => {
+    const store = make(1);
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    const job = aJob({ topic: 'reasons', now });
+    await store.push([job], now);
+    const [r] = await store.reserve(['reasons'], 1, now);
+    const error = 'HTTP 503: upstream; retry 100% later — ünïcode ✓ %3A:;%';
+    await store.retry(job.id, r!.token, now + 10, now + 1, error);
+    await store.cancel(job.id, now + 2, 'user: changed; mind %25');
+    const history = await store.history(job.id);
+    expect(history.map((h) => [h.event, h.state, h.reason, h.at - now])).toEqual([
+      ['push', 'ready', null, 0],
+      ['reserve', 'reserved', null, 0],
+      ['retry', 'delayed', error, 1],
+      ['cancel', 'cancelled', 'user: changed; mind %25', 2],
+    ]);
+    expect((await store.get(job.id))!.lastError).toBe(error);
+    await store.close();
+  });
+
+  it('never stamps a reservation before the job was ready, nor a finish before its reservation', async () => {
+    // Two processes on one Redis: the reserver's clock lags the promoter's by 7 ms (a restart's first
+    // clock sync on a loaded host). The chaos kill -9 test once saw a delivery 6 ms "before" its runAt.
+    const store = make(1);
+    await store.open();
+    const readyAt = Date.UTC(2026, 0, 1);
+    const job = aJob({ topic: 'lagging', now: readyAt });
+    await store.push([job], readyAt);
+    const [r] = await store.reserve(['lagging'], 1, readyAt - 7);
+    expect(r!.job.reservedAt).toBe(readyAt);
+    expect(r!.job.deadlineAt).toBe(readyAt + job.ttrMs);
+    const done = await store.finish(job.id, r!.token, readyAt - 9);
+    expect(done.ok && done.value.finishedAt).toBe(readyAt);
+    const history = await store.history(job.id);
+    expect(history.map((h) => [h.event, h.at - readyAt])).toEqual([['push', 0], ['reserve', 0], ['finish', 0]]);
+    await store.close();
+  });
+
   it('reserves a job once when a topic is named twice', async () => {
     const store = make();
     await store.open();

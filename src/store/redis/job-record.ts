@@ -14,6 +14,8 @@ export const stateOf = (code: number): JobState => JOB_STATES[code - 1]!;
 /** Stands for null in string ARGV (tags, keys and errors never hold control characters). */
 export const NULL_ARG = '\0';
 
+export const nul = (v: string | null | undefined): string => v ?? NULL_ARG;
+
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));

@@ -7,8 +7,10 @@
  *   T:jobs       hash  id → packed record (msgpack array: fields + compact history)
  *   T:dueidx     zset  `X#b` → earliest runAt of delayed set `X#b` (the promote index)
  *   T:delayed:X#b zset id → runAt, delayed jobs of topic X in bucket b: small sets stay listpack-encoded
- *                (≈40 bytes an entry instead of ≈120 in a skiplist), which is most of the memory a
- *                pending job costs beyond its record
+ *                (≈40 bytes an entry instead of ≈130 in a skiplist), which is most of the memory a
+ *                pending job costs beyond its record. push.lua picks b from the id's hash and the
+ *                topic's delayed count, so the number of buckets follows the backlog (see push.lua);
+ *                the record keeps b, so later scripts find the job without recomputing it
  *   T:ready:X    zset  (5-digit priority + id) → runAt, ready jobs of topic X: order (runAt, priority, id)
  *   T:dead:X     zset  id → finishedAt, dead jobs of topic X (redrive oldest first)
  *   T:reserved   zset  id → TTR deadline
@@ -39,7 +41,7 @@ export interface PartitionKeys {
 
 export const DEFAULT_PARTITIONS = 8;
 export const DEFAULT_PREFIX = 'dq';
-/** Delayed sets per topic and partition: 128 keeps up to ~128 × 128 × partitions pending jobs a topic in listpacks. */
+/** Delayed sets per topic and partition while the topic is small; push.lua doubles them as its backlog grows. */
 export const DEFAULT_DELAY_BUCKETS = 128;
 
 export function partitionKeys(prefix: string, partition: number): PartitionKeys {
@@ -74,9 +76,12 @@ export function partitionOf(id: string, partitions: number): number {
   return idHash(id) % partitions;
 }
 
-/** A delayed job's bucket inside its partition (the hash's next digits, independent of the partition). */
-export function bucketOf(id: string, partitions: number, buckets: number): number {
-  return Math.floor(idHash(id) / partitions) % buckets;
+/**
+ * The digits push.lua picks a delayed job's bucket from (the hash's next digits, independent of the
+ * partition). Part of the data layout only through the bucket stored in each record.
+ */
+export function bucketHash(id: string, partitions: number): number {
+  return Math.floor(idHash(id) / partitions);
 }
 
 function idHash(id: string): number {

@@ -1,8 +1,8 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
-import { newToken } from '../../core/ids.js';
-import { emptyCounts, JOB_STATES, pushedJob, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import { newTokenBase } from '../../core/ids.js';
+import { pushedJob, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
 import {
   ok,
@@ -19,10 +19,14 @@ import {
   type WatchableStore,
 } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, decodeRetry, encodeRetry, NULL_ARG, recordHistory, recordToJob, recordToken, stateCode, stateOf, type RecordArray } from './job-record.js';
-import { bucketOf, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
-import { PushBatcher, type PushEntry } from './push-batcher.js';
+import { compareReadyOrder, nul, recordToJob, recordToken, stateOf, type RecordArray } from './job-record.js';
+import { bucketHash, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
+import { PartitionBatcher } from './partition-batcher.js';
+import { unpackRecord } from './packed-record.js';
+import { pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
+import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
+import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { WakeBus } from './wake-bus.js';
 
@@ -36,7 +40,7 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Partitions (hash-tag buckets) a topic is spread over; fixed for the life of the data. @defaultValue 8 */
   partitions?: number;
-  /** Delayed sets per topic and partition (see keys.ts); fixed for the life of the data. @defaultValue 128 */
+  /** Delayed sets per topic and partition while the topic is small; they double as its backlog grows (push.lua). @defaultValue 128 */
   delayBuckets?: number;
   /** @defaultValue 2000 */
   commandTimeoutMs?: number;
@@ -44,7 +48,17 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number;
 }
 
-const nul = (v: string | null | undefined): string => v ?? NULL_ARG;
+
+interface PushItem {
+  job: NewJob;
+  now: EpochMs;
+}
+
+interface FinishItem {
+  id: string;
+  token: string;
+  now: EpochMs;
+}
 
 /**
  * The shared store: jobs live in Redis, every transition is one Lua script on one partition (one Cluster
@@ -67,8 +81,11 @@ export class RedisStore implements WatchableStore {
   private nodeIndex: number[] = [];
   private readonly nodeNames = new Map<string, string>();
   private readonly bus: WakeBus;
-  private readonly batcher: PushBatcher;
+  private readonly batcher: PartitionBatcher<PushItem>;
+  private readonly finishes: PartitionBatcher<FinishItem>;
   private reserveStart = 0;
+  /** The read side's view of this store (redis-reads.ts). */
+  private readonly access: PartitionAccess;
 
   constructor(options: RedisStoreOptions) {
     const parsed = options.url === undefined ? undefined : parseRedisUrl(options.url);
@@ -89,7 +106,17 @@ export class RedisStore implements WatchableStore {
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
-    this.batcher = new PushBatcher((p, entries) => this.pushPartition(p, entries));
+    this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items));
+    this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
+    this.access = {
+      parts: this.parts,
+      part: (id) => this.part(id),
+      run: (name, p, args) => this.run(name, p, args),
+      guard: (fn) => this.guard(fn),
+      all: (fn) => this.all(fn),
+      nodeIndex: (p) => this.nodeIndex[p]!,
+      madeReady: (topics) => this.bus.ready(topics),
+    };
   }
 
   open(): Promise<void> {
@@ -155,10 +182,10 @@ export class RedisStore implements WatchableStore {
   }
 
   /** Runs a script on one partition; infrastructure errors become E_STORE_UNAVAILABLE. */
-  private async run(name: ScriptName, partition: number, args: readonly (string | number)[]): Promise<unknown> {
+  private async run(name: ScriptName, partition: number, args: readonly (string | number | Buffer)[], buffers = false): Promise<unknown> {
     const k = this.parts[partition]!;
     try {
-      return await runScript(this.conn, name, k.scriptKeys, [k.topicPrefix, ...args]);
+      return await runScript(this.conn, name, k.scriptKeys, [k.topicPrefix, ...args], buffers);
     } catch (err) {
       throw toStoreError(err);
     }
@@ -173,7 +200,7 @@ export class RedisStore implements WatchableStore {
   }
 
   private part(id: string): number {
-    return partitionOf(id, this.partitions);
+    return this.partitions === 1 ? 0 : partitionOf(id, this.partitions);
   }
 
   private all<T>(fn: (p: number) => Promise<T>): Promise<T[]> {
@@ -184,27 +211,26 @@ export class RedisStore implements WatchableStore {
 
   async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
-    const replies = await Promise.all(jobs.map((job) => this.batcher.add(this.part(job.id), job, now)));
-    const readyTopics = new Set<string>();
-    const results = replies.map((reply, i): PushResult => {
+    // One job (the common HTTP case) skips Promise.all's bookkeeping.
+    const replies = jobs.length === 1 ? [await this.batcher.add(this.part(jobs[0]!.id), { job: jobs[0]!, now })] : await Promise.all(jobs.map((job) => this.batcher.add(this.part(job.id), { job, now })));
+    const results: PushResult[] = [];
+    let readyTopics: Set<string> | undefined;
+    for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
+      const reply = replies[i];
       if (reply === 1) {
         const created = pushedJob(job, now);
-        if (created.state === 'ready') readyTopics.add(job.topic);
-        return { created: true, job: created };
-      }
-      return { created: false, job: recordToJob(job.id, reply as RecordArray) };
-    });
-    if (readyTopics.size) this.bus.ready(readyTopics);
+        if (created.state === 'ready') (readyTopics ??= new Set()).add(job.topic);
+        results.push({ created: true, job: created });
+      } else results.push({ created: false, job: recordToJob(job.id, reply as RecordArray) });
+    }
+    if (readyTopics) this.bus.ready(readyTopics);
     return results;
   }
 
-  private async pushPartition(partition: number, entries: PushEntry[]): Promise<unknown[]> {
-    const args: (string | number)[] = [this.nodeIndex[partition]!, entries.length];
-    for (const { job, now } of entries) {
-      args.push(job.id, job.topic, nul(job.tag), nul(job.bizKey), job.body, job.runAt, job.priority, job.ttrMs, job.ttlMs ?? '', encodeRetry(job.retry), now, bucketOf(job.id, this.partitions, this.delayBuckets));
-    }
-    const [newHeadAt, ...replies] = (await this.run('push', partition, args)) as [number | null, ...unknown[]];
+  private async pushPartition(partition: number, entries: PushItem[]): Promise<unknown[]> {
+    const args = pushArgs(entries, this.nodeIndex[partition]!, (id) => bucketHash(id, this.partitions));
+    const [newHeadAt, ...replies] = (await this.run('push', partition, [this.delayBuckets, ...args])) as [number | null, ...unknown[]];
     if (newHeadAt !== null) this.bus.due(Number(newHeadAt));
     return replies;
   }
@@ -213,7 +239,7 @@ export class RedisStore implements WatchableStore {
   private outcome(id: string, reply: unknown): Outcome<Job> {
     const [code, payload] = reply as [number, unknown];
     if (code !== OUTCOME_CODES.ok) return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
-    const job = recordToJob(id, payload as RecordArray);
+    const job = recordToJob(id, Buffer.isBuffer(payload) ? unpackRecord(payload) : (payload as RecordArray));
     if (job.state === 'ready') this.bus.ready([job.topic]);
     else if (job.state === 'delayed') this.bus.due(job.runAt);
     return ok(job);
@@ -237,31 +263,34 @@ export class RedisStore implements WatchableStore {
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
     topics = [...new Set(topics)];
     if (topics.length === 0 || count <= 0) return [];
+    const take = (p: number, n: number): Promise<void> =>
+      this.run('reserve', p, [now, n, options.ttrMs ?? '', this.nodeIndex[p]!, topics.length, ...topics, newTokenBase()], true).then((reply) => {
+        const flat = reply as Buffer[];
+        for (let k = 0; k < flat.length; k += 2) {
+          const record = unpackRecord(flat[k + 1]!);
+          const job = recordToJob(flat[k]!.toString(), record);
+          taken.push({ job, token: recordToken(record)!, deadlineAt: job.deadlineAt! });
+        }
+      });
+    const taken: Reservation[] = [];
+    // One partition: straight to the script (it answers empty when nothing is ready).
+    if (this.partitions === 1) {
+      await take(0, count);
+      return taken;
+    }
     const start = this.reserveStart++ % this.partitions;
     const order = this.parts.map((_, i) => (start + i) % this.partitions);
     // One pipelined look at how many jobs each partition holds, then scripts only where there are some.
     const sizes = await this.guard((c) =>
       Promise.all(order.map((p) => Promise.all(topics.map((t) => c.zcard(this.parts[p]!.ready(t)))).then((n) => n.reduce((a, b) => a + b, 0)))),
     );
-    const taken: Reservation[] = [];
     let wanted = count;
     const calls: Promise<void>[] = [];
     order.forEach((p, i) => {
-      const take = Math.min(wanted, sizes[i]!);
-      if (take <= 0) return;
-      wanted -= take;
-      const tokens = Array.from({ length: take }, () => newToken());
-      const args = [now, take, options.ttrMs ?? '', this.nodeIndex[p]!, topics.length, ...topics, ...tokens];
-      calls.push(
-        this.run('reserve', p, args).then((reply) => {
-          const flat = reply as unknown[];
-          for (let k = 0; k < flat.length; k += 2) {
-            const record = flat[k + 1] as RecordArray;
-            const job = recordToJob(String(flat[k]), record);
-            taken.push({ job, token: recordToken(record)!, deadlineAt: job.deadlineAt! });
-          }
-        }),
-      );
+      const n = Math.min(wanted, sizes[i]!);
+      if (n <= 0) return;
+      wanted -= n;
+      calls.push(take(p, n));
     });
     await Promise.all(calls);
     return taken.sort((a, b) => compareReadyOrder(a.job, b.job));
@@ -275,8 +304,16 @@ export class RedisStore implements WatchableStore {
     return this.fenced('touch', id, [token, now, ttrMs ?? '']);
   }
 
-  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.fenced('finish', id, [token, now, this.nodeIndex[this.part(id)]!]);
+  /** Batched: the finishes of one event-loop turn share one script call per partition. */
+  async finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
+    return this.outcome(id, await this.finishes.add(this.part(id), { id, token, now }));
+  }
+
+  private async finishPartition(partition: number, items: FinishItem[]): Promise<unknown[]> {
+    const args: (string | number)[] = [this.nodeIndex[partition]!];
+    for (const { id, token, now } of items) args.push(id, token, now);
+    return (await this.run('finish', partition, args, true)) as unknown[];
   }
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
@@ -315,129 +352,43 @@ export class RedisStore implements WatchableStore {
     return entries.slice(0, limit).map((e) => e.id);
   }
 
-  // ---- the scheduler
+  // ---- the scheduler (redis-scheduling.ts)
 
-  /**
-   * Exact earliest-first over all partitions in two steps: each partition reports the due times of its
-   * first `limit` due jobs, the client finds how many each partition must promote so that together they
-   * are the `limit` earliest, then each promotes that many. A peer promoting at the same time only makes
-   * the second step find fewer: a job is promoted once because the script re-checks under Redis's lock.
-   */
-  async promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
-    const scores = (await this.all((p) => this.run('due-scores', p, [now, limit]))) as number[][];
-    const merged = scores.flatMap((list, p) => list.map((at) => ({ at: Number(at), p }))).sort((a, b) => a.at - b.at || a.p - b.p);
-    const quota = new Map<number, number>();
-    for (const { p } of merged.slice(0, limit)) quota.set(p, (quota.get(p) ?? 0) + 1);
-    const replies = await Promise.all(
-      [...quota].map(([p, n]) => this.run('promote', p, [now, n, this.nodeIndex[p]!]) as Promise<[number, ...string[]]>),
-    );
-    const topics = new Set(replies.flatMap(([, ...t]) => t));
-    if (topics.size) this.bus.ready(topics);
-    return { count: replies.reduce((sum, [n]) => sum + Number(n), 0), topics: [...topics] };
+  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    return promoteDue(this.access, now, limit);
   }
 
-  async listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
-    const replies = (await this.all((p) => this.run('lapsed', p, [now, limit]))) as unknown[][];
-    const lapsed: LapsedReservation[] = [];
-    for (const flat of replies) {
-      for (let i = 0; i < flat.length; i += 6) {
-        lapsed.push({
-          id: String(flat[i]),
-          topic: String(flat[i + 1]),
-          token: String(flat[i + 2]),
-          attempts: Number(flat[i + 3]),
-          deadlineAt: Number(flat[i + 4]),
-          retry: decodeRetry(String(flat[i + 5])),
-        });
-      }
-    }
-    return lapsed.sort((a, b) => a.deadlineAt - b.deadlineAt).slice(0, limit);
-  }
-
-  /** Partitions one after another, each with what is left of `limit`, so the total never exceeds it. */
-  private async drain(name: 'expire' | 'purge', at: EpochMs, limit: number, withNode: boolean): Promise<number> {
-    let done = 0;
-    for (let p = 0; p < this.partitions && done < limit; p++) {
-      const args = withNode ? [at, limit - done, this.nodeIndex[p]!] : [at, limit - done];
-      done += Number(await this.run(name, p, args));
-    }
-    return done;
+  listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
+    return listLapsed(this.access, now, limit);
   }
 
   expireDue(now: EpochMs, limit: number): Promise<number> {
-    return this.drain('expire', now, limit, true);
+    return drainPartitions(this.access, 'expire', now, limit);
   }
 
   purge(before: EpochMs, limit: number): Promise<number> {
-    return this.drain('purge', before, limit, false);
+    return drainPartitions(this.access, 'purge', before, limit);
   }
 
-  async nextWakeAt(): Promise<EpochMs | null> {
-    const heads = await this.guard((c) =>
-      this.all((p) => {
-        const k = this.parts[p]!;
-        return Promise.all([k.dueIndex, k.reserved, k.expiry].map((key) => c.zrange(key, 0, '0', 'WITHSCORES')));
-      }),
-    );
-    let earliest: number | null = null;
-    for (const partition of heads) {
-      for (const [, score] of partition) {
-        if (score !== undefined && (earliest === null || Number(score) < earliest)) earliest = Number(score);
-      }
-    }
-    return earliest;
+  nextWakeAt(): Promise<EpochMs | null> {
+    return nextWakeAt(this.access);
   }
 
-  // ---- reads
+  // ---- reads (redis-reads.ts)
 
-  async get(id: string): Promise<Job | null> {
-    const record = (await this.run('get', this.part(id), [id])) as RecordArray | null;
-    return record ? recordToJob(id, record) : null;
+  get(id: string): Promise<Job | null> {
+    return readJob(this.access, id);
   }
 
-  async history(id: string): Promise<HistoryEntry[]> {
-    const p = this.part(id);
-    const record = (await this.run('get', p, [id])) as RecordArray | null;
-    if (!record) return [];
-    const names = await this.guard((c) => c.hgetall(this.parts[p]!.nodes));
-    return recordHistory(record, (index) => names[`#${index}`] ?? `node#${index}`);
+  history(id: string): Promise<HistoryEntry[]> {
+    return readHistory(this.access, id);
   }
 
-  /** Each partition returns its first limit+1 matches after the cursor; the merge keeps the first `limit`. */
-  async list(query: JobQuery): Promise<JobPage> {
-    const args = [nul(query.topic), query.state ? stateCode(query.state) : 0, nul(query.bizKey), nul(query.tag), query.cursor ?? '', '', query.limit];
-    const replies = (await this.all((p) => this.run('list', p, args))) as unknown[][];
-    const jobs: Job[] = [];
-    for (const flat of replies) for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(String(flat[i]), flat[i + 1] as RecordArray));
-    jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const page = jobs.slice(0, query.limit);
-    return { jobs: page, next: jobs.length > query.limit ? page[page.length - 1]!.id : null };
+  list(query: JobQuery): Promise<JobPage> {
+    return listJobs(this.access, query);
   }
 
-  /** O(partitions × topics): the scripts keep per-topic, per-state counters; due heads come from the index. */
-  async stats(): Promise<TopicStats[]> {
-    const replies = await this.guard((c) =>
-      this.all((p) => Promise.all([c.hgetall(this.parts[p]!.counts), c.zrange(this.parts[p]!.dueIndex, 0, '-1', 'WITHSCORES')])),
-    );
-    const byTopic = new Map<string, TopicStats>();
-    const entry = (topic: string): TopicStats => {
-      let stats = byTopic.get(topic);
-      if (!stats) byTopic.set(topic, (stats = { topic, counts: emptyCounts(), nextDueAt: null }));
-      return stats;
-    };
-    for (const [counts, heads] of replies) {
-      for (const [field, n] of Object.entries(counts)) {
-        const cut = field.lastIndexOf('|');
-        const state = JOB_STATES[Number(field.slice(cut + 1)) - 1];
-        if (state) entry(field.slice(0, cut)).counts[state] += Number(n);
-      }
-      for (let i = 0; i < heads.length; i += 2) {
-        const member = heads[i]!; // `<topic>#<bucket>`
-        const stats = entry(member.slice(0, member.lastIndexOf('#')));
-        const at = Number(heads[i + 1]);
-        if (stats.nextDueAt === null || at < stats.nextDueAt) stats.nextDueAt = at;
-      }
-    }
-    return [...byTopic.values()].filter((s) => Object.values(s.counts).some((n) => n > 0)).sort((a, b) => a.topic.localeCompare(b.topic));
+  stats(): Promise<TopicStats[]> {
+    return topicStats(this.access);
   }
 }

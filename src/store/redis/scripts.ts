@@ -38,11 +38,20 @@ export function defineScripts(client: RedisClient): void {
   }
 }
 
-type Command = (...args: (string | number)[]) => Promise<unknown>;
+type Command = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
-/** Runs a script defined by defineScripts; the reply shape is documented in the script's header. */
-export function runScript(client: RedisClient, name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-  const command = (client as unknown as Record<string, Command>)[commandName(name)];
+/**
+ * Runs a script defined by defineScripts; the reply shape is documented in the script's header. With
+ * `buffers`, bulk strings come back as Buffers (for replies that carry packed records).
+ */
+export function runScript(
+  client: RedisClient,
+  name: ScriptName,
+  keys: readonly string[],
+  args: readonly (string | number | Buffer)[],
+  buffers = false,
+): Promise<unknown> {
+  const command = (client as unknown as Record<string, Command>)[commandName(name) + (buffers ? 'Buffer' : '')];
   if (!command) throw new Error(`script ${name} is not defined on this client`);
   return command.call(client, ...keys, ...args);
 }

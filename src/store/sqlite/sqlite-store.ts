@@ -110,7 +110,10 @@ export class SqliteStore implements Store {
         const state: JobState = ready ? 'ready' : 'delayed';
         const expireAt = ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null;
         const readyAt = ready ? now : null;
-        const inserted = this.stmt.insertJob.run({ ...job, state, retry: JSON.stringify(job.retry), expireAt, readyAt, now });
+        const inserted = this.stmt.insertJob.run({
+          id: job.id, topic: job.topic, tag: job.tag, bizKey: job.bizKey, body: job.body, runAt: job.runAt, priority: job.priority,
+          ttrMs: job.ttrMs, ttlMs: job.ttlMs, state, retry: JSON.stringify(job.retry), expireAt, readyAt, now,
+        });
         if (inserted.changes === 0) return { created: false, job: rowToJob(this.row(job.id)!) };
         this.record(job.id, now, 'push', state, 0);
         return { created: true, job: pushedJob(job, now) };

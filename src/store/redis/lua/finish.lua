@@ -1,21 +1,57 @@
---[[ finish: reserved → finished, fenced by the reservation token.
+--[[ finish: reserved → finished for each (id, token) pair, fenced by the reservation token. Finishes
+  made in one event-loop turn arrive together (PartitionBatcher), so a drain costs one call per batch.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
-  ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] token  ARGV[4] now (ms)  ARGV[5] node index
-  Returns: {0, record without history} | {-1} not found | {-2, state} not reserved | {-3, 3} token mismatch.
+  ARGV[1] topic key prefix  ARGV[2] node index  then triples: id, token, now (ms)
+  Returns: one reply per triple, in order: {0, packed record as stored} | {-1} not found
+           | {-2, state} not reserved | {-3, 3} token mismatch.
 ]]
-local jobs, reserved, ended, counts = KEYS[1], KEYS[3], KEYS[5], KEYS[6]
-local id, token, now, node = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-local packed = redis.call('HGET', jobs, id)
-if not packed then return { -1 } end
-local rec = cmsgpack.unpack(packed)
-if rec[5] ~= 3 then return { -2, rec[5] } end
-if rec[13] ~= token then return { -3, 3 } end
-rec[5], rec[13], rec[14], rec[18] = 4, false, false, now
-redis.call('ZREM', reserved, id)
-redis.call('ZADD', ended, now, id)
-redis.call('HINCRBY', counts, rec[1] .. '|3', -1)
-redis.call('HINCRBY', counts, rec[1] .. '|4', 1)
-table.insert(rec[19], { now - rec[15], 5, 4, rec[11], node, false })
-redis.call('HSET', jobs, id, cmsgpack.pack(rec))
-rec[19] = nil -- the reply stops before history (Redis ends a Lua array at the first nil)
-return { 0, rec }
+local jobs, reserved, endedKey, counts = KEYS[1], KEYS[3], KEYS[5], KEYS[6]
+local node = tonumber(ARGV[2])
+local ids = {}
+for i = 3, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
+-- One HMGET and one HSET for the batch (at most PartitionBatcher's chunk): a redis.call per job costs
+-- more than the command. `done` makes a job named twice in one batch finish once (the second sees it
+-- finished, as it would one call later).
+local packs = redis.call('HMGET', jobs, unpack(ids))
+local out, done, finished, stored, ended = {}, {}, {}, {}, {}
+for k = 1, #ids do
+  local i = 3 * k
+  local id, token, now = ids[k], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local packed = packs[k]
+  if done[id] then
+    out[k] = { -2, 4 }
+  elseif not packed then
+    out[k] = { -1 }
+  else
+    local rec = cmsgpack.unpack(packed)
+    if rec[5] ~= 3 then
+      out[k] = { -2, rec[5] }
+    elseif rec[13] ~= token then
+      out[k] = { -3, 3 }
+    else
+      now = math.max(now, rec[17] or now) -- history stays in order when this process's clock lags the reserver's
+      rec[5], rec[13], rec[14], rec[18] = 4, false, false, now
+      done[id] = true
+      ended[#ended + 1] = now
+      ended[#ended + 1] = id
+      finished[rec[1]] = (finished[rec[1]] or 0) + 1
+      table.insert(rec[19], { now - rec[15], 5, 4, rec[11], node, false })
+      local packedNow = cmsgpack.pack(rec)
+      stored[#stored + 1] = id
+      stored[#stored + 1] = packedNow
+      out[k] = { 0, packedNow }
+    end
+  end
+end
+if #stored > 0 then
+  redis.call('HSET', jobs, unpack(stored))
+  redis.call('ZADD', endedKey, unpack(ended))
+  local gone = {}
+  for i = 2, #ended, 2 do gone[#gone + 1] = ended[i] end
+  redis.call('ZREM', reserved, unpack(gone))
+end
+for topic, n in pairs(finished) do
+  redis.call('HINCRBY', counts, topic .. '|3', -n)
+  redis.call('HINCRBY', counts, topic .. '|4', n)
+end
+return out

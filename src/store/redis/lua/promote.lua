@@ -1,52 +1,97 @@
 --[[ promote: delayed → ready for this partition's earliest due jobs (runAt <= now), at most ARGV[3].
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] now (ms)  ARGV[3] limit  ARGV[4] node index
-  Returns: {count, topic1, topic2, …} (the topics that got ready jobs).
+  Returns: {count, dueHead, deadlineHead, expiryHead, topic1, topic2, …}: the topics that got ready jobs,
+           and afterwards the earliest runAt of a delayed job, TTR deadline and ttl expiry (nil = none),
+           so a scheduler on one partition needs no other call to know when to wake next.
 ]]
 local jobs, dueidx, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1]
 local now, limit, node = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local candidates = {}
-local function earlier(a, b)
-  if a[1] ~= b[1] then return a[1] < b[1] end
-  return a[2] < b[2]
-end
+-- A candidate is a string key, 16-digit zero-padded runAt then id, so table.sort compares with C's string
+-- order (exactly (runAt, id)) instead of calling a Lua comparator: sorting was a third of a burst's cost.
+local candidates, setOf = {}, {}
+local function runAtOf(key) return tonumber(string.sub(key, 1, 16)) end
 -- Due-index members are `<topic>#<bucket>`, the suffix of each delayed set's key, in order of their heads.
--- Once `limit` candidates are in hand, a set whose head is not earlier than the limit-th cannot improve
--- them, so a burst reads about `limit` entries, not every due one (same rule as due-scores.lua).
-local heads = redis.call('ZRANGE', dueidx, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES')
+-- Once `limit` candidates are in hand their limit-th time is a cut: a set whose head is not earlier cannot
+-- improve them, and later sets are read only up to it. The first `limit` heads are enough (each set read
+-- adds at least its head), so a large backlog of due sets costs about `limit` reads, not one per set.
+-- Candidates are trimmed back to `limit` when they reach twice that, not after every set.
+local cut, setsRead
+local function trim()
+  table.sort(candidates)
+  for i = #candidates, limit + 1, -1 do candidates[i] = nil end
+  cut = runAtOf(candidates[limit])
+end
+local heads = redis.call('ZRANGE', dueidx, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
+setsRead = 0
 for h = 1, #heads, 2 do
-  if #candidates >= limit and tonumber(heads[h + 1]) >= candidates[limit][1] then break end
+  if cut and tonumber(heads[h + 1]) >= cut then break end
   local member = heads[h]
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
-  for i = 1, #due, 2 do candidates[#candidates + 1] = { tonumber(due[i + 1]), due[i], member } end
-  if #candidates >= limit then
-    table.sort(candidates, earlier)
-    for i = #candidates, limit + 1, -1 do candidates[i] = nil end
+  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', cut or now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
+  for i = 1, #due, 2 do
+    local key = string.format('%016.0f', tonumber(due[i + 1])) .. due[i]
+    candidates[#candidates + 1] = key
+    setOf[key] = member
   end
+  setsRead = setsRead + 1
+  if #candidates >= 2 * limit or (not cut and #candidates >= limit) then trim() end
 end
-table.sort(candidates, earlier)
-local buckets, topics, out = {}, {}, { 0 }
-for i = 1, math.min(limit, #candidates) do
-  local id, member = candidates[i][2], candidates[i][3]
-  local rec = cmsgpack.unpack(redis.call('HGET', jobs, id))
+-- One set's reply is already in order (and at most `limit`).
+if setsRead > 1 then table.sort(candidates) end
+-- Calls carry many members at once (one HMGET, one HSET, one ZREM per set, one ZADD per topic): a
+-- redis.call per job and command cost more than the commands themselves. Chunks stay under Lua's
+-- unpack limit.
+local function call(command, key, args)
+  for i = 1, #args, 4000 do redis.call(command, key, unpack(args, i, math.min(i + 3999, #args))) end
+end
+local taken = math.min(limit, #candidates)
+local ids = {}
+for i = 1, taken do ids[i] = string.sub(candidates[i], 17) end
+local packs = {}
+for i = 1, taken, 4000 do
+  local part = redis.call('HMGET', jobs, unpack(ids, i, math.min(i + 3999, taken)))
+  for k = 1, #part do packs[#packs + 1] = part[k] end
+end
+local topics, out, leaving, arriving, withTtl, stored = {}, { 0, false, false, false }, {}, {}, {}, {}
+for i = 1, taken do
+  local id, member = ids[i], setOf[candidates[i]]
+  local rec = cmsgpack.unpack(packs[i])
   local topic = rec[1]
-  redis.call('ZREM', tp .. 'delayed:' .. member, id)
   rec[5], rec[16] = 2, now
-  redis.call('ZADD', tp .. 'ready:' .. topic, rec[6], string.format('%05d', rec[7] + 32768) .. id)
-  if rec[9] then redis.call('ZADD', expiry, rec[6] + rec[9], id) end
+  local gone = leaving[member] or {}
+  leaving[member] = gone
+  gone[#gone + 1] = id
+  local ready = arriving[topic]
+  if not ready then
+    ready = {}
+    arriving[topic] = ready
+    out[#out + 1] = topic
+  end
+  ready[#ready + 1] = rec[6]
+  ready[#ready + 1] = string.format('%05d', rec[7] + 32768) .. id
+  if rec[9] then
+    withTtl[#withTtl + 1] = rec[6] + rec[9]
+    withTtl[#withTtl + 1] = id
+  end
   table.insert(rec[19], { now - rec[15], 2, 2, rec[11], node, false })
-  redis.call('HSET', jobs, id, cmsgpack.pack(rec))
-  out[1] = out[1] + 1
-  if not topics[topic] then out[#out + 1] = topic end
+  stored[#stored + 1] = id
+  stored[#stored + 1] = cmsgpack.pack(rec)
   topics[topic] = (topics[topic] or 0) + 1
-  buckets[member] = true
 end
+out[1] = taken
+call('HSET', jobs, stored)
+for member, gone in pairs(leaving) do call('ZREM', tp .. 'delayed:' .. member, gone) end
+for topic, ready in pairs(arriving) do call('ZADD', tp .. 'ready:' .. topic, ready) end
+call('ZADD', expiry, withTtl)
 for topic, n in pairs(topics) do
   redis.call('HINCRBY', counts, topic .. '|1', -n)
   redis.call('HINCRBY', counts, topic .. '|2', n)
 end
-for member in pairs(buckets) do
+for member in pairs(leaving) do
   local h = redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, 0, 'WITHSCORES')
   if h[2] then redis.call('ZADD', dueidx, h[2], member) else redis.call('ZREM', dueidx, member) end
 end
+out[2] = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2] or false
+out[3] = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2] or false
+out[4] = redis.call('ZRANGE', expiry, 0, 0, 'WITHSCORES')[2] or false
 return out

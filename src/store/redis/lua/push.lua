@@ -1,38 +1,64 @@
 --[[ push: stores each job as delayed (or ready when runAt <= now) unless its id exists.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
-  ARGV[1] topic key prefix  ARGV[2] node index  ARGV[3] n jobs, then 12 per job: id, topic, tag, bizKey,
-          body, runAt, priority, ttrMs, ttlMs ('' = none), retry, now (ms), delay bucket; tag/bizKey '\0' = null
-  Returns: {newHeadAt|nil, r1 … rn}: ri = 1 when created, else the existing record (array).
+  ARGV[1] topic key prefix  ARGV[2] fewest delay buckets a topic has (delayBuckets)
+  ARGV[3] msgpack array, 7 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
+          ready now), ttlMs (false = none), length of its record in ARGV[4]
+  ARGV[4] the jobs' packed records back to back (push-args.ts packs them in Node); each record's last
+          byte is a 0 that stands for its bucket, which only this script can choose
+  Returns: {newHeadAt|false, r1 … rn}: ri = 1 when created, else the existing record (array).
            newHeadAt is the earliest delayed runAt pushed when it is earlier than this partition's head.
   Record: topic tag bizKey body state runAt priority ttrMs ttlMs retry attempts lastError token deadlineAt
           createdAt readyAt reservedAt finishedAt history bucket; null = false; states 1 delayed … 7 expired.
           A delayed job sits in `delayed:<topic>#<bucket>`; the due index holds `<topic>#<bucket>` → head.
+  Buckets: a sorted set of ≤ 128 entries stays a listpack (≈40 B an entry, a skiplist costs ≈130), so the
+          bucket count follows the topic's delayed count n in this partition (counts `topic|1`). While
+          n < FILL × m (m = ARGV[2]) the job goes to bucket hash % m. Beyond, B is the least power-of-two
+          multiple of m with n < FILL × B, and the job goes to the upper half [B/2, B) that this size
+          opened. A bucket of that half only receives jobs while n < FILL × B, so it holds fewer than
+          2 × FILL on average (FILL while the backlog grows) at any backlog: older, lower buckets are
+          never refilled by a bigger backlog. Retry and reschedule put a job back in its own bucket.
 ]]
 local jobs, dueidx, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1]
-local node, n = tonumber(ARGV[2]), tonumber(ARGV[3])
-local function opt(s) if s == '\0' then return false end return s end
+local FILL, fewest = 40, tonumber(ARGV[2])
+local meta, blob = cmsgpack.unpack(ARGV[3]), ARGV[4]
+local delayed = {} -- topic → its delayed jobs in this partition, counting this call's
+local function bucketOf(topic, hash)
+  local n = delayed[topic]
+  if not n then
+    n = tonumber(redis.call('HGET', counts, topic .. '|1') or 0)
+    delayed[topic] = n
+  end
+  if n < FILL * fewest then return hash % fewest end
+  local half = fewest
+  while n >= FILL * half * 2 do half = half * 2 end
+  return half + hash % half
+end
+-- The bucket as msgpack (positive fixint, uint16 or uint32), to end the record with.
+local function packUint(v)
+  if v < 128 then return string.char(v) end
+  if v < 65536 then return string.char(0xcd, math.floor(v / 256), v % 256) end
+  return string.char(0xce, math.floor(v / 16777216), math.floor(v / 65536) % 256, math.floor(v / 256) % 256, v % 256)
+end
 local head = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2]
 head = head and tonumber(head)
-local out, earliest, heads, added = {false}, nil, {}, {}
-for i = 0, n - 1 do
-  local b = 3 + i * 12
-  local id, now = ARGV[b + 1], tonumber(ARGV[b + 11])
-  local topic, runAt, priority = ARGV[b + 2], tonumber(ARGV[b + 6]), tonumber(ARGV[b + 7])
-  local ttl = ARGV[b + 9] ~= '' and tonumber(ARGV[b + 9]) or false
-  local ready = runAt <= now
-  local state = ready and 2 or 1
-  local rec = { topic, opt(ARGV[b + 3]), opt(ARGV[b + 4]), ARGV[b + 5], state, runAt, priority,
-    tonumber(ARGV[b + 8]), ttl, ARGV[b + 10], 0, false, false, false, now, ready and now or false,
-    false, false, { { 0, 1, state, 0, node, false } }, tonumber(ARGV[b + 12]) }
-  if redis.call('HSETNX', jobs, id, cmsgpack.pack(rec)) == 0 then
+local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
+for i = 1, #meta, 7 do
+  local id, topic, runAt, hash, priority, ttl, len = meta[i], meta[i + 1], meta[i + 2], meta[i + 3], meta[i + 4], meta[i + 5], meta[i + 6]
+  local bucket = bucketOf(topic, hash)
+  local record = string.sub(blob, pos, pos + len - 2) .. packUint(bucket)
+  pos = pos + len
+  if redis.call('HSETNX', jobs, id, record) == 0 then
     out[#out + 1] = cmsgpack.unpack(redis.call('HGET', jobs, id))
   else
-    if ready then
+    local state = 1
+    if priority then
+      state = 2
       redis.call('ZADD', tp .. 'ready:' .. topic, runAt, string.format('%05d', priority + 32768) .. id)
       if ttl then redis.call('ZADD', expiry, runAt + ttl, id) end
     else
-      local member = topic .. '#' .. ARGV[b + 12]
+      local member = topic .. '#' .. bucket
       redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
+      delayed[topic] = delayed[topic] + 1
       if not heads[member] or runAt < heads[member] then heads[member] = runAt end
       if not earliest or runAt < earliest then earliest = runAt end
     end

@@ -1,0 +1,93 @@
+import type { EpochMs } from '../../core/clock.js';
+import type { LapsedReservation, PromoteResult, WakeHeads } from '../store.js';
+import { decodeRetry } from './job-record.js';
+import type { PartitionAccess } from './redis-reads.js';
+
+/** Three wake-up heads (earliest delayed runAt, TTR deadline, ttl expiry; nil: none), then a list. */
+type HeadsAnd<T> = [string | null, string | null, string | null, ...T[]];
+/** promote.lua's reply: count, the heads after promoting, then the topics that got ready jobs. */
+type PromoteReply = [number, ...HeadsAnd<string>];
+
+/**
+ * One partition: one script call, which also reports the wake-up heads. Several: exact earliest-first
+ * in two steps: each partition reports the due times of its first `limit` due jobs, the client finds how
+ * many each partition must promote so that together they are the `limit` earliest, then each promotes
+ * that many. A peer promoting at the same time only makes the second step find fewer: a job is promoted
+ * once because the script re-checks under Redis's lock.
+ */
+export async function promoteDue(store: PartitionAccess, now: EpochMs, limit: number): Promise<PromoteResult> {
+  if (store.parts.length === 1) {
+    const [count, ...rest] = (await store.run('promote', 0, [now, limit, store.nodeIndex(0)])) as PromoteReply;
+    const topics = rest.slice(3) as string[];
+    if (topics.length) store.madeReady(topics);
+    return { count: Number(count), topics, heads: earliestHeads([rest]) };
+  }
+  const scored = (await store.all((p) => store.run('due-scores', p, [now, limit]))) as HeadsAnd<number>[];
+  const merged = scored.flatMap((reply, p) => reply.slice(3).map((at) => ({ at: Number(at), p }))).sort((a, b) => a.at - b.at || a.p - b.p);
+  const quota = new Map<number, number>();
+  for (const { p } of merged.slice(0, limit)) quota.set(p, (quota.get(p) ?? 0) + 1);
+  const replies = new Map<number, PromoteReply>();
+  await Promise.all([...quota].map(async ([p, n]) => replies.set(p, (await store.run('promote', p, [now, n, store.nodeIndex(p)])) as PromoteReply)));
+  const topics = new Set([...replies.values()].flatMap((reply) => reply.slice(4) as string[]));
+  if (topics.size) store.madeReady(topics);
+  // A promoted partition's heads come from its promote (after the move), the others' from due-scores.
+  const heads = earliestHeads(scored.map((reply, p) => (replies.get(p)?.slice(1) ?? reply) as HeadsAnd<unknown>));
+  return { count: [...replies.values()].reduce((sum, [n]) => sum + Number(n), 0), topics: [...topics], heads };
+}
+
+/** The earliest of each head over the partitions' replies. */
+function earliestHeads(replies: readonly HeadsAnd<unknown>[]): WakeHeads {
+  const min = (k: number): number | null => {
+    let at: number | null = null;
+    for (const reply of replies) {
+      const v = reply[k];
+      if (v !== null && v !== undefined && (at === null || Number(v) < at)) at = Number(v);
+    }
+    return at;
+  };
+  return { dueAt: min(0), deadlineAt: min(1), expireAt: min(2) };
+}
+
+export async function listLapsed(store: PartitionAccess, now: EpochMs, limit: number): Promise<LapsedReservation[]> {
+  const replies = (await store.all((p) => store.run('lapsed', p, [now, limit]))) as unknown[][];
+  const lapsed: LapsedReservation[] = [];
+  for (const flat of replies) {
+    for (let i = 0; i < flat.length; i += 6) {
+      lapsed.push({
+        id: String(flat[i]),
+        topic: String(flat[i + 1]),
+        token: String(flat[i + 2]),
+        attempts: Number(flat[i + 3]),
+        deadlineAt: Number(flat[i + 4]),
+        retry: decodeRetry(String(flat[i + 5])),
+      });
+    }
+  }
+  return lapsed.sort((a, b) => a.deadlineAt - b.deadlineAt).slice(0, limit);
+}
+
+/** expire or purge: partitions one after another, each with what is left of `limit`, so the total never exceeds it. */
+export async function drainPartitions(store: PartitionAccess, name: 'expire' | 'purge', at: EpochMs, limit: number): Promise<number> {
+  let done = 0;
+  for (let p = 0; p < store.parts.length && done < limit; p++) {
+    const args = name === 'expire' ? [at, limit - done, store.nodeIndex(p)] : [at, limit - done];
+    done += Number(await store.run(name, p, args));
+  }
+  return done;
+}
+
+export async function nextWakeAt(store: PartitionAccess): Promise<EpochMs | null> {
+  const heads = await store.guard((c) =>
+    store.all((p) => {
+      const k = store.parts[p]!;
+      return Promise.all([k.dueIndex, k.reserved, k.expiry].map((key) => c.zrange(key, 0, '0', 'WITHSCORES')));
+    }),
+  );
+  let earliest: number | null = null;
+  for (const partition of heads) {
+    for (const [, score] of partition) {
+      if (score !== undefined && (earliest === null || Number(score) < earliest)) earliest = Number(score);
+    }
+  }
+  return earliest;
+}

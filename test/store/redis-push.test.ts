@@ -1,0 +1,96 @@
+import { Redis } from 'ioredis';
+import { Unpackr } from 'msgpackr';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordToJob, type RecordArray } from '../../src/store/redis/job-record.js';
+import { packNewRecord } from '../../src/store/redis/push-args.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { aJob } from '../helpers/jobs.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
+
+const prefixes = prefixPool('push');
+let admin: Redis;
+beforeAll(() => {
+  admin = new Redis({ port: 6379, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  admin.disconnect();
+  await prefixes.sweep();
+});
+
+// cmsgpack writes integers beyond 32 bits as int64; read them as numbers, as the scripts' replies are.
+const unpack = (b: Buffer): unknown => new Unpackr({ int64AsType: 'number' }).unpack(b);
+const UNICODE_BODY = JSON.stringify({ s: 'héllo ☃ 𝄞 日本語', e: '' });
+const FAR_AT = 4_102_444_800_123; // 2100-01-01, beyond 32 bits
+
+describe('a record packed in Node (msgpackr) and read by the Lua scripts (cmsgpack)', () => {
+  const cases = [
+    aJob({ tag: null, bizKey: null, ttlMs: null, body: UNICODE_BODY, runAt: FAR_AT }),
+    aJob({ tag: 'tag ☃', bizKey: 'order-42', ttlMs: 3_600_000, priority: -7, runAt: 1_000 }),
+  ];
+
+  it('round-trips through cmsgpack.unpack + pack, nulls as false (never holes), big timestamps exact', async () => {
+    for (const job of cases) {
+      const now = FAR_AT - 60_000;
+      const packed = packNewRecord(job, now, 3);
+      expect(packed[packed.length - 1]).toBe(0); // the bucket placeholder push.lua replaces
+      const repacked = (await admin.callBuffer('EVAL', 'return cmsgpack.pack(cmsgpack.unpack(ARGV[1]))', '0', packed)) as Buffer;
+      const ready = job.runAt <= now;
+      const expected = [
+        job.topic, job.tag ?? false, job.bizKey ?? false, job.body, ready ? 2 : 1, job.runAt, job.priority, job.ttrMs,
+        job.ttlMs ?? false, '', 0, false, false, false, now, ready ? now : false, false, false, [[0, 1, ready ? 2 : 1, 0, 3, false]], 0,
+      ];
+      expect(unpack(packed)).toEqual(expected);
+      expect(unpack(repacked)).toEqual(expected);
+      // As the scripts return it (a Lua table as a Redis reply), it decodes to the job that was pushed.
+      const reply = (await admin.eval('return cmsgpack.unpack(ARGV[1])', 0, packed)) as RecordArray;
+      expect(recordToJob(job.id, reply)).toMatchObject({ topic: job.topic, tag: job.tag, bizKey: job.bizKey, body: job.body, runAt: job.runAt, ttlMs: job.ttlMs, priority: job.priority, createdAt: now });
+    }
+  });
+
+  it('reads back unchanged through the store after a script rewrote the record (cancel)', async () => {
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'n', partitions: 2 });
+    await store.open();
+    try {
+      const job = aJob({ body: UNICODE_BODY, runAt: FAR_AT, tag: null, bizKey: 'bk' });
+      const now = FAR_AT - 1000;
+      await store.push([job], now);
+      expect(await store.get(job.id)).toMatchObject({ state: 'delayed', body: UNICODE_BODY, tag: null, bizKey: 'bk', runAt: FAR_AT });
+      expect((await store.cancel(job.id, now + 1)).ok).toBe(true);
+      expect(await store.get(job.id)).toMatchObject({ state: 'cancelled', body: UNICODE_BODY, tag: null, runAt: FAR_AT, lastError: null });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('delayed buckets follow the backlog', () => {
+  it('keeps every delayed set of one big topic listpack-encoded, and scripts still find each job', { timeout: 60_000 }, async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'n', partitions: 1 });
+    await store.open();
+    try {
+      const now = Date.UTC(2026, 0, 1);
+      const ids: string[] = [];
+      for (let i = 0; i < 30_000; i += 1000) {
+        const jobs = Array.from({ length: 1000 }, (_, k) => aJob({ topic: 'big', now, delayMs: 60_000 + ((i + k) * 7919) % 3_600_000 }));
+        ids.push(...jobs.map((j) => j.id));
+        await store.push(jobs, now);
+      }
+      const keys = await admin.keys(`{${prefix}:0}:delayed:big#*`);
+      const sizes = await Promise.all(keys.map((k) => admin.zcard(k)));
+      const encodings = new Set(await Promise.all(keys.map((k) => admin.object('ENCODING', k))));
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(30_000);
+      expect(encodings).toEqual(new Set(['listpack']));
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(128);
+      expect(await admin.zcard(`{${prefix}:0}:dueidx`)).toBe(keys.length);
+      // cancel and reschedule read the bucket from the record
+      for (const id of ids.slice(0, 200)) expect((await store.cancel(id, now)).ok).toBe(true);
+      for (const id of ids.slice(200, 400)) expect((await store.reschedule(id, now + 10, now)).ok).toBe(true);
+      const after = await Promise.all(keys.map((k) => admin.zcard(k)));
+      expect(after.reduce((a, b) => a + b, 0)).toBe(29_800);
+      expect((await store.stats())[0]!.counts.delayed).toBe(29_800);
+    } finally {
+      await store.close();
+    }
+  });
+});

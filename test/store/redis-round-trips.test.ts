@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DelayqService } from '../../src/service.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { SCRIPT_NAMES } from '../../src/store/redis/scripts.js';
+import { aJob } from '../helpers/jobs.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
+
+// What the store sends to Redis, seen through MONITOR and filtered by this test's key prefix (other test
+// files share the server). The counts are the point: batching and one-call ticks are what make a job's
+// life cheap, and a refactor that quietly adds a round trip per job should fail here.
+
+const prefixes = prefixPool('rt');
+afterAll(() => prefixes.sweep());
+
+const scriptBySha = new Map(
+  SCRIPT_NAMES.map((name) => {
+    const source = readFileSync(new URL(`../../src/store/redis/lua/${name}.lua`, import.meta.url), 'utf8');
+    return [createHash('sha1').update(source).digest('hex'), name] as const;
+  }),
+);
+
+/**
+ * Records the commands touching `prefix`'s keys: script names for EVALSHA, command names otherwise.
+ * A raw socket, not ioredis's monitor(): under load ioredis can read the first MONITOR lines before it
+ * switched the connection to monitor mode, and throws.
+ */
+async function monitor(prefix: string): Promise<{ seen: string[]; insideScripts: string[]; stop(): Promise<void> }> {
+  const socket = connect(6379, '127.0.0.1');
+  await once(socket, 'connect');
+  const seen: string[] = [];
+  const insideScripts: string[] = [];
+  let buffered = '';
+  let seenOk = false;
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\r\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      if (line === '+OK') seenOk = true;
+      // +1795328366.040374 [0 127.0.0.1:40338] "evalsha" "d678…" "6" "{t-…}:jobs" …   ([0 lua] inside scripts)
+      const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]*)" "([^"]*)"/.exec(line);
+      if (!m || !line.includes(`{${prefix}:`)) continue;
+      const command = m[2]!.toLowerCase();
+      if (m[1] === 'lua') {
+        insideScripts.push(command);
+        continue;
+      }
+      // EVAL on a script's first use on this server (named by its header, `--[[ name: …`), EVALSHA after.
+      if (command === 'eval') seen.push(/^--\[\[ ([\w-]+):/.exec(m[3]!)?.[1] ?? 'unknown-script');
+      else seen.push(command === 'evalsha' ? (scriptBySha.get(m[3]!) ?? 'unknown-script') : command);
+    }
+  });
+  socket.write('MONITOR\r\n');
+  // Commands sent before Redis answers +OK to MONITOR are not shown: wait for it.
+  while (!seenOk) await new Promise((resolve) => setTimeout(resolve, 5));
+  return {
+    seen,
+    insideScripts,
+    stop: async () => {
+      socket.destroy();
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+describe('RedisStore round trips', () => {
+  it('sends the finishes of one event-loop turn as one script call, with an outcome per job', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    await store.push(Array.from({ length: 30 }, () => aJob({ topic: 'batch', now })), now);
+    const reserved = await store.reserve(['batch'], 30, now);
+    expect(reserved).toHaveLength(30);
+    const watch = await monitor(prefix);
+    await settle();
+    const [first, second] = reserved;
+    const outcomes = await Promise.all([
+      ...reserved.map((r) => store.finish(r.job.id, r.token, now + 1)),
+      store.finish(first!.job.id, first!.token, now + 1), // already finished by the call above
+      store.finish('no-such-job', 'x', now + 1),
+    ]);
+    await settle();
+    await watch.stop();
+    expect(watch.seen).toEqual(['finish']);
+    expect(outcomes.slice(0, 30).every((o) => o.ok && o.value.state === 'finished' && o.value.finishedAt === now + 1)).toBe(true);
+    expect(outcomes[30]).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
+    expect(outcomes[31]).toMatchObject({ ok: false, reason: 'not_found' });
+    // A wrong token is refused on its own, without touching the job.
+    await store.push([aJob({ topic: 'batch', now, id: 'fenced' })], now);
+    const [held] = await store.reserve(['batch'], 1, now);
+    const [bad, good] = await Promise.all([store.finish('fenced', second!.token, now + 2), store.finish('fenced', held!.token, now + 2)]);
+    expect(bad).toMatchObject({ ok: false, reason: 'token_mismatch' });
+    expect(good.ok).toBe(true);
+    expect((await store.stats()).find((s) => s.topic === 'batch')!.counts).toMatchObject({ reserved: 0, finished: 31 });
+    await store.close();
+  });
+
+  it('takes a job from due to finished in one promote, one reserve and one finish call (1 partition)', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
+    await store.open();
+    const service = new DelayqService({ store, nodeId: 'rt', clock: store.clock });
+    await service.start();
+    await settle(); // the start-up tick is not part of a job's life
+    const watch = await monitor(prefix);
+    const waiting = service.reserve({ topics: ['life'], count: 10, waitMs: 5000 });
+    await settle();
+    await service.push({ topic: 'life', delayMs: 300, body: { n: 1 } });
+    const [got] = await waiting;
+    expect(got!.job.topic).toBe('life');
+    await service.finish(got!.job.id, got!.token);
+    await settle();
+    await watch.stop();
+    await service.close();
+    await store.close();
+    // The long-poll's first look, the push, the timer's promote (which also tells the scheduler when to
+    // wake next: no nextWakeAt, lapsed or expire calls), the woken long-poll's reserve, the finish.
+    // (A timer that fires a hair before the Redis clock reaches the due time makes a second promote.)
+    expect(watch.seen.filter((c) => c !== 'promote')).toEqual(['reserve', 'push', 'reserve', 'finish']);
+    const promotes = watch.seen.flatMap((c, i) => (c === 'promote' ? [i] : []));
+    expect(promotes.length).toBeGreaterThanOrEqual(1);
+    expect(promotes.length).toBeLessThanOrEqual(2);
+    expect(promotes.every((i) => i > watch.seen.indexOf('push') && i < watch.seen.lastIndexOf('reserve'))).toBe(true);
+  });
+
+  it('promotes the earliest of a large overdue backlog reading about `limit` delayed sets, not all of them', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
+    await store.open();
+    const base = Date.UTC(2026, 0, 1);
+    // 20k jobs due 1 ms apart, pushed 1 h before the first is due: the buckets follow the backlog, so
+    // they are spread over hundreds of delayed sets, each with some overdue jobs.
+    const jobs = Array.from({ length: 20_000 }, (_, i) => aJob({ topic: 'backlog', now: base, delayMs: 3_600_000 + i }));
+    for (let i = 0; i < jobs.length; i += 1000) await store.push(jobs.slice(i, i + 1000), base);
+    const now = base + 3_600_000 + jobs.length; // every job overdue
+    const watch = await monitor(prefix);
+    await settle();
+    const promoted = await store.promoteDue(now, 100);
+    await settle();
+    await watch.stop();
+    expect(promoted.count).toBe(100);
+    const got = await store.reserve(['backlog'], 100, now);
+    expect(got.map((r) => r.job.id).sort()).toEqual(jobs.slice(0, 100).map((j) => j.id).sort());
+    // promote: one read of the due index, one per delayed set visited (at most limit + 1), one per set it
+    // took jobs from (to re-index its head), three heads; reserve: one. Without the cut it would read
+    // every one of the hundreds of overdue sets.
+    const zranges = watch.insideScripts.filter((c) => c === 'zrange').length;
+    expect(zranges).toBeLessThanOrEqual(1 + 101 + 100 + 3 + 1);
+    await store.close();
+  });
+});
