@@ -1,4 +1,4 @@
-import { Packr, Unpackr } from 'msgpackr';
+import { Packr } from 'msgpackr';
 import type { RecordArray } from './job-record.js';
 
 /*
@@ -18,7 +18,6 @@ const RESERVED = 3;
 
 // Plain msgpack (arrays only, no msgpackr records/structures extension), as cmsgpack reads it in list.lua.
 export const bodyPackr = new Packr({ useRecords: false });
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: false, int64AsType: 'number' });
 
 /**
  * Decodes a stored record into the positional shape job-record.ts reads (the fields in the order
@@ -61,19 +60,47 @@ export function unpackRecord(b: Buffer, withHistory = false): RecordArray {
   const topicLength = b[pos]!;
   const topic = b.toString('utf8', pos + 1, pos + 1 + topicLength);
   pos += 1 + topicLength;
-  let body: unknown[] = [];
-  let historyAt = pos;
-  const bodyAt = pos;
-  unpackr.unpackMultiple(b.subarray(bodyAt), (value: unknown, _start?: number, end?: number) => {
-    body = value as unknown[];
-    historyAt = bodyAt + end!;
-    return false;
-  });
-  const nul = (v: unknown): unknown => (v === false ? null : v);
+  // The body {tag, bizKey, body, retry} (strings or false), read here: msgpackr's unpackMultiple, its only
+  // call that tells where a value ends, made decoding a record ≈ 10 µs instead of ≈ 0.8.
+  if (b[pos] !== 0x94) throw new Error(`record body: expected a 4-element msgpack array, found 0x${b[pos]?.toString(16)}`);
+  cursor = pos + 1;
+  const tag = readString(b);
+  const bizKey = readString(b);
+  const body = readString(b);
+  const retry = readString(b);
+  const historyAt = cursor;
   return [
-    topic, nul(body[0]), nul(body[1]), body[2], state, runAt, priority, ttrMs, ttlMs, body[3], attempts, lastError, token,
+    topic, tag, bizKey, body, state, runAt, priority, ttrMs, ttlMs, retry, attempts, lastError, token,
     deadlineAt, createdAt, readyAt, reservedAt, finishedAt, withHistory ? readEntries(b, historyAt) : null, bucket,
   ];
+}
+
+/** readString's position in the record being decoded (records are decoded one at a time, synchronously). */
+let cursor = 0;
+
+/** A msgpack string (fixstr, str8, str16 or str32) or false (null) at `cursor`, which it moves past it. */
+function readString(b: Buffer): string | null {
+  const type = b[cursor]!;
+  let start: number;
+  let length: number;
+  if (type >= 0xa0 && type <= 0xbf) {
+    start = cursor + 1;
+    length = type - 0xa0;
+  } else if (type === 0xd9) {
+    start = cursor + 2;
+    length = b[cursor + 1]!;
+  } else if (type === 0xda) {
+    start = cursor + 3;
+    length = b.readUInt16BE(cursor + 1);
+  } else if (type === 0xdb) {
+    start = cursor + 5;
+    length = b.readUInt32BE(cursor + 1);
+  } else if (type === 0xc2) {
+    cursor += 1;
+    return null;
+  } else throw new Error(`record body: expected a msgpack string or false, found 0x${type.toString(16)}`);
+  cursor = start + length;
+  return b.toString('utf8', start, cursor);
 }
 
 function readEntries(b: Buffer, pos: number): unknown[][] {
