@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DelayqService } from '../../src/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { SCRIPT_NAMES } from '../../src/store/redis/scripts.js';
+import { SCRIPT_NAMES, scriptSource } from '../../src/store/redis/scripts.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
@@ -18,7 +17,7 @@ afterAll(() => prefixes.sweep());
 
 const scriptBySha = new Map(
   SCRIPT_NAMES.map((name) => {
-    const source = readFileSync(new URL(`../../src/store/redis/lua/${name}.lua`, import.meta.url), 'utf8');
+    const source = scriptSource(name);
     return [createHash('sha1').update(source).digest('hex'), name] as const;
   }),
 );

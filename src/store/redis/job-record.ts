@@ -2,8 +2,8 @@ import { DEFAULT_RETRY_POLICY } from '../../core/retry-policy.js';
 import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type RetryPolicy } from '../../core/job.js';
 
 /**
- * The packed record as Lua returns it (cmsgpack array, nulls as nil). Field order is fixed: the Lua scripts
- * address fields by these 1-based positions (the header of push.lua lists them).
+ * A stored record decoded by unpackRecord (packed-record.ts; layout: lua/record.lua): its fields in this
+ * fixed order, null for absent. The history (position 18) is decoded only when asked for.
  */
 export type RecordArray = unknown[];
 
@@ -47,12 +47,11 @@ export function recordToken(r: RecordArray): string | null {
   return strOrNull(r[12]);
 }
 
-/** History entries are stored as {at − createdAt, event, state, attempt, node index, reason}. */
+/** History entries come decoded as {at, event, state, attempt, node index, reason}. */
 export function recordHistory(r: RecordArray, nodeName: (index: number) => string): HistoryEntry[] {
-  const createdAt = num(r[14]);
   const entries = (r[18] ?? []) as unknown[][];
   return entries.map((e) => ({
-    at: createdAt + num(e[0]),
+    at: num(e[0]),
     event: JOB_EVENTS[num(e[1]) - 1]!,
     state: stateOf(num(e[2])),
     attempt: num(e[3]),

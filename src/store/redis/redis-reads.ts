@@ -1,7 +1,8 @@
 import { emptyCounts, JOB_STATES, type HistoryEntry, type Job, type TopicStats } from '../../core/job.js';
 import type { JobPage, JobQuery } from '../store.js';
 import type { RedisClient } from './connection.js';
-import { nul, recordHistory, recordToJob, stateCode, type RecordArray } from './job-record.js';
+import { nul, recordHistory, recordToJob, stateCode } from './job-record.js';
+import { unpackRecord } from './packed-record.js';
 import type { PartitionKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
 
@@ -12,7 +13,8 @@ import type { ScriptName } from './scripts.js';
 export interface PartitionAccess {
   readonly parts: readonly PartitionKeys[];
   part(id: string): number;
-  run(name: ScriptName, partition: number, args: readonly (string | number)[]): Promise<unknown>;
+  /** With `buffers`, bulk strings come back as Buffers (replies that carry stored records). */
+  run(name: ScriptName, partition: number, args: readonly (string | number)[], buffers?: boolean): Promise<unknown>;
   guard<T>(fn: (client: RedisClient) => Promise<T>): Promise<T>;
   all<T>(fn: (partition: number) => Promise<T>): Promise<T[]>;
   nodeIndex(partition: number): number;
@@ -21,24 +23,24 @@ export interface PartitionAccess {
 }
 
 export async function readJob(store: PartitionAccess, id: string): Promise<Job | null> {
-  const record = (await store.run('get', store.part(id), [id])) as RecordArray | null;
-  return record ? recordToJob(id, record) : null;
+  const record = (await store.run('get', store.part(id), [id], true)) as Buffer | null;
+  return record ? recordToJob(id, unpackRecord(record)) : null;
 }
 
 export async function readHistory(store: PartitionAccess, id: string): Promise<HistoryEntry[]> {
   const p = store.part(id);
-  const record = (await store.run('get', p, [id])) as RecordArray | null;
+  const record = (await store.run('get', p, [id], true)) as Buffer | null;
   if (!record) return [];
   const names = await store.guard((c) => c.hgetall(store.parts[p]!.nodes));
-  return recordHistory(record, (index) => names[`#${index}`] ?? `node#${index}`);
+  return recordHistory(unpackRecord(record, true), (index) => names[`#${index}`] ?? `node#${index}`);
 }
 
 /** Each partition returns its first limit+1 matches after the cursor; the merge keeps the first `limit`. */
 export async function listJobs(store: PartitionAccess, query: JobQuery): Promise<JobPage> {
   const args = [nul(query.topic), query.state ? stateCode(query.state) : 0, nul(query.bizKey), nul(query.tag), query.cursor ?? '', '', query.limit];
-  const replies = (await store.all((p) => store.run('list', p, args))) as unknown[][];
+  const replies = (await store.all((p) => store.run('list', p, args, true))) as Buffer[][];
   const jobs: Job[] = [];
-  for (const flat of replies) for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(String(flat[i]), flat[i + 1] as RecordArray));
+  for (const flat of replies) for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(flat[i]!.toString(), unpackRecord(flat[i + 1]!)));
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const page = jobs.slice(0, query.limit);
   return { jobs: page, next: jobs.length > query.limit ? page[page.length - 1]!.id : null };

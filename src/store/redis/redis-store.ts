@@ -19,7 +19,7 @@ import {
   type WatchableStore,
 } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, nul, recordToJob, recordToken, stateOf, type RecordArray } from './job-record.js';
+import { compareReadyOrder, nul, recordToJob, recordToken, stateOf } from './job-record.js';
 import { bucketHash, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { unpackRecord } from './packed-record.js';
@@ -111,7 +111,7 @@ export class RedisStore implements WatchableStore {
     this.access = {
       parts: this.parts,
       part: (id) => this.part(id),
-      run: (name, p, args) => this.run(name, p, args),
+      run: (name, p, args, buffers) => this.run(name, p, args, buffers),
       guard: (fn) => this.guard(fn),
       all: (fn) => this.all(fn),
       nodeIndex: (p) => this.nodeIndex[p]!,
@@ -222,7 +222,7 @@ export class RedisStore implements WatchableStore {
         const created = pushedJob(job, now);
         if (created.state === 'ready') (readyTopics ??= new Set()).add(job.topic);
         results.push({ created: true, job: created });
-      } else results.push({ created: false, job: recordToJob(job.id, reply as RecordArray) });
+      } else results.push({ created: false, job: recordToJob(job.id, unpackRecord(reply as Buffer)) });
     }
     if (readyTopics) this.bus.ready(readyTopics);
     return results;
@@ -230,27 +230,27 @@ export class RedisStore implements WatchableStore {
 
   private async pushPartition(partition: number, entries: PushItem[]): Promise<unknown[]> {
     const args = pushArgs(entries, this.nodeIndex[partition]!, (id) => bucketHash(id, this.partitions));
-    const [newHeadAt, ...replies] = (await this.run('push', partition, [this.delayBuckets, ...args])) as [number | null, ...unknown[]];
+    const [newHeadAt, ...replies] = (await this.run('push', partition, [this.delayBuckets, ...args], true)) as [number | null, ...unknown[]];
     if (newHeadAt !== null) this.bus.due(Number(newHeadAt));
     return replies;
   }
 
-  /** Maps a single-job script reply ({0, record} or {code, state}) to an Outcome, telling peers of wake-ups. */
+  /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
   private outcome(id: string, reply: unknown): Outcome<Job> {
     const [code, payload] = reply as [number, unknown];
     if (code !== OUTCOME_CODES.ok) return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
-    const job = recordToJob(id, Buffer.isBuffer(payload) ? unpackRecord(payload) : (payload as RecordArray));
+    const job = recordToJob(id, unpackRecord(payload as Buffer));
     if (job.state === 'ready') this.bus.ready([job.topic]);
     else if (job.state === 'delayed') this.bus.due(job.runAt);
     return ok(job);
   }
 
   async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
-    return this.outcome(id, await this.run('cancel', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, nul(reason)]));
+    return this.outcome(id, await this.run('cancel', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, nul(reason)], true));
   }
 
   async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
-    return this.outcome(id, await this.run('reschedule', this.part(id), [id, runAt, now, this.nodeIndex[this.part(id)]!]));
+    return this.outcome(id, await this.run('reschedule', this.part(id), [id, runAt, now, this.nodeIndex[this.part(id)]!], true));
   }
 
   // ---- consumers
@@ -297,7 +297,7 @@ export class RedisStore implements WatchableStore {
   }
 
   private fenced(name: ScriptName, id: string, args: (string | number)[]): Promise<Outcome<Job>> {
-    return this.run(name, this.part(id), [id, ...args]).then((reply) => this.outcome(id, reply));
+    return this.run(name, this.part(id), [id, ...args], true).then((reply) => this.outcome(id, reply));
   }
 
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {

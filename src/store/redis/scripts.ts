@@ -28,9 +28,21 @@ export type ScriptName = (typeof SCRIPT_NAMES)[number];
 const keyCount = (name: ScriptName): number => (name === 'register-node' ? 1 : 6);
 const commandName = (name: ScriptName): string => `delayq_${name.replace('-', '_')}`;
 
-const SOURCES = new Map<ScriptName, string>(
-  SCRIPT_NAMES.map((name) => [name, readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')]),
-);
+const read = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
+const RECORD_CODEC = read('record');
+
+/**
+ * A script as sent to Redis: its file, with the record codec (lua/record.lua) inserted after the file's
+ * header comment, so the source still opens with `--[[ name: …` (as MONITOR shows it).
+ */
+export function scriptSource(name: ScriptName): string {
+  const source = read(name);
+  if (name === 'register-node') return source;
+  const cut = source.indexOf(']]\n') + 3;
+  return `${source.slice(0, cut)}${RECORD_CODEC}${source.slice(cut)}`;
+}
+
+const SOURCES = new Map<ScriptName, string>(SCRIPT_NAMES.map((name) => [name, scriptSource(name)]));
 
 export function defineScripts(client: RedisClient): void {
   for (const name of SCRIPT_NAMES) {

@@ -8,15 +8,14 @@ local now, node, n = tonumber(ARGV[2]), tonumber(ARGV[4]), 0
 for _, id in ipairs(redis.call('ZRANGE', expiry, '-inf', ARGV[2], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))) do
   redis.call('ZREM', expiry, id)
   local packed = redis.call('HGET', jobs, id)
-  local rec = packed and cmsgpack.unpack(packed)
-  if rec and rec[5] == 2 then
-    redis.call('ZREM', tp .. 'ready:' .. rec[1], string.format('%05d', rec[7] + 32768) .. id)
-    rec[5], rec[18] = 7, now
+  local h = packed and readHead(packed)
+  if h and h.state == 2 then
+    redis.call('ZREM', tp .. 'ready:' .. h.topic, string.format('%05d', h.priority + 32768) .. id)
+    h.state, h.finishedAt = 7, now
     redis.call('ZADD', ended, now, id)
-    redis.call('HINCRBY', counts, rec[1] .. '|2', -1)
-    redis.call('HINCRBY', counts, rec[1] .. '|7', 1)
-    table.insert(rec[19], { now - rec[15], 9, 7, rec[11], node, 'ttl elapsed before a consumer reserved it' })
-    redis.call('HSET', jobs, id, cmsgpack.pack(rec))
+    redis.call('HINCRBY', counts, h.topic .. '|2', -1)
+    redis.call('HINCRBY', counts, h.topic .. '|7', 1)
+    redis.call('HSET', jobs, id, rewrite(packed, h, now, 9, 'ttl elapsed before a consumer reserved it', node))
     n = n + 1
   end
 end

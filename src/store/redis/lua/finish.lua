@@ -14,6 +14,7 @@ for i = 3, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
 -- finished, as it would one call later).
 local packs = redis.call('HMGET', jobs, unpack(ids))
 local out, done, finished, stored, ended = {}, {}, {}, {}, {}
+local h = {} -- each job's head in turn
 for k = 1, #ids do
   local i = 3 * k
   local id, token, now = ids[k], ARGV[i + 1], tonumber(ARGV[i + 2])
@@ -23,20 +24,19 @@ for k = 1, #ids do
   elseif not packed then
     out[k] = { -1 }
   else
-    local rec = cmsgpack.unpack(packed)
-    if rec[5] ~= 3 then
-      out[k] = { -2, rec[5] }
-    elseif rec[13] ~= token then
+    readHead(packed, h)
+    if h.state ~= 3 then
+      out[k] = { -2, h.state }
+    elseif h.token ~= token then
       out[k] = { -3, 3 }
     else
-      now = math.max(now, rec[17] or now) -- history stays in order when this process's clock lags the reserver's
-      rec[5], rec[13], rec[14], rec[18] = 4, false, false, now
+      now = math.max(now, h.reservedAt or now) -- history stays in order when this process's clock lags the reserver's
+      h.state, h.token, h.deadline, h.finishedAt = 4, false, false, now
       done[id] = true
       ended[#ended + 1] = now
       ended[#ended + 1] = id
-      finished[rec[1]] = (finished[rec[1]] or 0) + 1
-      table.insert(rec[19], { now - rec[15], 5, 4, rec[11], node, false })
-      local packedNow = cmsgpack.pack(rec)
+      finished[h.topic] = (finished[h.topic] or 0) + 1
+      local packedNow = rewrite(packed, h, now, 5, false, node)
       stored[#stored + 1] = id
       stored[#stored + 1] = packedNow
       out[k] = { 0, packedNow }

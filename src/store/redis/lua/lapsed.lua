@@ -8,8 +8,8 @@ local out = {}
 for _, id in ipairs(redis.call('ZRANGE', reserved, '-inf', ARGV[2], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))) do
   local packed = redis.call('HGET', jobs, id)
   if packed then
-    local rec = cmsgpack.unpack(packed)
-    for _, v in ipairs({ id, rec[1], rec[13], rec[11], rec[14], rec[10] }) do out[#out + 1] = v end
+    local h = readHead(packed)
+    for _, v in ipairs({ id, h.topic, h.token, h.attempts, h.deadline, readBody(packed, h)[4] }) do out[#out + 1] = v end
   end
 end
 return out

@@ -4,7 +4,7 @@
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] topic  ARGV[3] state code (0 = any)  ARGV[4] bizKey  ARGV[5] tag
   ARGV[6] cursor (ids after it; '' = from the start)  ARGV[7] unused  ARGV[8] limit; '\0' = no filter
-  Returns: {id1, record1, id2, record2, …} ordered by id.
+  Returns: {id1, record1, id2, record2, …} ordered by id, the records as stored.
 ]]
 local jobs, tp = KEYS[1], ARGV[1]
 local topic, state, bizKey, tag, cursor = ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
@@ -34,12 +34,12 @@ local out, found = {}, 0
 for _, id in ipairs(after) do
   local packed = redis.call('HGET', jobs, id)
   if packed then
-    local rec = cmsgpack.unpack(packed)
-    if (topic == '\0' or rec[1] == topic) and (state == 0 or rec[5] == state)
-      and (bizKey == '\0' or rec[3] == bizKey) and (tag == '\0' or rec[2] == tag) then
-      rec[19] = nil -- the reply stops before history
+    local h = readHead(packed)
+    local body = (bizKey ~= '\0' or tag ~= '\0') and readBody(packed, h)
+    if (topic == '\0' or h.topic == topic) and (state == 0 or h.state == state)
+      and (bizKey == '\0' or body[2] == bizKey) and (tag == '\0' or body[1] == tag) then
       out[#out + 1] = id
-      out[#out + 1] = rec
+      out[#out + 1] = packed
       found = found + 1
       if found > limit then break end
     end

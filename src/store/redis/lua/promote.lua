@@ -11,6 +11,16 @@ local now, limit, node = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 -- order (exactly (runAt, id)) instead of calling a Lua comparator: sorting was a third of a burst's cost.
 local candidates, setOf = {}, {}
 local function runAtOf(key) return tonumber(string.sub(key, 1, 16)) end
+-- Formatted once per distinct score (a burst's jobs share a few): string.format per job was a cost of its own.
+local prefixes = {}
+local function prefixOf(score)
+  local p = prefixes[score]
+  if not p then
+    p = string.format('%016.0f', tonumber(score))
+    prefixes[score] = p
+  end
+  return p
+end
 -- Due-index members are `<topic>#<bucket>`, the suffix of each delayed set's key, in order of their heads.
 -- Once `limit` candidates are in hand their limit-th time is a cut: a set whose head is not earlier cannot
 -- improve them, and later sets are read only up to it. The first `limit` heads are enough (each set read
@@ -29,7 +39,7 @@ for h = 1, #heads, 2 do
   local member = heads[h]
   local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', cut or now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
   for i = 1, #due, 2 do
-    local key = string.format('%016.0f', tonumber(due[i + 1])) .. due[i]
+    local key = prefixOf(due[i + 1]) .. due[i]
     candidates[#candidates + 1] = key
     setOf[key] = member
   end
@@ -52,12 +62,24 @@ for i = 1, taken, 4000 do
   local part = redis.call('HMGET', jobs, unpack(ids, i, math.min(i + 3999, taken)))
   for k = 1, #part do packs[#packs + 1] = part[k] end
 end
+-- Ready members start with the 5-digit priority + 32768, formatted once per priority.
+local priorityKeys = {}
+local function priorityKey(priority)
+  local k = priorityKeys[priority]
+  if not k then
+    k = string.format('%05d', priority + 32768)
+    priorityKeys[priority] = k
+  end
+  return k
+end
 local topics, out, leaving, arriving, withTtl, stored = {}, { 0, false, false, false }, {}, {}, {}, {}
+local h = {} -- each job's head in turn
 for i = 1, taken do
   local id, member = ids[i], setOf[candidates[i]]
-  local rec = cmsgpack.unpack(packs[i])
-  local topic = rec[1]
-  rec[5], rec[16] = 2, now
+  local s = packs[i]
+  readHead(s, h)
+  local topic = h.topic
+  h.state, h.readyAt = 2, now
   local gone = leaving[member] or {}
   leaving[member] = gone
   gone[#gone + 1] = id
@@ -67,15 +89,14 @@ for i = 1, taken do
     arriving[topic] = ready
     out[#out + 1] = topic
   end
-  ready[#ready + 1] = rec[6]
-  ready[#ready + 1] = string.format('%05d', rec[7] + 32768) .. id
-  if rec[9] then
-    withTtl[#withTtl + 1] = rec[6] + rec[9]
+  ready[#ready + 1] = h.runAt
+  ready[#ready + 1] = priorityKey(h.priority) .. id
+  if h.ttl then
+    withTtl[#withTtl + 1] = h.runAt + h.ttl
     withTtl[#withTtl + 1] = id
   end
-  table.insert(rec[19], { now - rec[15], 2, 2, rec[11], node, false })
   stored[#stored + 1] = id
-  stored[#stored + 1] = cmsgpack.pack(rec)
+  stored[#stored + 1] = rewrite(s, h, now, 2, false, node)
   topics[topic] = (topics[topic] or 0) + 1
 end
 out[1] = taken
@@ -88,8 +109,8 @@ for topic, n in pairs(topics) do
   redis.call('HINCRBY', counts, topic .. '|2', n)
 end
 for member in pairs(leaving) do
-  local h = redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, 0, 'WITHSCORES')
-  if h[2] then redis.call('ZADD', dueidx, h[2], member) else redis.call('ZREM', dueidx, member) end
+  local head = redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, 0, 'WITHSCORES')
+  if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
 end
 out[2] = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2] or false
 out[3] = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2] or false

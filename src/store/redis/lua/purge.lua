@@ -9,9 +9,9 @@ for _, id in ipairs(ids) do
   redis.call('ZREM', ended, id)
   local packed = redis.call('HGET', jobs, id)
   if packed then
-    local rec = cmsgpack.unpack(packed)
-    if rec[5] == 5 then redis.call('ZREM', tp .. 'dead:' .. rec[1], id) end
-    redis.call('HINCRBY', counts, rec[1] .. '|' .. rec[5], -1)
+    local h = readHead(packed)
+    if h.state == 5 then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
+    redis.call('HINCRBY', counts, h.topic .. '|' .. h.state, -1)
     redis.call('HDEL', jobs, id)
   end
 end

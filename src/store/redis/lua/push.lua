@@ -3,13 +3,11 @@
   ARGV[1] topic key prefix  ARGV[2] fewest delay buckets a topic has (delayBuckets)
   ARGV[3] msgpack array, 7 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
           ready now), ttlMs (false = none), length of its record in ARGV[4]
-  ARGV[4] the jobs' packed records back to back (push-args.ts packs them in Node); each record's last
-          byte is a 0 that stands for its bucket, which only this script can choose
-  Returns: {newHeadAt|false, r1 … rn}: ri = 1 when created, else the existing record (array).
+  ARGV[4] the jobs' packed records back to back (push-args.ts packs them in Node); each record's head
+          has a 0 bucket, which only this script can choose (record.lua: the layout)
+  Returns: {newHeadAt|false, r1 … rn}: ri = 1 when created, else the existing record (as stored).
            newHeadAt is the earliest delayed runAt pushed when it is earlier than this partition's head.
-  Record: topic tag bizKey body state runAt priority ttrMs ttlMs retry attempts lastError token deadlineAt
-          createdAt readyAt reservedAt finishedAt history bucket; null = false; states 1 delayed … 7 expired.
-          A delayed job sits in `delayed:<topic>#<bucket>`; the due index holds `<topic>#<bucket>` → head.
+  A delayed job sits in `delayed:<topic>#<bucket>`; the due index holds `<topic>#<bucket>` → head.
   Buckets: a sorted set of ≤ 128 entries stays a listpack (≈40 B an entry, a skiplist costs ≈130), so the
           bucket count follows the topic's delayed count n in this partition (counts `topic|1`). While
           n < FILL × m (m = ARGV[2]) the job goes to bucket hash % m. Beyond, B is the least power-of-two
@@ -33,22 +31,17 @@ local function bucketOf(topic, hash)
   while n >= FILL * half * 2 do half = half * 2 end
   return half + hash % half
 end
--- The bucket as msgpack (positive fixint, uint16 or uint32), to end the record with.
-local function packUint(v)
-  if v < 128 then return string.char(v) end
-  if v < 65536 then return string.char(0xcd, math.floor(v / 256), v % 256) end
-  return string.char(0xce, math.floor(v / 16777216), math.floor(v / 65536) % 256, math.floor(v / 256) % 256, v % 256)
-end
 local head = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2]
 head = head and tonumber(head)
 local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
 for i = 1, #meta, 7 do
   local id, topic, runAt, hash, priority, ttl, len = meta[i], meta[i + 1], meta[i + 2], meta[i + 3], meta[i + 4], meta[i + 5], meta[i + 6]
   local bucket = bucketOf(topic, hash)
-  local record = string.sub(blob, pos, pos + len - 2) .. packUint(bucket)
+  local at = pos + BUCKET_AT - 1
+  local record = string.sub(blob, pos, at - 1) .. struct.pack('>I3', bucket) .. string.sub(blob, at + 3, pos + len - 1)
   pos = pos + len
   if redis.call('HSETNX', jobs, id, record) == 0 then
-    out[#out + 1] = cmsgpack.unpack(redis.call('HGET', jobs, id))
+    out[#out + 1] = redis.call('HGET', jobs, id)
   else
     local state = 1
     if priority then

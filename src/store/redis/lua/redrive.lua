@@ -8,18 +8,17 @@ local now, node, n, out, seen = tonumber(ARGV[2]), tonumber(ARGV[3]), 0, { 0 }, 
 for i = 4, #ARGV do
   local id = ARGV[i]
   local packed = redis.call('HGET', jobs, id)
-  local rec = packed and cmsgpack.unpack(packed)
-  if rec and rec[5] == 5 then
-    local topic = rec[1]
-    rec[5], rec[6], rec[11], rec[16], rec[18] = 2, now, 0, now, false
+  local h = packed and readHead(packed)
+  if h and h.state == 5 then
+    local topic = h.topic
+    h.state, h.runAt, h.attempts, h.readyAt, h.finishedAt = 2, now, 0, now, false
     redis.call('ZREM', ended, id)
     redis.call('ZREM', tp .. 'dead:' .. topic, id)
-    redis.call('ZADD', tp .. 'ready:' .. topic, now, string.format('%05d', rec[7] + 32768) .. id)
-    if rec[9] then redis.call('ZADD', expiry, now + rec[9], id) end
+    redis.call('ZADD', tp .. 'ready:' .. topic, now, string.format('%05d', h.priority + 32768) .. id)
+    if h.ttl then redis.call('ZADD', expiry, now + h.ttl, id) end
     redis.call('HINCRBY', counts, topic .. '|5', -1)
     redis.call('HINCRBY', counts, topic .. '|2', 1)
-    table.insert(rec[19], { now - rec[15], 10, 2, 0, node, false })
-    redis.call('HSET', jobs, id, cmsgpack.pack(rec))
+    redis.call('HSET', jobs, id, rewrite(packed, h, now, 10, false, node))
     n = n + 1
     if not seen[topic] then seen[topic] = true; out[#out + 1] = topic end
   end

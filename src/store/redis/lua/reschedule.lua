@@ -1,39 +1,38 @@
 --[[ reschedule: delayed | ready → delayed at runAt (ready at once when runAt <= now).
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] runAt (ms)  ARGV[4] now (ms)  ARGV[5] node index
-  Returns: {0, record without history} | {-1} not found | {-2, state} wrong state.
+  Returns: {0, record as stored} | {-1} not found | {-2, state} wrong state.
 ]]
 local jobs, dueidx, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1]
 local id, runAt, now, node = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local packed = redis.call('HGET', jobs, id)
 if not packed then return { -1 } end
-local rec = cmsgpack.unpack(packed)
-local topic, old = rec[1], rec[5]
-local member = topic .. '#' .. rec[20]
+local h = readHead(packed)
+local topic, old = h.topic, h.state
+local member = topic .. '#' .. h.bucket
 local delayed = tp .. 'delayed:' .. member
 if old == 1 then
   redis.call('ZREM', delayed, id)
 elseif old == 2 then
-  redis.call('ZREM', tp .. 'ready:' .. topic, string.format('%05d', rec[7] + 32768) .. id)
+  redis.call('ZREM', tp .. 'ready:' .. topic, string.format('%05d', h.priority + 32768) .. id)
   redis.call('ZREM', expiry, id)
 else
   return { -2, old }
 end
 local state = runAt <= now and 2 or 1
-rec[5], rec[6] = state, runAt
+h.state, h.runAt = state, runAt
 if state == 2 then
-  rec[16] = now
-  redis.call('ZADD', tp .. 'ready:' .. topic, runAt, string.format('%05d', rec[7] + 32768) .. id)
-  if rec[9] then redis.call('ZADD', expiry, runAt + rec[9], id) end
+  h.readyAt = now
+  redis.call('ZADD', tp .. 'ready:' .. topic, runAt, string.format('%05d', h.priority + 32768) .. id)
+  if h.ttl then redis.call('ZADD', expiry, runAt + h.ttl, id) end
 else
-  rec[16] = false
+  h.readyAt = false
   redis.call('ZADD', delayed, runAt, id)
 end
-local h = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
-if h[2] then redis.call('ZADD', dueidx, h[2], member) else redis.call('ZREM', dueidx, member) end
+local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
+if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
 redis.call('HINCRBY', counts, topic .. '|' .. old, -1)
 redis.call('HINCRBY', counts, topic .. '|' .. state, 1)
-table.insert(rec[19], { now - rec[15], 11, state, rec[11], node, string.format('runAt=%d', runAt) })
-redis.call('HSET', jobs, id, cmsgpack.pack(rec))
-rec[19] = nil -- the reply stops before history (Redis ends a Lua array at the first nil)
+local rec = rewrite(packed, h, now, 11, string.format('runAt=%d', runAt), node)
+redis.call('HSET', jobs, id, rec)
 return { 0, rec }

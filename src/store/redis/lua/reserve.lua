@@ -8,53 +8,61 @@
 local jobs, reserved, expiry, counts, tp = KEYS[1], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
 local now, max, node, nt = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local ttr = ARGV[4] ~= '' and tonumber(ARGV[4]) or nil
-local candidates, seen = {}, {}
-for t = 1, nt do
-  local key = tp .. 'ready:' .. ARGV[6 + t]
-  if not seen[key] then -- a topic named twice is read once, so each job is reserved once
-    seen[key] = true
-    local head = redis.call('ZRANGE', key, 0, max - 1, 'WITHSCORES')
-    for i = 1, #head, 2 do
-      candidates[#candidates + 1] = { tonumber(head[i + 1]), head[i], key }
+-- The ready members to take, in (runAt, priority, id) order, and the ready set each comes from.
+local members, setOf = {}, {}
+if nt == 1 then
+  -- One topic's set already answers in that order: no scores, no sort, no table per job.
+  local key = tp .. 'ready:' .. ARGV[7]
+  members = redis.call('ZRANGE', key, 0, max - 1)
+  for i = 1, #members do setOf[i] = key end
+else
+  local candidates, seen = {}, {}
+  for t = 1, nt do
+    local key = tp .. 'ready:' .. ARGV[6 + t]
+    if not seen[key] then -- a topic named twice is read once, so each job is reserved once
+      seen[key] = true
+      local head = redis.call('ZRANGE', key, 0, max - 1, 'WITHSCORES')
+      for i = 1, #head, 2 do
+        candidates[#candidates + 1] = { tonumber(head[i + 1]), head[i], key }
+      end
     end
   end
-end
--- One topic's set already answers in (runAt, priority, id) order; several are merged.
-if #candidates > 0 and nt > 1 then
+  -- Several topics' sets are merged.
   table.sort(candidates, function(a, b)
     if a[1] ~= b[1] then return a[1] < b[1] end
     return a[2] < b[2]
   end)
+  for i, c in ipairs(candidates) do members[i], setOf[i] = c[2], c[3] end
 end
 -- Many members a call (one HMGET, one HSET, one ZREM per topic, one ZADD): a redis.call per job and
 -- command costs more than the command itself. At most 100 jobs, under Lua's unpack limit.
-local taken = math.min(max, #candidates)
+local taken = math.min(max, #members)
 if taken == 0 then return {} end
 local ids, leaving = {}, {}
 for i = 1, taken do
-  local c = candidates[i]
-  ids[i] = string.sub(c[2], 6)
-  local gone = leaving[c[3]] or {}
-  leaving[c[3]] = gone
-  gone[#gone + 1] = c[2]
+  ids[i] = string.sub(members[i], 6)
+  local gone = leaving[setOf[i]] or {}
+  leaving[setOf[i]] = gone
+  gone[#gone + 1] = members[i]
 end
 for key, gone in pairs(leaving) do redis.call('ZREM', key, unpack(gone)) end
 local packs = redis.call('HMGET', jobs, unpack(ids))
 local out, tokenBase, moved, deadlines, stored, withTtl = {}, ARGV[7 + nt], {}, {}, {}, {}
+local h = {} -- each job's head in turn
 for i = 1, taken do
   local id = ids[i]
-  local rec = cmsgpack.unpack(packs[i])
+  local s = packs[i]
+  readHead(s, h)
   -- Never stamped before the job was due or ready: after a restart, or on another instance, this process's
   -- clock may lag the one that pushed or promoted the job by up to a clock sync's round trip.
-  local at = math.max(now, rec[6], rec[16] or now)
-  local deadline = at + (ttr or rec[8])
-  rec[5], rec[11], rec[13], rec[14], rec[17] = 3, rec[11] + 1, tokenBase .. string.format('%08x', i), deadline, at
+  local at = math.max(now, h.runAt, h.readyAt or now)
+  local deadline = at + (ttr or h.ttr)
+  h.state, h.attempts, h.token, h.deadline, h.reservedAt = 3, h.attempts + 1, tokenBase .. string.format('%08x', i), deadline, at
   deadlines[#deadlines + 1] = deadline
   deadlines[#deadlines + 1] = id
-  if rec[9] then withTtl[#withTtl + 1] = id end
-  moved[rec[1]] = (moved[rec[1]] or 0) + 1
-  table.insert(rec[19], { at - rec[15], 3, 3, rec[11], node, false })
-  local packed = cmsgpack.pack(rec)
+  if h.ttl then withTtl[#withTtl + 1] = id end
+  moved[h.topic] = (moved[h.topic] or 0) + 1
+  local packed = rewrite(s, h, at, 3, false, node)
   stored[#stored + 1] = id
   stored[#stored + 1] = packed
   out[#out + 1] = id
