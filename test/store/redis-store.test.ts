@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { parseRedisUrl } from '../../src/store/redis/connection.js';
+import { partitionKeys } from '../../src/store/redis/keys.js';
+import { RECORD_LAYOUT } from '../../src/store/redis/packed-record.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 import { waitFor } from '../helpers/redis-servers.js';
@@ -86,6 +88,38 @@ describe('RedisStore on standalone Redis', () => {
     const history = await store.history(job.id);
     expect(history.map((h) => [h.event, h.at - readyAt])).toEqual([['push', 0], ['reserve', 0], ['finish', 0]]);
     await store.close();
+  });
+
+  it('refuses to open a prefix whose jobs are in another record layout', async () => {
+    const { Redis } = await import('ioredis');
+    const admin = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true });
+    await admin.connect();
+    try {
+      const fresh = make(1);
+      await fresh.open();
+      const keys = partitionKeys(fresh.prefix, 0);
+      expect(await admin.hget(keys.counts, '#layout')).toBe(String(RECORD_LAYOUT));
+      // A FLUSHALL under a running store: its next push marks the partition again.
+      await admin.del(keys.counts);
+      await fresh.push([aJob({ topic: 'layout' })], Date.UTC(2026, 0, 1));
+      expect(await admin.hget(keys.counts, '#layout')).toBe(String(RECORD_LAYOUT));
+      expect((await fresh.stats()).map((s) => s.topic)).toEqual(['layout']);
+      await fresh.close();
+
+      // Jobs written before layouts had a number: jobs, and no mark.
+      await admin.hdel(keys.counts, '#layout');
+      const again = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: fresh.prefix, nodeId: 'n2', partitions: 1 });
+      await expect(again.open()).rejects.toMatchObject({ code: 'E_CONFIG', field: 'redis.prefix', details: { layout: 1, expected: RECORD_LAYOUT } });
+      // Another layout's mark; once its jobs and mark are gone, the prefix opens again.
+      await admin.hset(keys.counts, '#layout', '99');
+      await expect(again.open()).rejects.toMatchObject({ code: 'E_CONFIG', details: { layout: 99 } });
+      await admin.del(keys.counts, keys.jobs);
+      await again.open();
+      expect(await admin.hget(keys.counts, '#layout')).toBe(String(RECORD_LAYOUT));
+      await again.close();
+    } finally {
+      admin.disconnect();
+    }
   });
 
   it('reserves a job once when a topic is named twice', async () => {

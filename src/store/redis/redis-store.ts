@@ -22,7 +22,7 @@ import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient
 import { compareReadyOrder, nul, recordToJob, recordToken, stateOf } from './job-record.js';
 import { bucketHash, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
-import { unpackRecord } from './packed-record.js';
+import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
 import { pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
 import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
@@ -154,7 +154,20 @@ export class RedisStore implements WatchableStore {
 
   private async registerNode(client: RedisClient): Promise<void> {
     this.nodeIndex = await Promise.all(
-      this.parts.map(async (k) => Number(await runScript(client, 'register-node', [k.nodes], [this.options.nodeId]))),
+      this.parts.map(async (k) => {
+        try {
+          return Number(await runScript(client, 'register-node', [k.nodes, k.counts, k.jobs], [this.options.nodeId, RECORD_LAYOUT]));
+        } catch (err) {
+          const layout = /LAYOUT (\d+)/.exec((err as Error).message)?.[1];
+          if (!layout) throw err;
+          throw new DelayqError(
+            'E_CONFIG',
+            `redis: prefix "${this.prefix}" holds jobs in record layout ${layout}, and this delayq reads layout ${RECORD_LAYOUT}. ` +
+              'Run the delayq that wrote them until they are done, or restore them from the journal into an empty prefix.',
+            { field: 'redis.prefix', details: { layout: Number(layout), expected: RECORD_LAYOUT } },
+          );
+        }
+      }),
     );
   }
 
@@ -230,7 +243,7 @@ export class RedisStore implements WatchableStore {
 
   private async pushPartition(partition: number, entries: PushItem[]): Promise<unknown[]> {
     const args = pushArgs(entries, this.nodeIndex[partition]!, (id) => bucketHash(id, this.partitions));
-    const [newHeadAt, ...replies] = (await this.run('push', partition, [this.delayBuckets, ...args], true)) as [number | null, ...unknown[]];
+    const [newHeadAt, ...replies] = (await this.run('push', partition, [this.delayBuckets, ...args, RECORD_LAYOUT], true)) as [number | null, ...unknown[]];
     if (newHeadAt !== null) this.bus.due(Number(newHeadAt));
     return replies;
   }

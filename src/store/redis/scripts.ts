@@ -24,8 +24,8 @@ export const SCRIPT_NAMES = [
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** Every script takes the six partition keys (keys.ts), except register-node, which takes the nodes hash. */
-const keyCount = (name: ScriptName): number => (name === 'register-node' ? 1 : 6);
+/** Every script takes the six partition keys (keys.ts), except register-node: nodes, counts and jobs. */
+const keyCount = (name: ScriptName): number => (name === 'register-node' ? 3 : 6);
 const commandName = (name: ScriptName): string => `delayq_${name.replace('-', '_')}`;
 
 const read = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');

@@ -5,6 +5,8 @@
           ready now), ttlMs (false = none), length of its record in ARGV[4]
   ARGV[4] the jobs' packed records back to back (push-args.ts packs them in Node); each record's head
           has a 0 bucket, which only this script can choose (record.lua: the layout)
+  ARGV[5] the record layout number (packed-record.ts RECORD_LAYOUT): marks the partition as written in it
+          (counts `#layout`), even after a FLUSHALL under a running delayq; register-node.lua checks it
   Returns: {newHeadAt|false, r1 … rn}: ri = 1 when created, else the existing record (as stored).
            newHeadAt is the earliest delayed runAt pushed when it is earlier than this partition's head.
   A delayed job sits in `delayed:<topic>#<bucket>`; the due index holds `<topic>#<bucket>` → head.
@@ -19,6 +21,7 @@
 local jobs, dueidx, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1]
 local FILL, fewest = 40, tonumber(ARGV[2])
 local meta, blob = cmsgpack.unpack(ARGV[3]), ARGV[4]
+redis.call('HSETNX', counts, '#layout', ARGV[5])
 local delayed = {} -- topic → its delayed jobs in this partition, counting this call's
 local function bucketOf(topic, hash)
   local n = delayed[topic]
