@@ -88,7 +88,7 @@ function goals(results: Results): Goal[] {
     {
       goal: '1k/s lateness unchanged with many jobs pending',
       measured: `p99 ${fmt(pendingP99)} ms (without: ${fmt(p99)} ms)`,
-      met: check(pendingP99, pendingP99 <= Math.max(5, p99 * 1.5)),
+      met: check(pendingP99 + p99, pendingP99 <= Math.max(5, p99 * 1.5)), // needs both in the same run
     },
   ];
 }
@@ -247,10 +247,10 @@ ${noteRows}
 
 /**
  * The 10M run takes an hour (BullMQ alone fills ~8 GB), so it is run on its own
- * (`--only=pending --pending=10000000 --out=bench/results/pending-10m.md`); the full report links to it.
+ * (`--only=late1k,pending --pending=10000000 --out=bench/results/pending-10m.md`); the full report links to it.
  */
 function tenMillionNote(pending: number): string {
-  const command = '`npx tsx bench/run.ts --only=pending --pending=10000000 --out=bench/results/pending-10m.md`';
+  const command = '`npx tsx bench/run.ts --only=late1k,pending --pending=10000000 --out=bench/results/pending-10m.md`';
   if (pending >= 10_000_000) return '';
   if (!existsSync(new URL('./results/pending-10m.md', import.meta.url))) return `For 10M pending: ${command} (full mode only).`;
   return `The same with 10M pending, run on its own (${command}): [results/pending-10m.md](bench/results/pending-10m.md).`;

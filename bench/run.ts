@@ -2,8 +2,8 @@
 // .tmp/benchmarks-quick.md (--quick, for CI), each with an SVG chart of lateness.
 //
 //   npm run bench                      full mode: 3 runs per scenario, 100k burst, 1M pending (≈ 25 min)
-//   npx tsx bench/run.ts --only=pending --pending=10000000 --out=bench/results/pending-10m.md
-//                                      the pending scenario alone with 10M jobs (full mode only; BullMQ fills ≈ 8 GB)
+//   npx tsx bench/run.ts --only=late1k,pending --pending=10000000 --out=bench/results/pending-10m.md
+//                                      the 1k/s scenario, then the same with 10M jobs pending (full mode only; BullMQ fills ≈ 8 GB)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http  --systems=redis,bull100,…

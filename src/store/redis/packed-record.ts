@@ -8,12 +8,12 @@ import type { RecordArray } from './job-record.js';
  * and decodes what the scripts return (the records as stored).
  */
 
-/** Head bytes before the optional fields: B state+flags, H attempts, h priority, I4 ttr, i6 createdAt, i6 runAt, I3 bucket. */
 /**
  * The number of the record layout (lua/record.lua). A partition remembers the layout its jobs are written
  * in (register-node.lua), so a delayq never misreads records of another layout: it refuses to open.
  */
 export const RECORD_LAYOUT = 2;
+/** Head bytes before the optional fields: B state+flags, H attempts, h priority, I4 ttr, i6 createdAt, i6 runAt, I3 bucket. */
 export const HEAD_BYTES = 24;
 /** Flag bits of the head's first byte (bits 0–2 hold the state). */
 export const FLAG = { ttl: 8, readyAt: 16, reservedAt: 32, finishedAt: 64, lastError: 128 } as const;

@@ -1,6 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
-import { toStoreError, unavailable } from './redis-errors.js';
+import { layoutRefusal, toStoreError, unavailable } from './redis-errors.js';
 import { newTokenBase } from '../../core/ids.js';
 import { pushedJob, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
@@ -153,21 +153,9 @@ export class RedisStore implements WatchableStore {
   }
 
   private async registerNode(client: RedisClient): Promise<void> {
+    const register = (k: PartitionKeys) => runScript(client, 'register-node', [k.nodes, k.counts, k.jobs], [this.options.nodeId, RECORD_LAYOUT]);
     this.nodeIndex = await Promise.all(
-      this.parts.map(async (k) => {
-        try {
-          return Number(await runScript(client, 'register-node', [k.nodes, k.counts, k.jobs], [this.options.nodeId, RECORD_LAYOUT]));
-        } catch (err) {
-          const layout = /LAYOUT (\d+)/.exec((err as Error).message)?.[1];
-          if (!layout) throw err;
-          throw new DelayqError(
-            'E_CONFIG',
-            `redis: prefix "${this.prefix}" holds jobs in record layout ${layout}, and this delayq reads layout ${RECORD_LAYOUT}. ` +
-              'Run the delayq that wrote them until they are done, or restore them from the journal into an empty prefix.',
-            { field: 'redis.prefix', details: { layout: Number(layout), expected: RECORD_LAYOUT } },
-          );
-        }
-      }),
+      this.parts.map((k) => register(k).then(Number, (err: unknown) => Promise.reject(layoutRefusal(err, this.prefix, RECORD_LAYOUT)))),
     );
   }
 
