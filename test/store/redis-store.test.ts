@@ -72,7 +72,7 @@ describe('RedisStore on standalone Redis', () => {
     await store.close();
   });
 
-  it('never stamps a reservation before the job was ready, nor a finish before its reservation', async () => {
+  it('never stamps a transition before the times the job already holds (reserve, finish, retry, cancel)', async () => {
     // Two processes on one Redis: the reserver's clock lags the promoter's by 7 ms (a restart's first
     // clock sync on a loaded host). The chaos kill -9 test once saw a delivery 6 ms "before" its runAt.
     const store = make(1);
@@ -87,6 +87,20 @@ describe('RedisStore on standalone Redis', () => {
     expect(done.ok && done.value.finishedAt).toBe(readyAt);
     const history = await store.history(job.id);
     expect(history.map((h) => [h.event, h.at - readyAt])).toEqual([['push', 0], ['reserve', 0], ['finish', 0]]);
+
+    // Every transition, not only reserve and finish: a retry and a cancel from lagging clocks.
+    const other = aJob({ topic: 'lagging', now: readyAt });
+    await store.push([other], readyAt);
+    const [r2] = await store.reserve(['lagging'], 1, readyAt + 3);
+    await store.retry(other.id, r2!.token, readyAt + 60_000, readyAt - 5, 'boom');
+    const cancelled = await store.cancel(other.id, readyAt - 8);
+    expect(cancelled.ok && cancelled.value.finishedAt).toBe(readyAt + 3);
+    expect((await store.history(other.id)).map((h) => [h.event, h.at - readyAt])).toEqual([
+      ['push', 0],
+      ['reserve', 3],
+      ['retry', 3],
+      ['cancel', 3],
+    ]);
     await store.close();
   });
 

@@ -10,6 +10,7 @@ local err = ARGV[6] ~= '\0' and ARGV[6] or false
 local packed = redis.call('HGET', jobs, id)
 if not packed then return { -1 } end
 local h = readHead(packed)
+now = stampAfter(h, now)
 if h.state ~= 3 then return { -2, h.state } end
 if h.token ~= token then return { -3, 3 } end
 h.state, h.token, h.deadline, h.finishedAt = 5, false, false, now

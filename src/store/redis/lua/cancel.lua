@@ -8,6 +8,7 @@ local id, now, node = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local packed = redis.call('HGET', jobs, id)
 if not packed then return { -1 } end
 local h = readHead(packed)
+now = stampAfter(h, now)
 local topic, state = h.topic, h.state
 if state == 1 then
   local member = topic .. '#' .. h.bucket

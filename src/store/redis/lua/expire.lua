@@ -10,12 +10,13 @@ for _, id in ipairs(redis.call('ZRANGE', expiry, '-inf', ARGV[2], 'BYSCORE', 'LI
   local packed = redis.call('HGET', jobs, id)
   local h = packed and readHead(packed)
   if h and h.state == 2 then
+    local at = stampAfter(h, now)
     redis.call('ZREM', tp .. 'ready:' .. h.topic, string.format('%05d', h.priority + 32768) .. id)
-    h.state, h.finishedAt = 7, now
-    redis.call('ZADD', ended, now, id)
+    h.state, h.finishedAt = 7, at
+    redis.call('ZADD', ended, at, id)
     redis.call('HINCRBY', counts, h.topic .. '|2', -1)
     redis.call('HINCRBY', counts, h.topic .. '|7', 1)
-    redis.call('HSET', jobs, id, rewrite(packed, h, now, 9, 'ttl elapsed before a consumer reserved it', node))
+    redis.call('HSET', jobs, id, rewrite(packed, h, at, 9, 'ttl elapsed before a consumer reserved it', node))
     n = n + 1
   end
 end

@@ -30,7 +30,7 @@ for k = 1, #ids do
     elseif h.token ~= token then
       out[k] = { -3, 3 }
     else
-      now = math.max(now, h.reservedAt or now) -- history stays in order when this process's clock lags the reserver's
+      now = stampAfter(h, now)
       h.state, h.token, h.deadline, h.finishedAt = 4, false, false, now
       done[id] = true
       ended[#ended + 1] = now

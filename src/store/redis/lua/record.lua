@@ -53,6 +53,13 @@ local function writeHead(h)
   return struct.pack(HEAD, flags, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket) .. opt
 end
 
+-- The instant to stamp a transition with: now, but never before a time the record already holds. Two
+-- processes' clocks may differ by a clock sync's round trip (redis-clock.ts); a job's history and times
+-- stay in order whichever of them moves it.
+local function stampAfter(h, now)
+  return math.max(now, h.createdAt, h.readyAt or now, h.reservedAt or now, h.finishedAt or now)
+end
+
 -- One history entry; events are 1-based indexes into JOB_EVENTS (job.ts), reason false = none.
 local function entry(at, event, state, attempt, node, reason)
   if not reason then return struct.pack('>i6BHI3', at, event * 8 + state, attempt, node) end

@@ -10,15 +10,15 @@ for i = 4, #ARGV do
   local packed = redis.call('HGET', jobs, id)
   local h = packed and readHead(packed)
   if h and h.state == 5 then
-    local topic = h.topic
-    h.state, h.runAt, h.attempts, h.readyAt, h.finishedAt = 2, now, 0, now, false
+    local topic, at = h.topic, stampAfter(h, now)
+    h.state, h.runAt, h.attempts, h.readyAt, h.finishedAt = 2, at, 0, at, false
     redis.call('ZREM', ended, id)
     redis.call('ZREM', tp .. 'dead:' .. topic, id)
-    redis.call('ZADD', tp .. 'ready:' .. topic, now, string.format('%05d', h.priority + 32768) .. id)
-    if h.ttl then redis.call('ZADD', expiry, now + h.ttl, id) end
+    redis.call('ZADD', tp .. 'ready:' .. topic, at, string.format('%05d', h.priority + 32768) .. id)
+    if h.ttl then redis.call('ZADD', expiry, at + h.ttl, id) end
     redis.call('HINCRBY', counts, topic .. '|5', -1)
     redis.call('HINCRBY', counts, topic .. '|2', 1)
-    redis.call('HSET', jobs, id, rewrite(packed, h, now, 10, false, node))
+    redis.call('HSET', jobs, id, rewrite(packed, h, at, 10, false, node))
     n = n + 1
     if not seen[topic] then seen[topic] = true; out[#out + 1] = topic end
   end

@@ -8,6 +8,7 @@ local id, token, now, node = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[
 local packed = redis.call('HGET', jobs, id)
 if not packed then return { -1 } end
 local h = readHead(packed)
+now = stampAfter(h, now)
 if h.state ~= 3 then return { -2, h.state } end
 if h.token ~= token then return { -3, 3 } end
 h.state, h.attempts, h.token, h.deadline = 2, math.max(h.attempts - 1, 0), false, false

@@ -8,6 +8,7 @@ local id, runAt, now, node = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonu
 local packed = redis.call('HGET', jobs, id)
 if not packed then return { -1 } end
 local h = readHead(packed)
+now = stampAfter(h, now)
 local topic, old = h.topic, h.state
 local member = topic .. '#' .. h.bucket
 local delayed = tp .. 'delayed:' .. member

@@ -53,9 +53,8 @@ for i = 1, taken do
   local id = ids[i]
   local s = packs[i]
   readHead(s, h)
-  -- Never stamped before the job was due or ready: after a restart, or on another instance, this process's
-  -- clock may lag the one that pushed or promoted the job by up to a clock sync's round trip.
-  local at = math.max(now, h.runAt, h.readyAt or now)
+  -- Nor before the job was due (runAt may come from another process's clock too).
+  local at = math.max(stampAfter(h, now), h.runAt)
   local deadline = at + (ttr or h.ttr)
   h.state, h.attempts, h.token, h.deadline, h.reservedAt = 3, h.attempts + 1, tokenBase .. string.format('%08x', i), deadline, at
   deadlines[#deadlines + 1] = deadline

@@ -10,6 +10,7 @@ local err = ARGV[7] ~= '\0' and ARGV[7] or false
 local packed = redis.call('HGET', jobs, id)
 if not packed then return { -1 } end
 local h = readHead(packed)
+now = stampAfter(h, now)
 if h.state ~= 3 then return { -2, h.state } end
 if h.token ~= token then return { -3, 3 } end
 local topic = h.topic
