@@ -4,7 +4,7 @@ import { Unpackr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordToJob } from '../../src/store/redis/job-record.js';
 import { unpackRecord } from '../../src/store/redis/packed-record.js';
-import { packNewRecord } from '../../src/store/redis/push-args.js';
+import { JOBS_PER_BUCKET, packNewRecord } from '../../src/store/redis/push-args.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
@@ -75,6 +75,21 @@ return { writeHead(h) .. string.sub(ARGV[1], h.topicAt), cmsgpack.pack({ h.topic
 });
 
 describe('delayed buckets follow the backlog', () => {
+  it('puts runs of consecutive jobs of one call in one bucket, so a call writes a few sets with many members', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'n', partitions: 1 });
+    await store.open();
+    try {
+      const now = Date.UTC(2026, 0, 1);
+      await store.push(Array.from({ length: 64 }, (_, k) => aJob({ topic: 'runs', now, delayMs: 60_000 + k })), now); // one chunk
+      const keys = await admin.keys(`{${prefix}:0}:delayed:runs#*`);
+      expect(keys).toHaveLength(64 / JOBS_PER_BUCKET);
+      for (const key of keys) expect(await admin.zcard(key)).toBe(JOBS_PER_BUCKET);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps every delayed set of one big topic listpack-encoded, and scripts still find each job', { timeout: 60_000 }, async () => {
     const prefix = prefixes.next();
     const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'n', partitions: 1 });

@@ -66,9 +66,15 @@ export function recordHistory(r: RecordArray, nodeName: (index: number) => strin
  * unknown future shape still round-trips.
  */
 export function encodeRetry(policy: RetryPolicy): string {
+  // Most pushes share the configured default policy object: its text is made once, not per push.
+  if (policy === lastPolicy) return lastText;
   const text = retryText(policy);
-  return text === DEFAULT_RETRY_TEXT ? '' : text;
+  lastPolicy = policy;
+  lastText = text === DEFAULT_RETRY_TEXT ? '' : text;
+  return lastText;
 }
+let lastPolicy: RetryPolicy | undefined;
+let lastText = '';
 
 function retryText(policy: RetryPolicy): string {
   const b = policy.backoff;

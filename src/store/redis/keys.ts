@@ -76,14 +76,6 @@ export function partitionOf(id: string, partitions: number): number {
   return idHash(id) % partitions;
 }
 
-/**
- * The digits push.lua picks a delayed job's bucket from (the hash's next digits, independent of the
- * partition). Part of the data layout only through the bucket stored in each record.
- */
-export function bucketHash(id: string, partitions: number): number {
-  return Math.floor(idHash(id) / partitions);
-}
-
 function idHash(id: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {

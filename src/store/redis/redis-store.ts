@@ -20,10 +20,10 @@ import {
 } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
 import { compareReadyOrder, nul, recordToJob, recordToken, stateOf } from './job-record.js';
-import { bucketHash, DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
+import { DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
-import { pushArgs } from './push-args.js';
+import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
 import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
@@ -84,6 +84,8 @@ export class RedisStore implements WatchableStore {
   private readonly batcher: PartitionBatcher<PushItem>;
   private readonly finishes: PartitionBatcher<FinishItem>;
   private reserveStart = 0;
+  /** The next bucket hash a push takes (push-args.ts); a random start, so processes do not move in step. */
+  private bucketSlot = Math.floor(Math.random() * 0x40000000);
   /** The read side's view of this store (redis-reads.ts). */
   private readonly access: PartitionAccess;
 
@@ -230,7 +232,8 @@ export class RedisStore implements WatchableStore {
   }
 
   private async pushPartition(partition: number, entries: PushItem[]): Promise<unknown[]> {
-    const args = pushArgs(entries, this.nodeIndex[partition]!, (id) => bucketHash(id, this.partitions));
+    const args = pushArgs(entries, this.nodeIndex[partition]!, this.bucketSlot);
+    this.bucketSlot = (this.bucketSlot + Math.ceil(entries.length / JOBS_PER_BUCKET)) % 0x40000000;
     const [newHeadAt, ...replies] = (await this.run('push', partition, [this.delayBuckets, ...args, RECORD_LAYOUT], true)) as [number | null, ...unknown[]];
     if (newHeadAt !== null) this.bus.due(Number(newHeadAt));
     return replies;

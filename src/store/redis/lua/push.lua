@@ -2,7 +2,8 @@
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] fewest delay buckets a topic has (delayBuckets)
   ARGV[3] msgpack array, 7 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
-          ready now), ttlMs (false = none), length of its record in ARGV[4]
+          ready now), ttlMs (false = none), length of its record in ARGV[4]. Runs of consecutive jobs share
+          a bucket hash (push-args.ts), so a call adds to a few delayed sets, many members each.
   ARGV[4] the jobs' packed records back to back (push-args.ts packs them in Node); each record's head
           has a 0 bucket, which only this script can choose (record.lua: the layout)
   ARGV[5] the record layout number (packed-record.ts RECORD_LAYOUT): marks the partition as written in it
@@ -36,24 +37,52 @@ local function bucketOf(topic, hash)
 end
 local head = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2]
 head = head and tonumber(head)
+-- Many members a call (one HMGET, one HSET, one ZADD per set): a redis.call per job and command cost
+-- more than the command. A call holds at most the batcher's chunk (64 jobs), under Lua's unpack limit.
+local ids = {}
+for i = 1, #meta, 7 do ids[#ids + 1] = meta[i] end
+local existing = redis.call('HMGET', jobs, unpack(ids))
 local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
-for i = 1, #meta, 7 do
+local stored, made, delayedIn, readyIn, expiring = {}, {}, {}, {}, {}
+local function listOf(lists, key)
+  local list = lists[key]
+  if not list then
+    list = {}
+    lists[key] = list
+  end
+  return list
+end
+for k = 1, #ids do
+  local i = 7 * k - 6
   local id, topic, runAt, hash, priority, ttl, len = meta[i], meta[i + 1], meta[i + 2], meta[i + 3], meta[i + 4], meta[i + 5], meta[i + 6]
-  local bucket = bucketOf(topic, hash)
-  local at = pos + BUCKET_AT - 1
-  local record = string.sub(blob, pos, at - 1) .. struct.pack('>I3', bucket) .. string.sub(blob, at + 3, pos + len - 1)
+  local from = pos
   pos = pos + len
-  if redis.call('HSETNX', jobs, id, record) == 0 then
-    out[#out + 1] = redis.call('HGET', jobs, id)
+  -- A job named twice in one call is created once; the second sees the first's record.
+  local prior = existing[k] or made[id]
+  if prior then
+    out[#out + 1] = prior
   else
+    local bucket = bucketOf(topic, hash)
+    local at = from + BUCKET_AT - 1
+    local record = string.sub(blob, from, at - 1) .. struct.pack('>I3', bucket) .. string.sub(blob, at + 3, pos - 1)
+    made[id] = record
+    stored[#stored + 1] = id
+    stored[#stored + 1] = record
     local state = 1
     if priority then
       state = 2
-      redis.call('ZADD', tp .. 'ready:' .. topic, runAt, string.format('%05d', priority + 32768) .. id)
-      if ttl then redis.call('ZADD', expiry, runAt + ttl, id) end
+      local ready = listOf(readyIn, topic)
+      ready[#ready + 1] = runAt
+      ready[#ready + 1] = string.format('%05d', priority + 32768) .. id
+      if ttl then
+        expiring[#expiring + 1] = runAt + ttl
+        expiring[#expiring + 1] = id
+      end
     else
       local member = topic .. '#' .. bucket
-      redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
+      local list = listOf(delayedIn, member)
+      list[#list + 1] = runAt
+      list[#list + 1] = id
       delayed[topic] = delayed[topic] + 1
       if not heads[member] or runAt < heads[member] then heads[member] = runAt end
       if not earliest or runAt < earliest then earliest = runAt end
@@ -64,6 +93,10 @@ for i = 1, #meta, 7 do
     out[#out + 1] = 1
   end
 end
+if #stored > 0 then redis.call('HSET', jobs, unpack(stored)) end
+for member, list in pairs(delayedIn) do redis.call('ZADD', tp .. 'delayed:' .. member, unpack(list)) end
+for topic, list in pairs(readyIn) do redis.call('ZADD', tp .. 'ready:' .. topic, unpack(list)) end
+if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
 for member, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', at, member) end
 for field, count in pairs(added) do redis.call('HINCRBY', counts, field, count) end
 if earliest and (not head or earliest < head) then out[1] = earliest end
