@@ -12,6 +12,12 @@ const jobs = Number(process.argv[2] ?? 20_000);
 const partitions = Number(process.argv[3] ?? 1);
 const redis = await startRedis();
 const admin = new Redis({ host: '127.0.0.1', port: redis.port });
+/** Redis's user and system CPU so far, s: system time is mostly the loopback socket's work. */
+const redisUserSys = async (): Promise<[number, number]> => {
+  const info = await admin.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1]);
+  return [field('used_cpu_user'), field('used_cpu_sys')];
+};
 const subject = new DelayqSubject({ kind: 'redis', port: redis.port, partitions });
 try {
   await subject.open();
@@ -25,6 +31,7 @@ try {
   await session.post('Profiler.start');
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuMs(admin);
+  const [user0, sys0] = await redisUserSys();
   const calls0 = await redisCommandCalls(admin);
   let delivered = 0;
   let lastAt = 0;
@@ -35,13 +42,14 @@ try {
   while (delivered < jobs) await sleep(10);
   const cpu = process.cpuUsage(cpu0);
   const redis1 = await redisCpuMs(admin);
+  const [user1, sys1] = await redisUserSys();
   const calls1 = await redisCommandCalls(admin);
   const { profile } = await session.post('Profiler.stop');
   mkdirSync('.tmp', { recursive: true });
   writeFileSync('.tmp/drain.cpuprofile', JSON.stringify(profile));
   await consumer.stop();
   console.log(`drained ${jobs} at ${Math.round(jobs / ((lastAt - dueAt) / 1000))} jobs/s (partitions ${partitions})`);
-  console.log(`  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs`);
+  console.log(`  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs (user ${(((user1 - user0) * 1e6) / jobs).toFixed(1)}, system ${(((sys1 - sys0) * 1e6) / jobs).toFixed(1)})`);
   for (const [name, c] of [...calls1].sort((a, b) => b[1].calls - a[1].calls)) {
     const calls = c.calls - (calls0.get(name)?.calls ?? 0);
     const usec = c.usec - (calls0.get(name)?.usec ?? 0);
