@@ -1,12 +1,11 @@
 // A burst drained by delayq · Redis, measured during the drain only: CPU of this process and of Redis per
 // job, Redis commands per job, and a CPU profile (.tmp/drain.cpuprofile, open in Chrome DevTools).
 // Usage: npx tsx bench/probes/drain-profile.ts [JOBS=20000] [PARTITIONS=1]
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { Redis } from 'ioredis';
 import { sleep } from '../lib.js';
 import { cleanup, startRedis } from '../servers.js';
 import { DelayqSubject, redisCommandCalls, redisCpuMs } from '../subjects/delayq-subject.js';
+import { startCpuProfile } from './cpu-profile.js';
 
 const jobs = Number(process.argv[2] ?? 20_000);
 const partitions = Number(process.argv[3] ?? 1);
@@ -25,10 +24,7 @@ try {
   for (let i = 0; i < jobs; i += 1000) await subject.pushBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => dueAt));
   if (Date.now() >= dueAt) throw new Error('pushing overran the lead; try fewer jobs');
   await sleep(dueAt - Date.now() - 50);
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  const stopProfile = await startCpuProfile();
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuMs(admin);
   const [user0, sys0] = await redisUserSys();
@@ -44,9 +40,7 @@ try {
   const redis1 = await redisCpuMs(admin);
   const [user1, sys1] = await redisUserSys();
   const calls1 = await redisCommandCalls(admin);
-  const { profile } = await session.post('Profiler.stop');
-  mkdirSync('.tmp', { recursive: true });
-  writeFileSync('.tmp/drain.cpuprofile', JSON.stringify(profile));
+  await stopProfile('.tmp/drain.cpuprofile');
   await consumer.stop();
   console.log(`drained ${jobs} at ${Math.round(jobs / ((lastAt - dueAt) / 1000))} jobs/s (partitions ${partitions})`);
   console.log(`  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs (user ${(((user1 - user0) * 1e6) / jobs).toFixed(1)}, system ${(((sys1 - sys0) * 1e6) / jobs).toFixed(1)})`);

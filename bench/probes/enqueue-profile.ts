@@ -1,12 +1,11 @@
 // Delayed pushes into delayq · Redis with 100 in flight, as the enqueue scenario makes them, measured during
 // the pushes only: CPU of this process and of Redis per job, and a CPU profile (.tmp/enqueue.cpuprofile).
 // Usage: npx tsx bench/probes/enqueue-profile.ts [JOBS=50000]
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { Redis } from 'ioredis';
 import { FAR_MS, IN_FLIGHT, withInFlight } from '../scenarios.js';
 import { cleanup, startRedis } from '../servers.js';
 import { DelayqSubject, redisCpuMs } from '../subjects/delayq-subject.js';
+import { startCpuProfile } from './cpu-profile.js';
 
 const jobs = Number(process.argv[2] ?? 50_000);
 const redis = await startRedis();
@@ -16,10 +15,7 @@ try {
   await subject.open();
   const dueAt = Date.now() + FAR_MS;
   await withInFlight(jobs / 5, IN_FLIGHT, () => subject.push(dueAt)); // warm-up: JIT, connections
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  const stopProfile = await startCpuProfile();
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuMs(admin);
   const started = performance.now();
@@ -27,9 +23,7 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const redis1 = await redisCpuMs(admin);
-  const { profile } = await session.post('Profiler.stop');
-  mkdirSync('.tmp', { recursive: true });
-  writeFileSync('.tmp/enqueue.cpuprofile', JSON.stringify(profile));
+  await stopProfile('.tmp/enqueue.cpuprofile');
   console.log(`pushed ${jobs} at ${Math.round(jobs / seconds)} jobs/s`);
   console.log(`  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs`);
   console.log('  profile: .tmp/enqueue.cpuprofile');
