@@ -1,4 +1,3 @@
-import { Packr } from 'msgpackr';
 import type { RecordArray } from './job-record.js';
 
 /*
@@ -20,9 +19,6 @@ export const FLAG = { ttl: 8, readyAt: 16, reservedAt: 32, finishedAt: 64, lastE
 /** A history entry without its reason: i6 at, B event × 8 + state (+128: reason), H attempt, I3 node. */
 export const ENTRY_BYTES = 12;
 const RESERVED = 3;
-
-// Plain msgpack (arrays only, no msgpackr records/structures extension), as cmsgpack reads it in list.lua.
-export const bodyPackr = new Packr({ useRecords: false });
 
 /**
  * Decodes a stored record into the positional shape job-record.ts reads (the fields in the order
