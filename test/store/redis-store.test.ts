@@ -3,6 +3,7 @@ import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { parseRedisUrl } from '../../src/store/redis/connection.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RECORD_LAYOUT } from '../../src/store/redis/packed-record.js';
+import type { NewJob } from '../../src/core/job.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 import { waitFor } from '../helpers/redis-servers.js';
@@ -48,6 +49,32 @@ describe('RedisStore on standalone Redis', () => {
     expect(stats.find((s) => s.topic === 'busy')!.counts.delayed).toBe(64);
     const used = new Set(jobs.map((j) => (store as unknown as { part(id: string): number }).part(j.id)));
     expect(used.size).toBeGreaterThan(4);
+    await store.close();
+  });
+
+  it('promotes the earliest jobs even when one partition holds far more than its share', async () => {
+    // promoteDue first asks each of the 8 partitions for its share of the limit (11 of 16); here one
+    // partition holds the 30 earliest, so the shares alone would pick 11 of them and 5 later jobs.
+    const store = make();
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    const part = (id: string): number => (store as unknown as { part(id: string): number }).part(id);
+    const crowded: NewJob[] = [];
+    const others: NewJob[] = [];
+    for (let i = 0; crowded.length < 30 || others.length < 5; i++) {
+      const id = `skew-${i}`;
+      if (part(id) === 0 && crowded.length < 30) crowded.push(aJob({ id, topic: 'skew', runAt: now + 1 + crowded.length }));
+      else if (part(id) !== 0 && others.length < 5) others.push(aJob({ id, topic: 'skew', runAt: now + 100 + others.length }));
+    }
+    await store.push([...crowded, ...others], now);
+    const promoted = await store.promoteDue(now + 1000, 16);
+    expect(promoted.count).toBe(16);
+    const states = await Promise.all([...crowded, ...others].map(async (j) => (await store.get(j.id))!.state));
+    expect(states.slice(0, 16).every((s) => s === 'ready')).toBe(true);
+    expect(states.slice(16).every((s) => s === 'delayed')).toBe(true);
+    // The rest follow, earliest first: the other 14 crowded ones, then 2 of the others.
+    expect((await store.promoteDue(now + 1000, 16)).count).toBe(16);
+    expect((await store.get(crowded[29]!.id))!.state).toBe('ready');
     await store.close();
   });
 

@@ -20,7 +20,7 @@ end
 local heads = redis.call('ZRANGE', dueidx, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
 for h = 1, #heads, 2 do
   if cut and tonumber(heads[h + 1]) >= cut then break end
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. heads[h], '-inf', cut or now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
+  local due = redis.call('ZRANGE', tp .. 'delayed:' .. heads[h], '-inf', int(cut or now), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
   for i = 2, #due, 2 do scores[#scores + 1] = tonumber(due[i]) end
   if #scores >= 2 * limit or (not cut and #scores >= limit) then trim() end
 end

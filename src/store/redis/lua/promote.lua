@@ -37,7 +37,7 @@ setsRead = 0
 for h = 1, #heads, 2 do
   if cut and tonumber(heads[h + 1]) >= cut then break end
   local member = heads[h]
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', cut or now, 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
+  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', int(cut or now), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
   for i = 1, #due, 2 do
     local key = prefixOf(due[i + 1]) .. due[i]
     candidates[#candidates + 1] = key
@@ -89,10 +89,10 @@ for i = 1, taken do
     arriving[topic] = ready
     out[#out + 1] = topic
   end
-  ready[#ready + 1] = h.runAt
+  ready[#ready + 1] = int(h.runAt)
   ready[#ready + 1] = priorityKey(h.priority) .. id
   if h.ttl then
-    withTtl[#withTtl + 1] = h.runAt + h.ttl
+    withTtl[#withTtl + 1] = int(h.runAt + h.ttl)
     withTtl[#withTtl + 1] = id
   end
   stored[#stored + 1] = id

@@ -72,16 +72,16 @@ for k = 1, #ids do
     if priority then
       state = 2
       local ready = listOf(readyIn, topic)
-      ready[#ready + 1] = runAt
+      ready[#ready + 1] = int(runAt)
       ready[#ready + 1] = string.format('%05d', priority + 32768) .. id
       if ttl then
-        expiring[#expiring + 1] = runAt + ttl
+        expiring[#expiring + 1] = int(runAt + ttl)
         expiring[#expiring + 1] = id
       end
     else
       local member = topic .. '#' .. bucket
       local list = listOf(delayedIn, member)
-      list[#list + 1] = runAt
+      list[#list + 1] = int(runAt)
       list[#list + 1] = id
       delayed[topic] = delayed[topic] + 1
       if not heads[member] or runAt < heads[member] then heads[member] = runAt end
@@ -97,7 +97,7 @@ if #stored > 0 then redis.call('HSET', jobs, unpack(stored)) end
 for member, list in pairs(delayedIn) do redis.call('ZADD', tp .. 'delayed:' .. member, unpack(list)) end
 for topic, list in pairs(readyIn) do redis.call('ZADD', tp .. 'ready:' .. topic, unpack(list)) end
 if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
-for member, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', at, member) end
+for member, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', int(at), member) end
 for field, count in pairs(added) do redis.call('HINCRBY', counts, field, count) end
 if earliest and (not head or earliest < head) then out[1] = earliest end
 return out
