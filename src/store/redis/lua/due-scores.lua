@@ -19,9 +19,18 @@ local function trim()
 end
 local heads = redis.call('ZRANGE', dueidx, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
 for h = 1, #heads, 2 do
-  if cut and tonumber(heads[h + 1]) >= cut then break end
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. heads[h], '-inf', int(cut or now), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
-  for i = 2, #due, 2 do scores[#scores + 1] = tonumber(due[i]) end
+  local head = tonumber(heads[h + 1])
+  if cut and head >= cut then break end
+  local set = tp .. 'delayed:' .. heads[h]
+  -- The jobs due at the set's head time are counted, not read: each score in a reply costs Redis a
+  -- float print, and a burst's jobs share one due time. Then the rest, with scores (as promote.lua).
+  local run = math.min(limit, redis.call('ZCOUNT', set, '-inf', heads[h + 1]))
+  for _ = 1, run do scores[#scores + 1] = head end
+  local upto = cut or now
+  if run < limit and head < upto then
+    local due = redis.call('ZRANGE', set, '(' .. heads[h + 1], int(upto), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - run)
+    for i = 2, #due, 2 do scores[#scores + 1] = tonumber(due[i]) end
+  end
   if #scores >= 2 * limit or (not cut and #scores >= limit) then trim() end
 end
 table.sort(scores)

@@ -16,7 +16,7 @@ local prefixes = {}
 local function prefixOf(score)
   local p = prefixes[score]
   if not p then
-    p = string.format('%016.0f', tonumber(score))
+    p = string.format('%016d', tonumber(score))
     prefixes[score] = p
   end
   return p
@@ -34,14 +34,24 @@ local function trim()
 end
 local heads = redis.call('ZRANGE', dueidx, '-inf', ARGV[2], 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
 setsRead = 0
+local function add(member, prefix, id)
+  local key = prefix .. id
+  candidates[#candidates + 1] = key
+  setOf[key] = member
+end
 for h = 1, #heads, 2 do
-  if cut and tonumber(heads[h + 1]) >= cut then break end
-  local member = heads[h]
-  local due = redis.call('ZRANGE', tp .. 'delayed:' .. member, '-inf', int(cut or now), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit)
-  for i = 1, #due, 2 do
-    local key = prefixOf(due[i + 1]) .. due[i]
-    candidates[#candidates + 1] = key
-    setOf[key] = member
+  local member, head = heads[h], heads[h + 1]
+  if cut and tonumber(head) >= cut then break end
+  local set = tp .. 'delayed:' .. member
+  -- The jobs due at the set's head time (its due-index score) are read without scores: each score in a
+  -- reply costs Redis a float print, and a burst's jobs share one due time. Then the rest, with scores.
+  local run = redis.call('ZRANGE', set, '-inf', head, 'BYSCORE', 'LIMIT', 0, limit)
+  local prefix = prefixOf(head)
+  for i = 1, #run do add(member, prefix, run[i]) end
+  local upto = cut or now
+  if #run < limit and tonumber(head) < upto then
+    local due = redis.call('ZRANGE', set, '(' .. head, int(upto), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - #run)
+    for i = 1, #due, 2 do add(member, prefixOf(due[i + 1]), due[i]) end
   end
   setsRead = setsRead + 1
   if #candidates >= 2 * limit or (not cut and #candidates >= limit) then trim() end
