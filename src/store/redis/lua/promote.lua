@@ -41,7 +41,8 @@ local function add(member, prefix, id)
 end
 for h = 1, #heads, 2 do
   local member, head = heads[h], heads[h + 1]
-  if cut and tonumber(head) >= cut then break end
+  local headAt = tonumber(head)
+  if cut and headAt >= cut then break end
   local set = tp .. 'delayed:' .. member
   -- The jobs due at the set's head time (its due-index score) are read without scores: each score in a
   -- reply costs Redis a float print, and a burst's jobs share one due time. Then the rest, with scores.
@@ -49,7 +50,7 @@ for h = 1, #heads, 2 do
   local prefix = prefixOf(head)
   for i = 1, #run do add(member, prefix, run[i]) end
   local upto = cut or now
-  if #run < limit and tonumber(head) < upto then
+  if #run < limit and headAt < upto then
     local due = redis.call('ZRANGE', set, '(' .. head, int(upto), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - #run)
     for i = 1, #due, 2 do add(member, prefixOf(due[i + 1]), due[i]) end
   end

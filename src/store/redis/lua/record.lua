@@ -1,4 +1,5 @@
---[[ record: the stored job record's codec, which scripts.ts inserts after each script's header. This is
+--[[ record: the stored job record's codec, which scripts.ts inserts after each script's header (with
+  int(), the one helper that is not codec: every script that writes scores needs it). This is
   layout 2 (RECORD_LAYOUT in packed-record.ts): a change to the layout takes a new number. A record
   is head .. body .. history, integers big-endian (Redis Lua's struct library; Node: packed-record.ts):
   head    B  state (bits 0-2: 1 delayed … 7 expired) + 8 ttl, 16 readyAt, 32 reservedAt, 64 finishedAt and
