@@ -10,6 +10,7 @@ import {
   type JobQuery,
   type LapsedReservation,
   type Outcome,
+  type PromoteOptions,
   type PromoteResult,
   type PushResult,
   type RedriveTarget,
@@ -279,8 +280,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
 
   // ——— the scheduler ———
 
-  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
-    return this.inner.promoteDue(now, limit);
+  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
+    return this.inner.promoteDue(now, limit, options);
   }
 
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {

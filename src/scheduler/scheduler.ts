@@ -143,7 +143,7 @@ export class Scheduler {
     const now = this.clock.now();
     let heads: WakeHeads | undefined;
     for (;;) {
-      const promoted = await this.store.promoteDue(now, batchSize);
+      const promoted = await this.store.promoteDue(now, batchSize, { leaveToConsumers: true });
       if (promoted.topics.length) this.hooks.onReady(promoted.topics);
       heads = promoted.heads;
       if (promoted.count < batchSize) break;

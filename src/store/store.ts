@@ -36,6 +36,8 @@ export interface Store {
   /**
    * ready → reserved for up to `count` jobs of the given topics, in (runAt, priority, id) order across
    * topics. Each gets a fresh token, attempts + 1 and deadlineAt = now + (ttrMs ?? job.ttrMs).
+   * A store may then take due delayed jobs (runAt ≤ now) that promoteDue has not moved yet, earliest
+   * first, recording each as promoted and reserved at `now` (RedisStore does, see PromoteOptions).
    */
   reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]>;
   /** Extends a reservation: deadlineAt = now + (ttrMs ?? job.ttrMs). */
@@ -53,7 +55,7 @@ export interface Store {
 
   // the scheduler
   /** delayed → ready for jobs with runAt ≤ now, earliest first, at most `limit`. */
-  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult>;
+  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult>;
   /** Reservations whose TTR lapsed (deadlineAt ≤ now), earliest first. */
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]>;
   /** ready → expired for jobs whose ttl ran out (runAt + ttlMs ≤ now). */
@@ -104,9 +106,19 @@ export interface PushResult {
   job: Job;
 }
 
+export interface PromoteOptions {
+  /**
+   * The scheduler's hint: a store whose reserve takes due delayed jobs itself may leave the due jobs of a
+   * topic its consumers are draining where they are, for them to reserve in one transition instead of
+   * two (promote, then reserve). It still names such a topic in `topics`, and promotes its jobs once
+   * the consumers stop or the jobs have waited a bounded time. Stores without the shortcut ignore it.
+   */
+  leaveToConsumers?: boolean;
+}
+
 export interface PromoteResult {
   count: number;
-  /** Topics that got ready jobs, so waiting consumers can be woken. */
+  /** Topics that got ready jobs (or have due jobs left to their consumers), so waiting consumers can be woken. */
   topics: string[];
   /**
    * Optional: what the store saw right after promoting, when it could tell in the same call. The

@@ -29,8 +29,11 @@ describe('RedisStore through Sentinel', () => {
     const errors: string[] = [];
     let running = true;
     let consuming = true;
+    const lastMessages: string[] = []; // for the failure message if the client never comes back
     const note = (err: unknown): void => {
       errors.push(isDelayqError(err) ? err.code : `crash: ${String(err)}`);
+      lastMessages.push(`${new Date().toISOString()} ${String(err)}${isDelayqError(err) && err.cause ? ` (${String(err.cause)})` : ''}`);
+      if (lastMessages.length > 8) lastMessages.shift();
     };
     const producer = (async () => {
       while (running) {
@@ -62,7 +65,13 @@ describe('RedisStore through Sentinel', () => {
     await set.master.stop();
     await waitFor('Sentinel to promote the replica', async () => currentMasterPort(set.sentinels[0]!.port, set.masterName) === set.replica.port, 20_000, 100);
     const failedOverAt = Date.now();
-    await waitFor('pushes to succeed again after the failover', async () => [...acked.values()].some((at) => at > failedOverAt + 200), 20_000);
+    await waitFor('pushes to succeed again after the failover', async () => [...acked.values()].some((at) => at > failedOverAt + 200), 20_000).catch(
+      (err: unknown) => {
+        // A rare failure under a loaded machine: say what the client saw, to tell a slow Sentinel from a stuck client.
+        const status = (store as unknown as { conn?: { status?: string } }).conn?.status;
+        throw new Error(`${String(err)}; client status ${status}; last errors:\n${lastMessages.join('\n')}`);
+      },
+    );
     const pushedAfter = (): number => [...acked.values()].filter((at) => at > failedOverAt + 200).length;
     await waitFor('50 pushes acknowledged after the failover', async () => pushedAfter() >= 50, 30_000);
     running = false;

@@ -17,9 +17,12 @@
  *   T:expiry     zset  id → runAt + ttl, ready jobs with a ttl
  *   T:ended      zset  id → finishedAt, terminal jobs (purge)
  *   T:counts     hash  `topic|stateCode` → jobs (stats in O(partitions × topics))
+ *   T:draining   hash  topic → when a reserve last took jobs of it (promote.lua leaves such a topic's due
+ *                jobs to reserve.lua)
  *   T:nodes      hash  node name ↔ small index used in history entries
- * The topic keys (`T:delayed:X` …) are the one exception to "keys only in keys.ts": a script that loads a
- * job by id learns its topic from the record, so it appends the topic to `topicPrefix` (ARGV[1]) itself.
+ * The topic keys (`T:delayed:X` …) and `T:draining` are the one exception to "keys only in keys.ts": a
+ * script that loads a job by id learns its topic from the record, so it appends the topic to `topicPrefix`
+ * (ARGV[1]) itself; `draining` is built the same way, by the two scripts that use it.
  * Topics cannot hold braces (core validates them), so a topic never moves a key to another slot.
  */
 export interface PartitionKeys {

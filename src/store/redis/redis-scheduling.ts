@@ -1,5 +1,5 @@
 import type { EpochMs } from '../../core/clock.js';
-import type { LapsedReservation, PromoteResult, WakeHeads } from '../store.js';
+import type { LapsedReservation, PromoteOptions, PromoteResult, WakeHeads } from '../store.js';
 import { decodeRetry } from './job-record.js';
 import type { PartitionAccess } from './redis-reads.js';
 
@@ -9,15 +9,26 @@ type HeadsAnd<T> = [string | null, string | null, string | null, ...T[]];
 type PromoteReply = [number, ...HeadsAnd<string>];
 
 /**
+ * With `leaveToConsumers`, a topic whose consumers took jobs in the last DRAIN_WINDOW_MS keeps its due
+ * jobs delayed, for reserve.lua to take straight from there, until they have waited LONGEST_HOLD_MS. In a
+ * burst drain that removes a transition per job (promote's read and rewrite of the record, the ready set's
+ * insert and removal): a third of Redis's work per job. The hold bounds how long a due job reads as
+ * delayed in stats and get(); the window, how soon an abandoned topic's due jobs become ready again.
+ */
+const DRAIN_WINDOW_MS = 1000;
+const LONGEST_HOLD_MS = 5000;
+
+/**
  * One partition: one script call, which also reports the wake-up heads. Several: exact earliest-first
  * in two steps: each partition reports the due times of its first due jobs, the client finds how many
  * each partition must promote so that together they are the `limit` earliest, then each promotes that
  * many. A peer promoting at the same time only makes the second step find fewer: a job is promoted once
  * because the script re-checks under Redis's lock.
  */
-export async function promoteDue(store: PartitionAccess, now: EpochMs, limit: number): Promise<PromoteResult> {
+export async function promoteDue(store: PartitionAccess, now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
   if (store.parts.length === 1) {
-    const [count, ...rest] = (await store.run('promote', 0, [now, limit, store.nodeIndex(0)])) as PromoteReply;
+    const leave = options?.leaveToConsumers ? [DRAIN_WINDOW_MS, LONGEST_HOLD_MS] : ['', ''];
+    const [count, ...rest] = (await store.run('promote', 0, [now, limit, store.nodeIndex(0), ...leave])) as PromoteReply;
     const topics = rest.slice(3) as string[];
     if (topics.length) store.madeReady(topics);
     return { count: Number(count), topics, heads: earliestHeads([rest]) };
@@ -35,7 +46,9 @@ export async function promoteDue(store: PartitionAccess, now: EpochMs, limit: nu
     quota = quotas(scored, limit, limit)!;
   }
   const replies = new Map<number, PromoteReply>();
-  await Promise.all([...quota].map(async ([p, n]) => replies.set(p, (await store.run('promote', p, [now, n, store.nodeIndex(p)])) as PromoteReply)));
+  // Several partitions promote every due job: due-scores would have to pass over the same sets, and
+  // the quotas would no longer add up. reserve.lua still takes due jobs it finds.
+  await Promise.all([...quota].map(async ([p, n]) => replies.set(p, (await store.run('promote', p, [now, n, store.nodeIndex(p), '', ''])) as PromoteReply)));
   const topics = new Set([...replies.values()].flatMap((reply) => reply.slice(4) as string[]));
   if (topics.size) store.madeReady(topics);
   // A promoted partition's heads come from its promote (after the move), the others' from due-scores.

@@ -10,6 +10,7 @@ import {
   type JobQuery,
   type LapsedReservation,
   type Outcome,
+  type PromoteOptions,
   type PromoteResult,
   type PushResult,
   type RedriveTarget,
@@ -358,8 +359,8 @@ export class RedisStore implements WatchableStore {
 
   // ---- the scheduler (redis-scheduling.ts)
 
-  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
-    return promoteDue(this.access, now, limit);
+  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
+    return promoteDue(this.access, now, limit, options);
   }
 
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {

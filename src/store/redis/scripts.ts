@@ -30,16 +30,20 @@ const commandName = (name: ScriptName): string => `delayq_${name.replace('-', '_
 
 const read = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
 const RECORD_CODEC = read('record');
+/** The search for due delayed jobs, shared by the two scripts that move them. */
+const DUE_JOBS = read('due-jobs');
 
 /**
- * A script as sent to Redis: its file, with the record codec (lua/record.lua) inserted after the file's
- * header comment, so the source still opens with `--[[ name: …` (as MONITOR shows it).
+ * A script as sent to Redis: its file, with the record codec (lua/record.lua), and for promote and
+ * reserve the due-job search (lua/due-jobs.lua), inserted after the file's header comment, so the source
+ * still opens with `--[[ name: …` (as MONITOR shows it).
  */
 export function scriptSource(name: ScriptName): string {
   const source = read(name);
   if (name === 'register-node') return source;
   const cut = source.indexOf(']]\n') + 3;
-  return `${source.slice(0, cut)}${RECORD_CODEC}${source.slice(cut)}`;
+  const shared = name === 'promote' || name === 'reserve' ? RECORD_CODEC + DUE_JOBS : RECORD_CODEC;
+  return `${source.slice(0, cut)}${shared}${source.slice(cut)}`;
 }
 
 const SOURCES = new Map<ScriptName, string>(SCRIPT_NAMES.map((name) => [name, scriptSource(name)]));

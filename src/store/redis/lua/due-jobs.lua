@@ -1,0 +1,80 @@
+--[[ due-jobs: finds a partition's earliest due delayed jobs; scripts.ts inserts it into promote and reserve.
+  dueJobs(dueidx, tp, now, limit, leave) answers up to `limit` jobs with runAt <= now, earliest first (ties
+  in id order within a set): `keys`, each a 16-digit zero-padded runAt then the id (so table.sort
+  compares them in C, exactly (runAt, id)), and `setOf[key]`, the due-index member of the job's set.
+  `leave(member, headAt)`, when given, answers true for a delayed set to pass over.
+]]
+local dueReadPages = 10 -- pages of due-index heads read at most when sets are passed over
+
+local prefixes = {} -- formatted once per distinct score: a burst's jobs share a few
+local function prefixOf(score)
+  local p = prefixes[score]
+  if not p then
+    p = string.format('%016d', tonumber(score))
+    prefixes[score] = p
+  end
+  return p
+end
+
+-- Due-index members are `<topic>#<bucket>`, the suffix of each delayed set's key, in order of their heads.
+-- Once `limit` candidates are in hand their limit-th time is a cut: a set whose head is not earlier cannot
+-- improve them, and later sets are read only up to it. The first `limit` heads are enough (each set read
+-- adds at least its head), so a large backlog of due sets costs about `limit` reads, not one per set.
+-- Candidates are trimmed back to `limit` when they reach twice that, not after every set.
+local function dueJobs(dueidx, tp, now, limit, leave)
+  local keys, setOf = {}, {}
+  local cut
+  local setsRead = 0
+  local function trim()
+    table.sort(keys)
+    for i = #keys, limit + 1, -1 do keys[i] = nil end
+    cut = tonumber(string.sub(keys[limit], 1, 16))
+  end
+  local function add(member, prefix, id)
+    local key = prefix .. id
+    keys[#keys + 1] = key
+    setOf[key] = member
+  end
+  -- Pages of heads: with sets to pass over, at least 128 a page, so a search for a few jobs of one topic
+  -- gets past other topics' due sets.
+  local page = leave and math.max(limit, 128) or limit
+  local offset, past = 0, false
+  for _ = 1, dueReadPages do
+    local heads = redis.call('ZRANGE', dueidx, '-inf', int(now), 'BYSCORE', 'WITHSCORES', 'LIMIT', offset, page)
+    offset = offset + page
+    for h = 1, #heads, 2 do
+      local member, head = heads[h], heads[h + 1]
+      local headAt = tonumber(head)
+      if cut and headAt >= cut then
+        past = true
+        break
+      end
+      if not (leave and leave(member, headAt)) then
+        local set = tp .. 'delayed:' .. member
+        -- The jobs due at the set's head time (its due-index score) are read without scores: each score in
+        -- a reply costs Redis a float print, and a burst's jobs share one due time. Then the rest, with scores.
+        local run = redis.call('ZRANGE', set, '-inf', head, 'BYSCORE', 'LIMIT', 0, limit)
+        local prefix = prefixOf(head)
+        for i = 1, #run do add(member, prefix, run[i]) end
+        local upto = cut or now
+        if #run < limit and headAt < upto then
+          local due = redis.call('ZRANGE', set, '(' .. head, int(upto), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - #run)
+          for i = 1, #due, 2 do add(member, prefixOf(due[i + 1]), due[i]) end
+        end
+        setsRead = setsRead + 1
+        if #keys >= 2 * limit or (not cut and #keys >= limit) then trim() end
+      end
+    end
+    -- Another page only when sets were passed over: without `leave`, `limit` heads always suffice.
+    if past or #heads < 2 * page or setsRead >= limit then break end
+  end
+  -- One set's reply is already in order (and at most `limit`).
+  if setsRead > 1 then table.sort(keys) end
+  for i = #keys, limit + 1, -1 do keys[i] = nil end
+  return keys, setOf, setsRead
+end
+
+-- A delayed set's topic: its due-index member without the `#<bucket>` suffix.
+local function topicOfSet(member)
+  return string.match(member, '^(.*)#%d+$')
+end

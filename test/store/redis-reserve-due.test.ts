@@ -1,0 +1,196 @@
+// Due jobs reserved straight from their delayed sets (reserve.lua), and the promoter leaving a draining
+// topic's due jobs to its consumers (promote.lua with PromoteOptions.leaveToConsumers). One partition:
+// with several, promote moves every due job and reserve only visits partitions with ready jobs.
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { DelayqService } from '../../src/service.js';
+import { aJob } from '../helpers/jobs.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
+
+const prefixes = prefixPool('due');
+afterAll(() => prefixes.sweep());
+
+const T0 = Date.UTC(2026, 0, 1);
+const make = () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node', partitions: 1 });
+const countsOf = async (store: RedisStore, topic: string) => (await store.stats()).find((s) => s.topic === topic)?.counts;
+
+describe('reserve takes due jobs the promoter has not moved', () => {
+  {
+    it('records them as promoted and reserved at one instant', async () => {
+      const store = make();
+      await store.open();
+      try {
+        const due = [1000, 2000, 3000].map((d) => aJob({ topic: 'direct', delayMs: d }));
+        const later = aJob({ topic: 'direct', delayMs: 60_000 });
+        const other = aJob({ topic: 'elsewhere', delayMs: 1000 });
+        await store.push([...due, later, other], T0);
+        const now = T0 + 5000;
+        const got = await store.reserve(['direct'], 10, now);
+        expect(got.map((r) => r.job.id).sort()).toEqual(due.map((j) => j.id).sort());
+        for (const r of got) {
+          expect(r.job).toMatchObject({ state: 'reserved', attempts: 1, readyAt: now, reservedAt: now, deadlineAt: now + 30_000 });
+          expect((await store.history(r.job.id)).map((h) => [h.event, h.at])).toEqual([
+            ['push', T0],
+            ['promote', now],
+            ['reserve', now],
+          ]);
+        }
+        expect((await store.get(later.id))!.state).toBe('delayed');
+        expect((await store.get(other.id))!.state).toBe('delayed');
+        expect(await countsOf(store, 'direct')).toMatchObject({ delayed: 1, ready: 0, reserved: 3 });
+        // Gone from the delayed index: the promoter finds only the other topic's job now.
+        const promoted = await store.promoteDue(now, 100);
+        expect(promoted).toMatchObject({ count: 1, topics: ['elsewhere'] });
+        // And the reservations finish like any other.
+        for (const r of got) expect((await store.finish(r.job.id, r.token, now + 1)).ok).toBe(true);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+
+  it('hands out ready jobs first, then due ones earliest first, and never a job whose ttl ran out', async () => {
+    const store = make();
+    await store.open();
+    try {
+      const ready = aJob({ topic: 'mixed', delayMs: 3000 });
+      await store.push([ready], T0);
+      await store.promoteDue(T0 + 3000, 100);
+      const early = aJob({ topic: 'mixed', delayMs: 1000 });
+      const late = aJob({ topic: 'mixed', delayMs: 4000 });
+      const expired = aJob({ topic: 'mixed', delayMs: 500, ttlMs: 1000 });
+      await store.push([late, early, expired], T0);
+      const now = T0 + 5000;
+      const got = await store.reserve(['mixed'], 2, now);
+      expect(got.map((r) => r.job.id)).toEqual([ready.id, early.id]);
+      const next = await store.reserve(['mixed'], 10, now);
+      expect(next.map((r) => r.job.id)).toEqual([late.id]);
+      // The lapsed one stays for the scheduler: promoted, then expired.
+      expect((await store.get(expired.id))!.state).toBe('delayed');
+      await store.promoteDue(now, 100);
+      expect(await store.expireDue(now, 100)).toBe(1);
+      expect((await store.get(expired.id))!.state).toBe('expired');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes due jobs of every topic asked for, and only of those', async () => {
+    const store = make();
+    await store.open();
+    try {
+      const a = aJob({ topic: 'ta', delayMs: 2000 });
+      const b = aJob({ topic: 'tb', delayMs: 1000 });
+      const c = aJob({ topic: 'tc', delayMs: 500 });
+      await store.push([a, b, c], T0);
+      const got = await store.reserve(['ta', 'tb'], 10, T0 + 3000);
+      expect(got.map((r) => r.job.id)).toEqual([b.id, a.id]);
+      expect((await store.get(c.id))!.state).toBe('delayed');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('the promoter leaves a draining topic to its consumers', () => {
+  it('names the topic so waiters wake, promotes other topics, and wakes again when the window closes', async () => {
+    const store = make();
+    await store.open();
+    try {
+      const first = aJob({ topic: 'drained', delayMs: 1000 });
+      await store.push([first], T0);
+      const [r] = await store.reserve(['drained'], 1, T0 + 1000); // the consumer takes a job: draining
+      expect(r!.job.id).toBe(first.id);
+      const burst = Array.from({ length: 5 }, () => aJob({ topic: 'drained', delayMs: 1200 }));
+      const quiet = aJob({ topic: 'quiet', delayMs: 1200 });
+      const future = aJob({ topic: 'quiet', delayMs: 1600 });
+      await store.push([...burst, quiet, future], T0);
+      const now = T0 + 1300;
+
+      const left = await store.promoteDue(now, 100, { leaveToConsumers: true });
+      expect(left.count).toBe(1); // quiet's job only
+      expect(left.topics.sort()).toEqual(['drained', 'quiet']);
+      expect(left.heads!.dueAt).toBe(T0 + 1600); // the next set to come due (before the window closes)
+      expect(await countsOf(store, 'drained')).toMatchObject({ delayed: 5, ready: 0 });
+      expect((await store.reserve(['drained'], 10, now)).map((x) => x.job.id).sort()).toEqual(burst.map((j) => j.id).sort());
+
+      // Without the hint (the contract's promoteDue) every due job moves.
+      const more = aJob({ topic: 'drained', delayMs: 1400 });
+      await store.push([more], T0);
+      expect((await store.promoteDue(T0 + 1500, 100, { leaveToConsumers: true })).count).toBe(0);
+      expect((await store.promoteDue(T0 + 1500, 100)).count).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('promotes them once the consumers stop, or once they have waited the longest hold', async () => {
+    const store = make();
+    await store.open();
+    try {
+      const seed = aJob({ topic: 'd', delayMs: 0 });
+      await store.push([seed], T0);
+      await store.reserve(['d'], 1, T0); // draining since T0
+      const job = aJob({ topic: 'd', delayMs: 100 });
+      await store.push([job], T0);
+      const held = await store.promoteDue(T0 + 200, 100, { leaveToConsumers: true });
+      expect(held.count).toBe(0);
+      expect(held.heads!.dueAt).toBe(T0 + 1000); // the drain window closes a second after the last reserve
+      // No reserve since: the window closed, so the promoter moves it.
+      expect((await store.promoteDue(T0 + 1000, 100, { leaveToConsumers: true })).count).toBe(1);
+      expect((await store.get(job.id))!.state).toBe('ready');
+
+      // A consumer that keeps reserving other jobs holds a due job back for 5 s at most.
+      const old = aJob({ topic: 'd', delayMs: 2000 });
+      await store.push([old], T0);
+      for (const at of [T0 + 2500, T0 + 4000, T0 + 5500, T0 + 6900]) {
+        await store.push([aJob({ topic: 'd', delayMs: 0, now: at })], at);
+        const taken = await store.reserve(['d'], 1, at); // a fresh ready job goes first: `old` stays
+        expect(taken[0]!.job.id).not.toBe(old.id);
+        expect((await store.promoteDue(at, 100, { leaveToConsumers: true })).count).toBe(0);
+      }
+      expect((await store.promoteDue(T0 + 7000, 100, { leaveToConsumers: true })).count).toBe(1);
+      expect((await store.get(old.id))!.state).toBe('ready');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a service drains a burst through the shortcut', () => {
+  it('delivers every job once, with the full history, most of them reserved straight from delayed', async () => {
+    const store = make();
+    const service = new DelayqService({ store, nodeId: 'svc', clock: store.clock });
+    await service.start();
+    try {
+      const total = 5000;
+      const runAt = store.clock.now() + 500;
+      for (let i = 0; i < total; i += 1000) {
+        await service.pushBatch(Array.from({ length: 1000 }, (_, k) => ({ topic: 'burst', id: `b-${i + k}`, runAt, body: '{}' })));
+      }
+      const seen = new Set<string>();
+      let direct = 0;
+      while (seen.size < total) {
+        const got = await service.reserve({ topics: ['burst'], count: 100, waitMs: 2000 });
+        expect(got.length).toBeGreaterThan(0);
+        for (const r of got) {
+          expect(seen.has(r.job.id)).toBe(false);
+          seen.add(r.job.id);
+          expect(r.job.reservedAt!).toBeGreaterThanOrEqual(runAt);
+          if (r.job.readyAt === r.job.reservedAt) direct++;
+        }
+        await Promise.all(got.map((r) => service.finish(r.job.id, r.token)));
+      }
+      // The scheduler promotes the first batch (1000) before any consumer has taken a job; after that
+      // the topic is draining and the consumer takes the rest from the delayed sets.
+      expect(direct).toBeGreaterThan(total / 2);
+      const counts = (await service.stats()).find((s) => s.topic === 'burst')!.counts;
+      expect(counts).toMatchObject({ delayed: 0, ready: 0, reserved: 0, finished: total });
+      for (const id of ['b-0', 'b-2500', `b-${total - 1}`]) {
+        expect((await service.history(id)).map((h) => h.event)).toEqual(['push', 'promote', 'reserve', 'finish']);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+});
