@@ -4,7 +4,7 @@
   compares them in C, exactly (runAt, id)), and `setOf[key]`, the due-index member of the job's set.
   `leave(member, headAt)`, when given, answers true for a delayed set to pass over.
 ]]
-local dueReadPages = 10 -- pages of due-index heads read at most when sets are passed over
+local dueReadPages = 7 -- pages of due-index heads read at most (32, 128, … 4096 when sets are passed over)
 
 local prefixes = {} -- formatted once per distinct score: a burst's jobs share a few
 local function prefixOf(score)
@@ -35,9 +35,10 @@ local function dueJobs(dueidx, tp, now, limit, leave)
     keys[#keys + 1] = key
     setOf[key] = member
   end
-  -- Pages of heads: with sets to pass over, at least 128 a page, so a search for a few jobs of one topic
-  -- gets past other topics' due sets.
-  local page = leave and math.max(limit, 128) or limit
+  -- Pages of heads. Without `leave`, one page of `limit` heads. With sets to pass over, pages start small
+  -- (each head read costs Redis a float print, and a burst's first sets usually settle it) and grow, so a
+  -- search for a few jobs of one topic still gets past many due sets of others.
+  local page = leave and 32 or limit
   local offset, past = 0, false
   for _ = 1, dueReadPages do
     local heads = redis.call('ZRANGE', dueidx, '-inf', int(now), 'BYSCORE', 'WITHSCORES', 'LIMIT', offset, page)
@@ -67,6 +68,7 @@ local function dueJobs(dueidx, tp, now, limit, leave)
     end
     -- Another page only when sets were passed over: without `leave`, `limit` heads always suffice.
     if past or #heads < 2 * page or setsRead >= limit then break end
+    page = math.min(page * 4, 4096)
   end
   -- One set's reply is already in order (and at most `limit`).
   if setsRead > 1 then table.sort(keys) end
@@ -74,7 +76,7 @@ local function dueJobs(dueidx, tp, now, limit, leave)
   return keys, setOf, setsRead
 end
 
--- A delayed set's topic: its due-index member without the `#<bucket>` suffix.
+-- A delayed set's topic: its due-index member up to the `#<bucket>` suffix (topics hold no '#').
 local function topicOfSet(member)
-  return string.match(member, '^(.*)#%d+$')
+  return string.sub(member, 1, string.find(member, '#', 1, true) - 1)
 end
