@@ -124,6 +124,26 @@ describe('the promoter leaves a draining topic to its consumers', () => {
     }
   });
 
+  it('wakes for the next job of a set it left, which no due-index head shows', async () => {
+    const store = make();
+    await store.open();
+    try {
+      const seed = aJob({ topic: 'steady', delayMs: 0 });
+      await store.push([seed], T0);
+      await store.reserve(['steady'], 1, T0); // draining since T0
+      // One push call's consecutive jobs share a delayed set: due at +100 and +150.
+      const [first, second] = [100, 150].map((d) => aJob({ topic: 'steady', delayMs: d }));
+      await store.push([first!, second!], T0);
+      const left = await store.promoteDue(T0 + 100, 100, { leaveToConsumers: true });
+      expect(left).toMatchObject({ count: 0, topics: ['steady'] });
+      expect(left.heads!.dueAt).toBe(T0 + 150);
+      expect((await store.reserve(['steady'], 10, T0 + 100)).map((r) => r.job.id)).toEqual([first!.id]);
+      expect((await store.reserve(['steady'], 10, T0 + 150)).map((r) => r.job.id)).toEqual([second!.id]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('promotes them once the consumers stop, or once they have waited the longest hold', async () => {
     const store = make();
     await store.open();

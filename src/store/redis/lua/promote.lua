@@ -28,6 +28,10 @@ if drainWindow then
     if not at or at + drainWindow <= now or headAt + hold <= now then return false end
     left[topic] = true
     local until_ = math.min(at + drainWindow, headAt + hold)
+    -- The set's next job to come due: its due-index score stays at the due head until a consumer takes
+    -- it, so no other head tells the scheduler to wake for that job.
+    local later = redis.call('ZRANGE', tp .. 'delayed:' .. member, '(' .. int(now), '+inf', 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, 1)[2]
+    if later then until_ = math.min(until_, tonumber(later)) end
     if not recheckAt or until_ < recheckAt then recheckAt = until_ end
     return true
   end
