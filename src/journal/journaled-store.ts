@@ -15,8 +15,11 @@ import {
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
+  isWatchable,
   type Store,
   type StoreCapabilities,
+  type StoreWatcher,
+  type WatchableStore,
 } from '../store/store.js';
 import type { Journal, JournalJob, JournalMaintenance, JournalOperations } from './journal.js';
 import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
@@ -51,7 +54,7 @@ export interface JournaledStoreOptions {
  * `asyncFlushMs`); promote, touch and expire are not journaled (the inner store has the detail), so a
  * restore can deliver such a job earlier than planned: at least once, never lost.
  */
-export class JournaledStore implements Store, JournalMaintenance, JournalOperations {
+export class JournaledStore implements WatchableStore, JournalMaintenance, JournalOperations {
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
   readonly inner: Store;
@@ -194,6 +197,11 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
       if (!(row.loaded && !isTerminal(row.state))) return row.state === 'delayed' ? notFound() : wrongState(row.state);
     }
     return notFound();
+  }
+
+  /** Peers' wake-ups come from the inner store (Redis pub/sub); without them, only the scheduler's timers. */
+  watch(watcher: StoreWatcher): void {
+    if (isWatchable(this.inner)) this.inner.watch(watcher);
   }
 
   // ——— consumers ———

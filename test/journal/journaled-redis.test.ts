@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { MARKER_ID } from '../../src/journal/journal-jobs.js';
+import { DelayqService } from '../../src/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
@@ -72,3 +73,34 @@ for (const db of databases) {
     });
   });
 }
+
+describe('JournaledStore between processes', () => {
+  it("wakes a peer's long-poll through the inner store's wake-ups", async () => {
+    const db = databases[0]!;
+    await db.truncate();
+    const prefix = prefixes.next();
+    const serviceOn = (nodeId: string) => {
+      const inner = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId });
+      const store = new JournaledStore(inner, db.journal({ maxConnections: 2 }), { nodeId, clock: inner.clock });
+      // Timers that would not wake the consumer within the test: only a peer's message can.
+      return new DelayqService({ store, nodeId, clock: inner.clock, scheduler: { safetyWakeMs: 30_000 } });
+    };
+    const a = serviceOn('a');
+    const b = serviceOn('b');
+    await a.start();
+    await b.start();
+    try {
+      await new Promise((r) => setTimeout(r, 200)); // b's subscription is asynchronous
+      const startedAt = Date.now();
+      const waiting = b.reserve({ topics: ['peer'], count: 1, waitMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 100));
+      const { job } = await a.push({ topic: 'peer', body: 'now' }); // due at once: ready on a, nothing to promote
+      const got = await waiting;
+      expect(got.map((r) => r.job.id)).toEqual([job.id]);
+      expect(Date.now() - startedAt).toBeLessThan(2000);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
