@@ -129,6 +129,7 @@ export interface PromoteResult {
 
 /** The earliest due runAt, TTR deadline and ttl expiry in the store (null: none). */
 export interface WakeHeads {
+  /** With due jobs left to consumers (PromoteOptions), when promoteDue must look at them again, if earlier. */
   dueAt: EpochMs | null;
   deadlineAt: EpochMs | null;
   expireAt: EpochMs | null;

@@ -12,47 +12,48 @@ afterAll(() => prefixes.sweep());
 
 const T0 = Date.UTC(2026, 0, 1);
 const make = () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node', partitions: 1 });
+/** Runs `use` on a freshly opened one-partition store, and closes it whatever happens. */
+async function withStore(use: (store: RedisStore) => Promise<void>): Promise<void> {
+  const store = make();
+  await store.open();
+  try {
+    await use(store);
+  } finally {
+    await store.close();
+  }
+}
 const countsOf = async (store: RedisStore, topic: string) => (await store.stats()).find((s) => s.topic === topic)?.counts;
 
 describe('reserve takes due jobs the promoter has not moved', () => {
-  {
-    it('records them as promoted and reserved at one instant', async () => {
-      const store = make();
-      await store.open();
-      try {
-        const due = [1000, 2000, 3000].map((d) => aJob({ topic: 'direct', delayMs: d }));
-        const later = aJob({ topic: 'direct', delayMs: 60_000 });
-        const other = aJob({ topic: 'elsewhere', delayMs: 1000 });
-        await store.push([...due, later, other], T0);
-        const now = T0 + 5000;
-        const got = await store.reserve(['direct'], 10, now);
-        expect(got.map((r) => r.job.id).sort()).toEqual(due.map((j) => j.id).sort());
-        for (const r of got) {
-          expect(r.job).toMatchObject({ state: 'reserved', attempts: 1, readyAt: now, reservedAt: now, deadlineAt: now + 30_000 });
-          expect((await store.history(r.job.id)).map((h) => [h.event, h.at])).toEqual([
-            ['push', T0],
-            ['promote', now],
-            ['reserve', now],
-          ]);
-        }
-        expect((await store.get(later.id))!.state).toBe('delayed');
-        expect((await store.get(other.id))!.state).toBe('delayed');
-        expect(await countsOf(store, 'direct')).toMatchObject({ delayed: 1, ready: 0, reserved: 3 });
-        // Gone from the delayed index: the promoter finds only the other topic's job now.
-        const promoted = await store.promoteDue(now, 100);
-        expect(promoted).toMatchObject({ count: 1, topics: ['elsewhere'] });
-        // And the reservations finish like any other.
-        for (const r of got) expect((await store.finish(r.job.id, r.token, now + 1)).ok).toBe(true);
-      } finally {
-        await store.close();
+  it('records them as promoted and reserved at one instant', () =>
+    withStore(async (store) => {
+      const due = [1000, 2000, 3000].map((d) => aJob({ topic: 'direct', delayMs: d }));
+      const later = aJob({ topic: 'direct', delayMs: 60_000 });
+      const other = aJob({ topic: 'elsewhere', delayMs: 1000 });
+      await store.push([...due, later, other], T0);
+      const now = T0 + 5000;
+      const got = await store.reserve(['direct'], 10, now);
+      expect(got.map((r) => r.job.id).sort()).toEqual(due.map((j) => j.id).sort());
+      for (const r of got) {
+        expect(r.job).toMatchObject({ state: 'reserved', attempts: 1, readyAt: now, reservedAt: now, deadlineAt: now + 30_000 });
+        expect((await store.history(r.job.id)).map((h) => [h.event, h.at])).toEqual([
+          ['push', T0],
+          ['promote', now],
+          ['reserve', now],
+        ]);
       }
-    });
-  }
+      expect((await store.get(later.id))!.state).toBe('delayed');
+      expect((await store.get(other.id))!.state).toBe('delayed');
+      expect(await countsOf(store, 'direct')).toMatchObject({ delayed: 1, ready: 0, reserved: 3 });
+      // Gone from the delayed index: the promoter finds only the other topic's job now.
+      const promoted = await store.promoteDue(now, 100);
+      expect(promoted).toMatchObject({ count: 1, topics: ['elsewhere'] });
+      // And the reservations finish like any other.
+      for (const r of got) expect((await store.finish(r.job.id, r.token, now + 1)).ok).toBe(true);
+    }));
 
-  it('hands out ready jobs first, then due ones earliest first, and never a job whose ttl ran out', async () => {
-    const store = make();
-    await store.open();
-    try {
+  it('hands out ready jobs first, then due ones earliest first, and never a job whose ttl ran out', () =>
+    withStore(async (store) => {
       const ready = aJob({ topic: 'mixed', delayMs: 3000 });
       await store.push([ready], T0);
       await store.promoteDue(T0 + 3000, 100);
@@ -70,15 +71,10 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       await store.promoteDue(now, 100);
       expect(await store.expireDue(now, 100)).toBe(1);
       expect((await store.get(expired.id))!.state).toBe('expired');
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('takes due jobs of every topic asked for, and only of those', async () => {
-    const store = make();
-    await store.open();
-    try {
+  it('takes due jobs of every topic asked for, and only of those', () =>
+    withStore(async (store) => {
       const a = aJob({ topic: 'ta', delayMs: 2000 });
       const b = aJob({ topic: 'tb', delayMs: 1000 });
       const c = aJob({ topic: 'tc', delayMs: 500 });
@@ -86,17 +82,12 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const got = await store.reserve(['ta', 'tb'], 10, T0 + 3000);
       expect(got.map((r) => r.job.id)).toEqual([b.id, a.id]);
       expect((await store.get(c.id))!.state).toBe('delayed');
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 });
 
 describe('the promoter leaves a draining topic to its consumers', () => {
-  it('names the topic so waiters wake, promotes other topics, and wakes again when the window closes', async () => {
-    const store = make();
-    await store.open();
-    try {
+  it('names the topic so waiters wake, promotes other topics, and wakes again when the window closes', () =>
+    withStore(async (store) => {
       const first = aJob({ topic: 'drained', delayMs: 1000 });
       await store.push([first], T0);
       const [r] = await store.reserve(['drained'], 1, T0 + 1000); // the consumer takes a job: draining
@@ -119,15 +110,10 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       await store.push([more], T0);
       expect((await store.promoteDue(T0 + 1500, 100, { leaveToConsumers: true })).count).toBe(0);
       expect((await store.promoteDue(T0 + 1500, 100)).count).toBe(1);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('wakes for the next job of a set it left, which no due-index head shows', async () => {
-    const store = make();
-    await store.open();
-    try {
+  it('wakes for the next job of a set it left, which no due-index head shows', () =>
+    withStore(async (store) => {
       const seed = aJob({ topic: 'steady', delayMs: 0 });
       await store.push([seed], T0);
       await store.reserve(['steady'], 1, T0); // draining since T0
@@ -139,15 +125,10 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       expect(left.heads!.dueAt).toBe(T0 + 150);
       expect((await store.reserve(['steady'], 10, T0 + 100)).map((r) => r.job.id)).toEqual([first!.id]);
       expect((await store.reserve(['steady'], 10, T0 + 150)).map((r) => r.job.id)).toEqual([second!.id]);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('promotes them once the consumers stop, or once they have waited the longest hold', async () => {
-    const store = make();
-    await store.open();
-    try {
+  it('promotes them once the consumers stop, or once they have waited the longest hold', () =>
+    withStore(async (store) => {
       const seed = aJob({ topic: 'd', delayMs: 0 });
       await store.push([seed], T0);
       await store.reserve(['d'], 1, T0); // draining since T0
@@ -171,10 +152,7 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       }
       expect((await store.promoteDue(T0 + 7000, 100, { leaveToConsumers: true })).count).toBe(1);
       expect((await store.get(old.id))!.state).toBe('ready');
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 });
 
 describe('a service drains a burst through the shortcut', () => {

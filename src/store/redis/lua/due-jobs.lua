@@ -73,7 +73,7 @@ local function dueJobs(dueidx, tp, now, limit, leave)
   -- One set's reply is already in order (and at most `limit`).
   if setsRead > 1 then table.sort(keys) end
   for i = #keys, limit + 1, -1 do keys[i] = nil end
-  return keys, setOf, setsRead
+  return keys, setOf
 end
 
 -- A delayed set's topic: its due-index member up to the `#<bucket>` suffix (topics hold no '#').

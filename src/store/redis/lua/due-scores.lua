@@ -9,8 +9,9 @@
 local dueidx, tp = KEYS[2], ARGV[1]
 local now, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
 local scores = {}
--- The same reading rule as promote.lua: the first `limit` heads, a cut once `limit` scores are in hand
--- (ties at the same ms are not ordered by id across sets), trimming at twice the limit.
+-- The same reading rule as dueJobs (lua/due-jobs.lua, which promote uses), over due times only: the first
+-- `limit` heads, a cut once `limit` scores are in hand (ties at the same ms are not ordered by id across
+-- sets), trimming at twice the limit. Its jobs are counted at a set's head time where dueJobs reads them.
 local cut
 local function trim()
   table.sort(scores)
@@ -23,7 +24,7 @@ for h = 1, #heads, 2 do
   if cut and head >= cut then break end
   local set = tp .. 'delayed:' .. heads[h]
   -- The jobs due at the set's head time are counted, not read: each score in a reply costs Redis a
-  -- float print, and a burst's jobs share one due time. Then the rest, with scores (as promote.lua).
+  -- float print, and a burst's jobs share one due time. Then the rest, with scores (as dueJobs).
   local run = math.min(limit, redis.call('ZCOUNT', set, '-inf', heads[h + 1]))
   for _ = 1, run do scores[#scores + 1] = head end
   local upto = cut or now
