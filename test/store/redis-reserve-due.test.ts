@@ -1,23 +1,34 @@
 // Due jobs reserved straight from their delayed sets (reserve.lua), and the promoter leaving a draining
 // topic's due jobs to its consumers (promote.lua with PromoteOptions.leaveToConsumers). One partition:
 // with several, promote moves every due job and reserve only visits partitions with ready jobs.
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { DelayqService } from '../../src/service.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('due');
-afterAll(() => prefixes.sweep());
+const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+afterAll(async () => {
+  redis.disconnect();
+  await prefixes.sweep();
+});
 
 const T0 = Date.UTC(2026, 0, 1);
-const make = () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node', partitions: 1 });
-/** Runs `use` on a freshly opened one-partition store, and closes it whatever happens. */
-async function withStore(use: (store: RedisStore) => Promise<void>): Promise<void> {
+let lastPrefix = '';
+const make = () => {
+  lastPrefix = prefixes.next();
+  return new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: lastPrefix, nodeId: 'test-node', partitions: 1 });
+};
+/** Runs `use` on a freshly opened one-partition store (and its keys), and closes it whatever happens. */
+async function withStore(use: (store: RedisStore, keys: ReturnType<typeof partitionKeys>) => Promise<void>): Promise<void> {
   const store = make();
+  const keys = partitionKeys(lastPrefix, 0);
   await store.open();
   try {
-    await use(store);
+    await use(store, keys);
   } finally {
     await store.close();
   }
@@ -71,6 +82,40 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       await store.promoteDue(now, 100);
       expect(await store.expireDue(now, 100)).toBe(1);
       expect((await store.get(expired.id))!.state).toBe('expired');
+    }));
+
+  it('takes the jobs due at one instant set by set, emptying whole sets', () =>
+    withStore(async (store, keys) => {
+      // One push call puts 8 consecutive jobs in a delayed set (push-args.ts): 3 sets of 8. The ids are
+      // chosen so that the 8 lowest are spread over the 3 sets: an order by id alone would take from each.
+      const jobs = Array.from({ length: 24 }, (_, i) =>
+        aJob({ topic: 'sets', delayMs: 1000, id: `s-${String((i % 8) * 3 + Math.floor(i / 8)).padStart(2, '0')}` }),
+      );
+      await store.push(jobs, T0);
+      expect(await redis.zcard(keys.dueIndex)).toBe(3);
+      const first = await store.reserve(['sets'], 8, T0 + 2000);
+      expect(first).toHaveLength(8);
+      expect(await redis.zcard(keys.dueIndex)).toBe(2); // one set emptied, the other two untouched
+      const firstIds = first.map((r) => r.job.id);
+      expect(firstIds).toEqual([...firstIds].sort()); // in id order within the set
+      expect(await store.reserve(['sets'], 8, T0 + 2000)).toHaveLength(8);
+      expect(await redis.zcard(keys.dueIndex)).toBe(1);
+    }));
+
+  it('keeps the reserved set a skiplist with a marker that never lapses nor wakes the scheduler', () =>
+    withStore(async (store, keys) => {
+      const jobs = Array.from({ length: 3 }, () => aJob({ topic: 'marked', delayMs: 0, ttrMs: 5000 }));
+      await store.push(jobs, T0);
+      const got = await store.reserve(['marked'], 3, T0);
+      expect(await redis.object('ENCODING', keys.reserved)).toBe('skiplist');
+      expect(await store.nextWakeAt()).toBe(T0 + 5000); // the earliest deadline, not the marker's +inf
+      for (const r of got) expect((await store.finish(r.job.id, r.token, T0 + 1)).ok).toBe(true);
+      expect(await redis.zcard(keys.reserved)).toBe(1); // the marker alone, still a skiplist
+      expect(await redis.object('ENCODING', keys.reserved)).toBe('skiplist');
+      expect(await store.nextWakeAt()).toBeNull();
+      expect(await store.listLapsed(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+      const promoted = await store.promoteDue(T0 + 10_000, 10);
+      expect(promoted.heads).toMatchObject({ deadlineAt: null });
     }));
 
   it('takes due jobs of every topic asked for, and only of those', () =>

@@ -13,7 +13,7 @@
  *                the record keeps b, so later scripts find the job without recomputing it
  *   T:ready:X    zset  (5-digit priority + id) → runAt, ready jobs of topic X: order (runAt, priority, id)
  *   T:dead:X     zset  id → finishedAt, dead jobs of topic X (redrive oldest first)
- *   T:reserved   zset  id → TTR deadline
+ *   T:reserved   zset  id → TTR deadline, and a marker member at +inf that keeps it a skiplist (reserve.lua)
  *   T:expiry     zset  id → runAt + ttl, ready jobs with a ttl
  *   T:ended      zset  id → finishedAt, terminal jobs (purge)
  *   T:counts     hash  `topic|stateCode` → jobs (stats in O(partitions × topics))

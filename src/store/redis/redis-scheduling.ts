@@ -123,7 +123,12 @@ export async function nextWakeAt(store: PartitionAccess): Promise<EpochMs | null
   const heads = await store.guard((c) =>
     store.all((p) => {
       const k = store.parts[p]!;
-      return Promise.all([k.dueIndex, k.reserved, k.expiry].map((key) => c.zrange(key, 0, '0', 'WITHSCORES')));
+      // The reserved set's marker (reserve.lua) sits at +inf: its head is the first member below.
+      return Promise.all([
+        c.zrange(k.dueIndex, 0, '0', 'WITHSCORES'),
+        c.zrange(k.reserved, '-inf', '(+inf', 'BYSCORE', 'LIMIT', 0, 1, 'WITHSCORES'),
+        c.zrange(k.expiry, 0, '0', 'WITHSCORES'),
+      ]);
     }),
   );
   let earliest: number | null = null;

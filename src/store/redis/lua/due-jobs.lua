@@ -1,7 +1,9 @@
 --[[ due-jobs: finds a partition's earliest due delayed jobs; scripts.ts inserts it into promote and reserve.
-  dueJobs(dueidx, tp, now, limit, leave) answers up to `limit` jobs with runAt <= now, earliest first (ties
-  in id order within a set): `keys`, each a 16-digit zero-padded runAt then the id (so table.sort
-  compares them in C, exactly (runAt, id)), and `setOf[key]`, the due-index member of the job's set.
+  dueJobs(dueidx, tp, now, limit, leave) answers up to `limit` jobs with runAt <= now, earliest first, as
+  two lists: `ids`, and `sets`, the due-index member of each job's set. Jobs due at the same instant come
+  set by set, in the order the sets were read (due-index order), and in id order within a set, so a call
+  empties whole sets rather than taking a few jobs from each: every set a call touches costs its writes
+  (ZREM, a new head, the due index), and a burst's sets hold about 40 jobs each.
   `leave(member, headAt)`, when given, answers true for a delayed set to pass over.
 ]]
 local dueReadPages = 7 -- pages of due-index heads read at most (32, 128, … 4096 when sets are passed over)
@@ -22,18 +24,39 @@ end
 -- adds at least its head), so a large backlog of due sets costs about `limit` reads, not one per set.
 -- Candidates are trimmed back to `limit` when they reach twice that, not after every set.
 local function dueJobs(dueidx, tp, now, limit, leave)
-  local keys, setOf = {}, {}
+  -- Candidates in parallel lists, in the order read: set by set, each set's in (runAt, id) order. That is
+  -- already the answer's order while they share one runAt (a burst); otherwise `ordered` sorts them.
+  local ids, sets, times, setIndex = {}, {}, {}, {}
+  local n, oneTime = 0, true
   local cut
   local setsRead = 0
-  local function trim()
-    table.sort(keys)
-    for i = #keys, limit + 1, -1 do keys[i] = nil end
-    cut = tonumber(string.sub(keys[limit], 1, 16))
+  local function add(member, at, id)
+    n = n + 1
+    ids[n], sets[n], times[n], setIndex[n] = id, member, at, setsRead
+    if at ~= times[1] then oneTime = false end
   end
-  local function add(member, prefix, id)
-    local key = prefix .. id
-    keys[#keys + 1] = key
-    setOf[key] = member
+  -- Sorted by (runAt, set, id) in C: table.sort on keys `<16-digit runAt><6-digit set index><id>`.
+  local function ordered()
+    if oneTime then return end
+    local keys, at = {}, {}
+    for i = 1, n do
+      local key = prefixOf(times[i]) .. string.format('%06d', setIndex[i]) .. ids[i]
+      keys[i], at[key] = key, i
+    end
+    table.sort(keys)
+    local was = { ids, sets, times, setIndex }
+    ids, sets, times, setIndex = {}, {}, {}, {}
+    for i = 1, n do
+      local k = at[keys[i]]
+      ids[i], sets[i], times[i], setIndex[i] = was[1][k], was[2][k], was[3][k], was[4][k]
+    end
+  end
+  local function trim()
+    ordered()
+    for i = n, limit + 1, -1 do ids[i], sets[i], times[i], setIndex[i] = nil, nil, nil, nil end
+    n = math.min(n, limit)
+    oneTime = oneTime or times[1] == times[n]
+    cut = times[limit]
   end
   -- Pages of heads. Without `leave`, one page of `limit` heads. With sets to pass over, pages start small
   -- (each head read costs Redis a float print, and a burst's first sets usually settle it) and grow, so a
@@ -55,25 +78,24 @@ local function dueJobs(dueidx, tp, now, limit, leave)
         -- The jobs due at the set's head time (its due-index score) are read without scores: each score in
         -- a reply costs Redis a float print, and a burst's jobs share one due time. Then the rest, with scores.
         local run = redis.call('ZRANGE', set, '-inf', head, 'BYSCORE', 'LIMIT', 0, limit)
-        local prefix = prefixOf(head)
-        for i = 1, #run do add(member, prefix, run[i]) end
+        for i = 1, #run do add(member, headAt, run[i]) end
         local upto = cut or now
         if #run < limit and headAt < upto then
           local due = redis.call('ZRANGE', set, '(' .. head, int(upto), 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, limit - #run)
-          for i = 1, #due, 2 do add(member, prefixOf(due[i + 1]), due[i]) end
+          for i = 1, #due, 2 do add(member, tonumber(due[i + 1]), due[i]) end
         end
         setsRead = setsRead + 1
-        if #keys >= 2 * limit or (not cut and #keys >= limit) then trim() end
+        if n >= 2 * limit or (not cut and n >= limit) then trim() end
       end
     end
     -- Another page only when sets were passed over: without `leave`, `limit` heads always suffice.
     if past or #heads < 2 * page or setsRead >= limit then break end
     page = math.min(page * 4, 4096)
   end
-  -- One set's reply is already in order (and at most `limit`).
-  if setsRead > 1 then table.sort(keys) end
-  for i = #keys, limit + 1, -1 do keys[i] = nil end
-  return keys, setOf
+  -- One set's reply is already in order.
+  if setsRead > 1 then ordered() end
+  for i = n, limit + 1, -1 do ids[i], sets[i] = nil, nil end
+  return ids, sets
 end
 
 -- A delayed set's topic: its due-index member up to the `#<bucket>` suffix (topics hold no '#').

@@ -10,8 +10,8 @@ local dueidx, tp = KEYS[2], ARGV[1]
 local now, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
 local scores = {}
 -- The same reading rule as dueJobs (lua/due-jobs.lua, which promote uses), over due times only: the first
--- `limit` heads, a cut once `limit` scores are in hand (ties at the same ms are not ordered by id across
--- sets), trimming at twice the limit. Its jobs are counted at a set's head time where dueJobs reads them.
+-- `limit` heads, a cut once `limit` scores are in hand (ties at the same ms need no order here),
+-- trimming at twice the limit. Its jobs are counted at a set's head time where dueJobs reads them.
 local cut
 local function trim()
   table.sort(scores)
@@ -37,6 +37,9 @@ end
 table.sort(scores)
 for i = #scores, limit + 1, -1 do scores[i] = nil end
 local out = { false, false, false }
-for k = 1, 3 do out[k] = redis.call('ZRANGE', KEYS[k + 1], 0, 0, 'WITHSCORES')[2] or false end
+out[1] = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2] or false
+-- The reserved set's marker (reserve.lua) sits at +inf, past every deadline.
+out[2] = redis.call('ZRANGE', KEYS[3], '-inf', '(+inf', 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, 1)[2] or false
+out[3] = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')[2] or false
 for i = 1, #scores do out[i + 3] = scores[i] end
 return out

@@ -36,16 +36,14 @@ if drainWindow then
     return true
   end
 end
-local candidates, setOf = dueJobs(dueidx, tp, now, limit, leave)
+local ids, setOf = dueJobs(dueidx, tp, now, limit, leave)
 -- Calls carry many members at once (one HMGET, one HSET, one ZREM per set, one ZADD per topic): a
 -- redis.call per job and command cost more than the commands themselves. Chunks stay under Lua's
 -- unpack limit.
 local function call(command, key, args)
   for i = 1, #args, 4000 do redis.call(command, key, unpack(args, i, math.min(i + 3999, #args))) end
 end
-local taken = #candidates
-local ids = {}
-for i = 1, taken do ids[i] = string.sub(candidates[i], 17) end
+local taken = #ids
 local packs = {}
 for i = 1, taken, 4000 do
   local part = redis.call('HMGET', jobs, unpack(ids, i, math.min(i + 3999, taken)))
@@ -64,7 +62,7 @@ end
 local topics, out, leaving, arriving, withTtl, stored = {}, { 0, false, false, false }, {}, {}, {}, {}
 local h = {} -- each job's head in turn
 for i = 1, taken do
-  local id, member = ids[i], setOf[candidates[i]]
+  local id, member = ids[i], setOf[i]
   local s = packs[i]
   readHead(s, h)
   local topic = h.topic
@@ -111,6 +109,7 @@ if recheckAt then
 else
   out[2] = redis.call('ZRANGE', dueidx, 0, 0, 'WITHSCORES')[2] or false
 end
-out[3] = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2] or false
+-- The reserved set's earliest deadline; its marker (reserve.lua) sits at +inf, past every deadline.
+out[3] = redis.call('ZRANGE', KEYS[3], '-inf', '(+inf', 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, 1)[2] or false
 out[4] = redis.call('ZRANGE', expiry, 0, 0, 'WITHSCORES')[2] or false
 return out

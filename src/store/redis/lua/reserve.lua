@@ -9,6 +9,7 @@
   Returns: {id1, packed record1, id2, packed record2, …} (the records as stored); empty when nothing is ready.
 ]]
 local jobs, reserved, expiry, counts, tp = KEYS[1], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
+local RESERVED_MARKER = '# a marker, not a job: it keeps this sorted set a skiplist (reserve.lua)'
 local now, max, node, nt = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local ttr = ARGV[4] ~= '' and tonumber(ARGV[4]) or nil
 -- The ready members to take, in (runAt, priority, id) order, and the ready set each comes from.
@@ -54,11 +55,10 @@ local dueSetOf = {}
 if taken < max then
   local wanted = {}
   for t = 1, nt do wanted[ARGV[6 + t]] = true end
-  local keys, dueSets = dueJobs(KEYS[2], tp, now, max - taken + 8, function(member) return not wanted[topicOfSet(member)] end)
-  for _, key in ipairs(keys) do
+  local dueIds, dueSets = dueJobs(KEYS[2], tp, now, max - taken + 8, function(member) return not wanted[topicOfSet(member)] end)
+  for i = 1, #dueIds do
     taken = taken + 1
-    ids[taken] = string.sub(key, 17)
-    dueSetOf[taken] = dueSets[key]
+    ids[taken], dueSetOf[taken] = dueIds[i], dueSets[i]
   end
 end
 if taken == 0 then return {} end
@@ -100,7 +100,11 @@ for i = 1, taken do
   end
 end
 if #out == 0 then return out end
-redis.call('ZADD', reserved, unpack(deadlines))
+-- The marker goes first: a sorted set created by a member over 64 bytes is a skiplist, and stays one while
+-- the marker is in it. Redis would keep a set of at most 128 short members (what consumers hold) as a
+-- listpack, where each ZADD scans and reallocates the whole set: ≈ 2.5 µs a job at 100 held, against
+-- ≈ 0.5 in a skiplist. Its score, +inf, keeps it out of every deadline query (readers stop before +inf).
+redis.call('ZADD', reserved, '+inf', RESERVED_MARKER, unpack(deadlines))
 redis.call('HSET', jobs, unpack(stored))
 if #withTtl > 0 then redis.call('ZREM', expiry, unpack(withTtl)) end
 for member, gone in pairs(delayedGone) do
