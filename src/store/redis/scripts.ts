@@ -32,17 +32,22 @@ const read = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`,
 const RECORD_CODEC = read('record');
 /** The search for due delayed jobs, shared by the two scripts that move them. */
 const DUE_JOBS = read('due-jobs');
+/** The log of ended jobs, shared by the scripts that end jobs and by purge. */
+const ENDED_LOG = read('ended-log');
+const ENDING: readonly ScriptName[] = ['finish', 'bury', 'cancel', 'expire', 'purge'];
 
 /**
- * A script as sent to Redis: its file, with the record codec (lua/record.lua), and for promote and
- * reserve the due-job search (lua/due-jobs.lua), inserted after the file's header comment, so the source
- * still opens with `--[[ name: …` (as MONITOR shows it).
+ * A script as sent to Redis: its file, with the record codec (lua/record.lua), for promote and reserve
+ * the due-job search (lua/due-jobs.lua), and for the scripts that end jobs the ended log
+ * (lua/ended-log.lua), inserted after the file's header comment, so the source still opens with
+ * `--[[ name: …` (as MONITOR shows it).
  */
 export function scriptSource(name: ScriptName): string {
   const source = read(name);
   if (name === 'register-node') return source;
   const cut = source.indexOf(']]\n') + 3;
-  const shared = name === 'promote' || name === 'reserve' ? RECORD_CODEC + DUE_JOBS : RECORD_CODEC;
+  const shared =
+    RECORD_CODEC + (name === 'promote' || name === 'reserve' ? DUE_JOBS : '') + (ENDING.includes(name) ? ENDED_LOG : '');
   return `${source.slice(0, cut)}${shared}${source.slice(cut)}`;
 }
 

@@ -16,7 +16,7 @@ if h.token ~= token then return { -3, 3 } end
 h.state, h.token, h.deadline, h.finishedAt = 5, false, false, now
 if err then h.lastError = err end
 redis.call('ZREM', reserved, id)
-redis.call('ZADD', ended, now, id)
+logEnded(ended, now, { id })
 redis.call('ZADD', tp .. 'dead:' .. h.topic, now, id)
 redis.call('HINCRBY', counts, h.topic .. '|3', -1)
 redis.call('HINCRBY', counts, h.topic .. '|5', 1)

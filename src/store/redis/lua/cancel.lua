@@ -25,7 +25,7 @@ else
   return { -2, state }
 end
 h.state, h.token, h.deadline, h.finishedAt = 6, false, false, now
-redis.call('ZADD', ended, now, id)
+logEnded(ended, now, { id })
 redis.call('HINCRBY', counts, topic .. '|' .. state, -1)
 redis.call('HINCRBY', counts, topic .. '|6', 1)
 local reason = ARGV[5] ~= '\0' and ARGV[5] or false

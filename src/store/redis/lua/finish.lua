@@ -33,7 +33,7 @@ for k = 1, #ids do
       now = stampAfter(h, now)
       h.state, h.token, h.deadline, h.finishedAt = 4, false, false, now
       done[id] = true
-      ended[#ended + 1] = int(now)
+      ended[#ended + 1] = now
       ended[#ended + 1] = id
       finished[h.topic] = (finished[h.topic] or 0) + 1
       local packedNow = rewrite(packed, h, now, 5, false, node)
@@ -45,7 +45,7 @@ for k = 1, #ids do
 end
 if #stored > 0 then
   redis.call('HSET', jobs, unpack(stored))
-  redis.call('ZADD', endedKey, unpack(ended))
+  logEndedAt(endedKey, ended)
   local gone = {}
   for i = 2, #ended, 2 do gone[#gone + 1] = ended[i] end
   redis.call('ZREM', reserved, unpack(gone))

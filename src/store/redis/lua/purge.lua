@@ -1,18 +1,57 @@
---[[ purge: deletes terminal jobs (record and history) that ended before ARGV[2], at most ARGV[3].
+--[[ purge: deletes terminal jobs (record and history) that ended before ARGV[2], at most ARGV[3], oldest
+  slot of the ended log first (lua/ended-log.lua).
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] before (ms, exclusive)  ARGV[3] limit
-  Returns: the number of jobs deleted.
+  Returns: the number of jobs deleted. Fewer than the limit means nothing is left to delete, unless the
+  limit's worth of log entries read included stale ones (jobs redriven since), which the next call skips.
 ]]
 local jobs, ended, counts, tp = KEYS[1], KEYS[5], KEYS[6], ARGV[1]
-local ids = redis.call('ZRANGE', ended, '-inf', '(' .. ARGV[2], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))
-for _, id in ipairs(ids) do
+local before, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
+local deleted, read = 0, 0
+
+local function delete(id, h)
+  if h.state == 5 then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
+  redis.call('HINCRBY', counts, h.topic .. '|' .. h.state, -1)
+  redis.call('HDEL', jobs, id)
+  deleted = deleted + 1
+end
+
+-- The layout before the ended log kept every ended job in one sorted set: drained first, then gone.
+local old = redis.call('ZRANGE', ended, '-inf', '(' .. before, 'BYSCORE', 'LIMIT', 0, limit)
+for _, id in ipairs(old) do
   redis.call('ZREM', ended, id)
   local packed = redis.call('HGET', jobs, id)
-  if packed then
-    local h = readHead(packed)
-    if h.state == 5 then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
-    redis.call('HINCRBY', counts, h.topic .. '|' .. h.state, -1)
-    redis.call('HDEL', jobs, id)
-  end
+  if packed then delete(id, readHead(packed)) end
 end
-return #ids
+read = #old
+
+-- Then the log, slot by slot. A slot that began before the cutoff may still hold jobs that ended after it
+-- (the slot's last minute, or a late clock): its entries are read in order and the walk stops at the first
+-- such job, which is left for a later purge with the rest of its slot.
+local slotsKey = ended .. ':slots'
+local slots = redis.call('ZRANGE', slotsKey, '-inf', '(' .. before, 'BYSCORE')
+for _, slot in ipairs(slots) do
+  if read >= limit then break end
+  local key, stop = ended .. ':' .. slot, false
+  local ids = redis.call('LRANGE', key, 0, limit - read - 1)
+  local taken = 0
+  for _, id in ipairs(ids) do
+    local packed = redis.call('HGET', jobs, id)
+    local h = packed and readHead(packed)
+    -- Terminal (4 finished … 7 expired) and ended in this slot: a job to purge, or where the walk stops.
+    -- Otherwise the entry is stale (redriven, ended again elsewhere, or deleted): dropped.
+    if h and h.state >= 4 and h.finishedAt and math.floor(h.finishedAt / ENDED_SLOT_MS) == tonumber(slot) then
+      if h.finishedAt >= before then
+        stop = true
+        break
+      end
+      delete(id, h)
+    end
+    taken = taken + 1
+  end
+  read = read + taken
+  if taken > 0 then redis.call('LTRIM', key, taken, -1) end
+  if stop then break end
+  if redis.call('EXISTS', key) == 0 then redis.call('ZREM', slotsKey, slot) end
+end
+return deleted

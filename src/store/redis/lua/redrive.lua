@@ -12,6 +12,8 @@ for i = 4, #ARGV do
   if h and h.state == 5 then
     local topic, at = h.topic, stampAfter(h, now)
     h.state, h.runAt, h.attempts, h.readyAt, h.finishedAt = 2, at, 0, at, false
+    -- Its entry in the ended log stays (a list cannot drop one id cheaply): purge skips it, as the job is
+    -- no longer terminal, or ended again in a later slot. The sorted set is the layout before the log.
     redis.call('ZREM', ended, id)
     redis.call('ZREM', tp .. 'dead:' .. topic, id)
     redis.call('ZADD', tp .. 'ready:' .. topic, at, string.format('%05d', h.priority + 32768) .. id)
