@@ -78,6 +78,53 @@ describe('RedisStore on standalone Redis', () => {
     await store.close();
   });
 
+  it('keeps every time of a job through its transitions, with and without the optional head fields', async () => {
+    // A plain job's reserved and finished heads take record.lua's one-pack paths; a ttl or an error the
+    // general ones. Times all differ, so a field read or written in the wrong place shows.
+    const store = make(1);
+    await store.open();
+    try {
+      const t = Date.UTC(2026, 0, 1);
+      const plain = aJob({ topic: 'times', delayMs: 1000, now: t, priority: -3, ttrMs: 7000 });
+      const withTtl = aJob({ topic: 'times', delayMs: 1000, now: t, priority: -3, ttrMs: 7000, ttlMs: 60_000 });
+      await store.push([plain, withTtl], t);
+      expect((await store.promoteDue(t + 1100, 10)).count).toBe(2);
+      const got = await store.reserve(['times'], 2, t + 1500);
+      expect(got.map((r) => r.job.id).sort()).toEqual([plain.id, withTtl.id].sort());
+      for (const r of got) {
+        expect(r.job).toMatchObject({ state: 'reserved', readyAt: t + 1100, reservedAt: t + 1500, deadlineAt: t + 8500, attempts: 1 });
+        const touched = await store.touch(r.job.id, r.token, t + 1600);
+        expect(touched.ok && touched.value).toMatchObject({ readyAt: t + 1100, reservedAt: t + 1500, deadlineAt: t + 8600 });
+        const finished = await store.finish(r.job.id, r.token, t + 1700);
+        const expected = {
+          state: 'finished', priority: -3, ttrMs: 7000, runAt: t + 1000, createdAt: t, attempts: 1,
+          readyAt: t + 1100, reservedAt: t + 1500, finishedAt: t + 1700, deadlineAt: null, lastError: null,
+          ttlMs: r.job.id === withTtl.id ? 60_000 : null,
+        };
+        expect(finished.ok && finished.value).toMatchObject(expected);
+        expect(await store.get(r.job.id)).toMatchObject(expected);
+        expect((await store.history(r.job.id)).map((h) => [h.event, h.at - t])).toEqual([
+          ['push', 0],
+          ['promote', 1100],
+          ['reserve', 1500],
+          ['finish', 1700], // a touch extends the deadline without a history entry
+        ]);
+      }
+      // A retried job (an error in its head) reserved again: the general path.
+      const failing = aJob({ topic: 'times2', delayMs: 0, now: t, ttrMs: 7000 });
+      await store.push([failing], t);
+      const [first] = await store.reserve(['times2'], 1, t + 10);
+      await store.retry(failing.id, first!.token, t + 20, t + 15, 'boom');
+      await store.promoteDue(t + 30, 10);
+      const [second] = await store.reserve(['times2'], 1, t + 40);
+      expect(second!.job).toMatchObject({ attempts: 2, readyAt: t + 30, reservedAt: t + 40, lastError: 'boom', deadlineAt: t + 7040 });
+      const done = await store.finish(failing.id, second!.token, t + 50);
+      expect(done.ok && done.value).toMatchObject({ state: 'finished', readyAt: t + 30, reservedAt: t + 40, finishedAt: t + 50, lastError: 'boom' });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps every character of history reasons and errors', async () => {
     const store = make(1);
     await store.open();
