@@ -47,7 +47,7 @@ describe('the ended log', () => {
       const late = await finishedAt(store, T0 + MINUTE + 40_000);
       expect(await redis.lrange(`${keys.ended}:${T0 / MINUTE}`, 0, -1)).toEqual([first]);
       expect(await redis.lrange(`${keys.ended}:${T0 / MINUTE + 1}`, 0, -1)).toEqual([second, late]);
-      expect(await redis.zrange(`${keys.ended}:slots`, 0, -1)).toEqual([String(T0 / MINUTE), String(T0 / MINUTE + 1)]);
+      expect(await redis.zrange(`${keys.ended}:slots`, 0, '-1')).toEqual([String(T0 / MINUTE), String(T0 / MINUTE + 1)]);
 
       // The cutoff falls inside the second minute: its first job goes, the one that ended after stays.
       expect(await store.purge(T0 + MINUTE + 20_000, 100)).toBe(2);
@@ -55,7 +55,7 @@ describe('the ended log', () => {
       expect(await store.get(second)).toBeNull();
       expect((await store.get(late))!.state).toBe('finished');
       expect(await redis.exists(`${keys.ended}:${T0 / MINUTE}`)).toBe(0);
-      expect(await redis.zrange(`${keys.ended}:slots`, 0, -1)).toEqual([String(T0 / MINUTE + 1)]);
+      expect(await redis.zrange(`${keys.ended}:slots`, 0, '-1')).toEqual([String(T0 / MINUTE + 1)]);
       expect(await redis.lrange(`${keys.ended}:${T0 / MINUTE + 1}`, 0, -1)).toEqual([late]);
 
       expect(await store.purge(T0 + 3 * MINUTE, 100)).toBe(1);
