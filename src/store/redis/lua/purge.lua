@@ -29,7 +29,8 @@ read = #old
 -- (the slot's last minute, or a late clock): its entries are read in order and the walk stops at the first
 -- such job, which is left for a later purge with the rest of its slot.
 local slotsKey = ended .. ':slots'
-local slots = redis.call('ZRANGE', slotsKey, '-inf', '(' .. before, 'BYSCORE')
+-- At most `limit` of them: each either gives an entry or, empty, is removed (years of minutes may wait).
+local slots = redis.call('ZRANGE', slotsKey, '-inf', '(' .. before, 'BYSCORE', 'LIMIT', 0, limit)
 for _, slot in ipairs(slots) do
   if read >= limit then break end
   local key, stop = ended .. ':' .. slot, false
