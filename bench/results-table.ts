@@ -65,6 +65,13 @@ export function cell(values: readonly number[], digits = 0, unit = ''): string {
   return `${fmt(m, digits)}${u} (${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)})`;
 }
 
+/** A ratio cell; none where this system's value is about 0 (bytes of a job kept out of Redis), as a ratio to ≈ 0 means nothing. */
+function ratioCell(results: Results, scenario: string, system: string, metric: string): string {
+  const values = results.values(scenario, system, metric);
+  if (values.some((v) => Math.abs(v) < 1)) return '– (this one ≈ 0)';
+  return cell(results.ratio(scenario, system, metric), 2, '×');
+}
+
 /**
  * A markdown table: one row per system, one column per metric, and a last column with the reference's
  * value ÷ this system's, for `ratioMetric`, computed within each run.
@@ -78,7 +85,7 @@ export function table(results: Results, scenario: string, columns: readonly Colu
   for (const system of systems) {
     const row = [system];
     for (const c of columns) row.push(cell(results.values(scenario, system, c.metric), c.digits ?? 0, c.unit ?? ''));
-    if (ratioMetric) row.push(system === REFERENCE ? '' : cell(results.ratio(scenario, system, ratioMetric), 2, '×'));
+    if (ratioMetric) row.push(system === REFERENCE ? '' : ratioCell(results, scenario, system, ratioMetric));
     lines.push(`| ${row.join(' | ')} |`);
   }
   return `${lines.join('\n')}\n`;

@@ -27,6 +27,16 @@ describe('bench arithmetic', () => {
     expect(md.split('\n')[0]).toBe('| system | jobs/s | delayq · Redis ÷ this (same run) |');
   });
 
+  it('gives no ratio to a value of about 0, which would mean nothing', () => {
+    const r = new Results();
+    for (const [ref, beyond] of [[284, -0.4], [284, 0.2]]) {
+      r.add('memory', 'delayq · Redis', 'bytes', ref);
+      r.add('memory', 'delayq · beyond the horizon', 'bytes', beyond);
+    }
+    const md = table(r, 'memory', [{ metric: 'bytes', header: 'bytes/job' }], 'bytes');
+    expect(md).toContain('| delayq · beyond the horizon | -0 (-0–0) | – (this one ≈ 0) |');
+  });
+
   it('ignores values that are not finite', () => {
     const r = new Results();
     r.add('memory', 'x', 'bytes', undefined);
