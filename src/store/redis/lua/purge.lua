@@ -41,7 +41,7 @@ for _, slot in ipairs(slots) do
     local h = packed and readHead(packed)
     -- Terminal (4 finished … 7 expired) and ended in this slot: a job to purge, or where the walk stops.
     -- Otherwise the entry is stale (redriven, ended again elsewhere, or deleted): dropped.
-    if h and h.state >= 4 and h.finishedAt and math.floor(h.finishedAt / ENDED_SLOT_MS) == tonumber(slot) then
+    if h and h.state >= 4 and h.finishedAt and endedSlot(h.finishedAt) == tonumber(slot) then
       if h.finishedAt >= before then
         stop = true
         break
