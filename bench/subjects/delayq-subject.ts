@@ -151,24 +151,25 @@ export class DelayqSubject implements Subject {
   }
 
   /**
-   * A consumer as delayq's docs describe it: long-poll reserve of up to `concurrency` jobs, finish each,
-   * never more than `concurrency` jobs held at once.
+   * A consumer as delayq's Worker runs one (src/client/worker.ts), calling the service in-process: the
+   * `concurrency` slots shared by two reserve lanes, each long-polling reserve for its own free slots and
+   * finishing each job; never more than `concurrency` jobs held at once.
    */
   async consume(concurrency: number, onJob: OnJob): Promise<Consumer> {
     const service = this.svc;
     let stopped = false;
-    let held = 0;
-    let slotFreed: (() => void) | undefined;
     const abort = new AbortController();
     const finishes = new Set<Promise<unknown>>();
-    const loop = (async () => {
+    const lane = async (slots: number): Promise<void> => {
+      let held = 0;
+      let slotFreed: (() => void) | undefined;
       while (!stopped) {
-        if (held >= concurrency) {
+        if (held >= slots) {
           await new Promise<void>((resolve) => (slotFreed = resolve));
           continue;
         }
         const reserved = await service
-          .reserve({ topics: [TOPIC], count: concurrency - held, waitMs: RESERVE_WAIT_MS }, abort.signal)
+          .reserve({ topics: [TOPIC], count: slots - held, waitMs: RESERVE_WAIT_MS }, abort.signal)
           .catch((err: unknown) => {
             if (stopped) return [];
             throw err;
@@ -185,13 +186,14 @@ export class DelayqSubject implements Subject {
           finishes.add(done);
         }
       }
-    })();
+    };
+    const half = Math.ceil(concurrency / 2);
+    const lanes = concurrency > 1 ? [lane(half), lane(concurrency - half)] : [lane(concurrency)];
     return {
       stop: async () => {
         stopped = true;
         abort.abort();
-        slotFreed?.();
-        await loop;
+        await Promise.all(lanes);
         await Promise.allSettled([...finishes]);
       },
     };

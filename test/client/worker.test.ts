@@ -106,8 +106,56 @@ describe('Worker', () => {
     expect((await client.reserve({ topics: ['w-close'] }))[0]?.job.id).toBe('wc-2'); // nobody else took it
   });
 
-  it('rejects a worker without handlers or with a silly concurrency', () => {
+  it('shares its slots among two reserve lanes: each asks for its own free slots, and never more than concurrency are held', async () => {
+    const asked: number[] = [];
+    class RecordingClient extends DelayqClient {
+      override reserve(...args: Parameters<DelayqClient['reserve']>): ReturnType<DelayqClient['reserve']> {
+        asked.push(args[0].count ?? 1);
+        return super.reserve(...args);
+      }
+    }
+    let running = 0;
+    let maxRunning = 0;
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const worker = new Worker(new RecordingClient({ url: server.url }), {
+      handlers: {
+        'w-lanes': async () => {
+          running++;
+          maxRunning = Math.max(maxRunning, running);
+          await gate;
+          running--;
+        },
+      },
+      concurrency: 5,
+      waitMs: 300,
+    }).start();
+    await waitFor(() => asked.length >= 2, 'both lanes polling');
+    expect(asked.slice(0, 2).sort()).toEqual([2, 3]); // 5 slots: 3 + 2
+    await client.pushBatch([1, 2, 3, 4, 5, 6].map((n) => ({ topic: 'w-lanes', id: `wl-${n}` })));
+    await waitFor(() => running === 5, 'five handlers at once');
+    const polls = asked.length;
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(asked.length).toBe(polls); // both lanes full: neither asks for more
+    expect((await client.list({ topic: 'w-lanes', state: 'ready' })).jobs).toHaveLength(1);
+    openGate();
+    await waitFor(async () => (await client.list({ topic: 'w-lanes', state: 'finished' })).jobs.length === 6, 'all six finished');
+    expect(maxRunning).toBe(5);
+    await worker.close();
+
+    asked.length = 0;
+    const single = new Worker(new RecordingClient({ url: server.url }), { handlers: { 'w-lanes': () => {} }, concurrency: 5, lanes: 1, waitMs: 300 }).start();
+    await waitFor(() => asked.length >= 1, 'the one lane polling');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(asked[0]).toBe(5); // one loop asks for all five slots
+    expect(asked.every((n) => n === 5)).toBe(true);
+    await single.close();
+  });
+
+  it('rejects a worker without handlers or with a silly concurrency or lane count', () => {
     expect(() => new Worker(client, { handlers: {} })).toThrow(/handlers/);
     expect(() => new Worker(client, { handlers: { a: () => {} }, concurrency: 0 })).toThrow(/concurrency/);
+    expect(() => new Worker(client, { handlers: { a: () => {} }, lanes: 0 })).toThrow(/lanes/);
+    expect(() => new Worker(client, { handlers: { a: () => {} }, lanes: 1.5 })).toThrow(/lanes/);
   });
 });
