@@ -153,9 +153,10 @@ export class DelayqSubject implements Subject {
   /**
    * A consumer as delayq's Worker runs one (src/client/worker.ts), calling the service in-process: the
    * `concurrency` slots shared by two reserve lanes, each long-polling reserve for its own free slots and
-   * finishing each job; never more than `concurrency` jobs held at once.
+   * finishing each job; never more than `concurrency` jobs held at once. (`lanes` 1: the one loop the
+   * consumer had before; bench/probes/consumer-lanes.ts compares the two.)
    */
-  async consume(concurrency: number, onJob: OnJob): Promise<Consumer> {
+  async consume(concurrency: number, onJob: OnJob, lanes: 1 | 2 = 2): Promise<Consumer> {
     const service = this.svc;
     let stopped = false;
     const abort = new AbortController();
@@ -188,12 +189,12 @@ export class DelayqSubject implements Subject {
       }
     };
     const half = Math.ceil(concurrency / 2);
-    const lanes = concurrency > 1 ? [lane(half), lane(concurrency - half)] : [lane(concurrency)];
+    const loops = lanes === 2 && concurrency > 1 ? [lane(half), lane(concurrency - half)] : [lane(concurrency)];
     return {
       stop: async () => {
         stopped = true;
         abort.abort();
-        await Promise.all(lanes);
+        await Promise.all(loops);
         await Promise.allSettled([...finishes]);
       },
     };
