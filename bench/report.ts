@@ -236,8 +236,9 @@ ${existsSync(profiling) ? readFileSync(profiling, 'utf8') : ''}
 ${noteRows}
 - BullMQ: \`Queue.add(name, data, { delay })\` and \`addBulk\`; one \`Worker\` with \`concurrency: 100\` and
   \`removeOnComplete: { count: 0 }\`; \`hz\` set with \`CONFIG SET\` on the benchmark Redis.
-- delayq: \`DelayqService\` in-process (as \`delayq serve\` runs it); the consumer long-polls \`reserve\` for up to
-  100 jobs and finishes each, never holding more than 100.
+- delayq: \`DelayqService\` in-process (as \`delayq serve\` runs it); the consumer, built as delayq's \`Worker\` is,
+  shares its 100 slots between two reserve lanes that each long-poll \`reserve\` for their free slots and
+  finish each job, never holding more than 100.
 - Mode: ${Object.entries(info.mode)
     .map(([k, v]) => `${k}=${v}`)
     .join(', ')}.
