@@ -4,11 +4,11 @@
  * it has free slots, runs each handler, touches the reservation at about half its TTR while the handler
  * runs, finishes the job when the handler resolves and fails it (with the error text) when it throws.
  * With two lanes one reserve call is under way while the other lane's jobs run, instead of the server
- * and the consumer taking turns: an in-process consumer built this way drained a 100k burst ≈ 36 %
+ * and the consumer taking turns: an in-process consumer built this way drained a 100k burst 11–36 %
  * faster (bench/profiling-notes.md); over HTTP, where each finish is a request of its own, it measured
- * the same as one lane. Never more than `concurrency` jobs are held. `close()` stops reserving, drops the pending long-polls (the server
- * releases anything reserved for them) and waits for the running handlers, whose jobs are still
- * finished or failed.
+ * the same as one lane. Never more than `concurrency` jobs are held. `close()` stops reserving, drops
+ * the pending long-polls (the server releases anything reserved for them) and waits for the running
+ * handlers, whose jobs are still finished or failed.
  */
 import { DelayqError, isDelayqError } from '../core/errors.js';
 import type { WireJob, WireReservation } from '../protocol/schemas.js';
@@ -76,7 +76,8 @@ export class Worker {
     }
     // Equal shares, the first lanes taking one more slot when they do not divide evenly (5 → 3 + 2).
     const count = Math.min(lanes, this.concurrency);
-    this.lanes = Array.from({ length: count }, (_, i) => newLane(Math.floor(this.concurrency / count) + (i < this.concurrency % count ? 1 : 0)));
+    const share = Math.floor(this.concurrency / count);
+    this.lanes = Array.from({ length: count }, (_, i) => newLane(share + (i < this.concurrency % count ? 1 : 0)));
     this.waitMs = options.waitMs ?? 30_000;
     this.ttrMs = options.ttrMs;
     this.autoTouch = options.autoTouch ?? true;
