@@ -3,7 +3,7 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from './core/clock.js';
 import { DelayqError, invalid } from './core/errors.js';
 import { defaultNodeId, newJobId } from './core/ids.js';
-import { DEFAULT_JOB_DEFAULTS, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
+import { DEFAULT_JOB_DEFAULTS, delayIn, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
 import type { HistoryEntry, Job, NewJob, Reservation, TopicStats } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
@@ -43,6 +43,11 @@ export interface FailRequest {
   retryDelayMs?: number;
   /** Bury at once, whatever attempts remain. */
   bury?: boolean;
+}
+
+export interface ReleaseOptions {
+  /** Delayed this long (ms or a text such as "30s") before it is ready again; absent: ready at once, in its old place. */
+  delayMs?: number | string | undefined;
 }
 
 export const RESERVE_MAX_COUNT = 100;
@@ -293,10 +298,12 @@ export class DelayqService {
     });
   }
 
-  /** Gives a reservation back at once (the consumer never got it); the attempt does not count. */
-  release(id: string, token: string): Promise<Job> {
+  /** Gives a reservation back (at once, or after `delayMs`); the attempt does not count. */
+  release(id: string, token: string, options: ReleaseOptions = {}): Promise<Job> {
     return this.run(async () => {
-      const job = unwrap(await this.store.release(id, token, this.clock.now()), id, 'release');
+      const delayMs = options.delayMs === undefined ? undefined : delayIn(options.delayMs, 'delayMs');
+      const now = this.clock.now();
+      const job = unwrap(await this.store.release(id, token, now, delayMs === undefined ? undefined : now + delayMs), id, 'release');
       this.afterWrite([job]);
       return job;
     });

@@ -115,8 +115,10 @@ export class DelayqClient {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/fail`, { token, ...failure }, options);
   }
 
-  async release(id: string, token: string, options?: RequestOptions): Promise<WireJob> {
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/release`, { token }, options)).job;
+  /** Gives a reservation back (the attempt does not count): ready at once, or after `delayMs` (ms or "30s"). */
+  async release(id: string, token: string, options?: RequestOptions & { delayMs?: number | string }): Promise<WireJob> {
+    const body = options?.delayMs === undefined ? { token } : { token, delayMs: options.delayMs };
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/release`, body, options)).job;
   }
 
   /** Dead → ready: the oldest `limit` dead jobs of a topic, or the given ids. Returns how many moved. */

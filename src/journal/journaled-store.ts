@@ -231,8 +231,8 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return this.transition(this.inner.bury(id, token, now, error), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(this.inner.release(id, token, now), 'release', now, null, false);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+    return this.transition(this.inner.release(id, token, now, runAt), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */

@@ -185,6 +185,14 @@ export const TouchRequest = Type.Object(
 export type TouchRequest = Static<typeof TouchRequest>;
 export const TokenRequest = Type.Object({ token: Token }, strict);
 export type TokenRequest = Static<typeof TokenRequest>;
+export const ReleaseRequest = Type.Object(
+  {
+    token: Token,
+    delayMs: Type.Optional({ ...Duration, description: 'delayed this long before it is ready again, as push\'s delayMs (absent: ready at once, in its old place)' }),
+  },
+  strict,
+);
+export type ReleaseRequest = Static<typeof ReleaseRequest>;
 export const FailRequest = Type.Object(
   {
     token: Token,

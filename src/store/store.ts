@@ -48,8 +48,11 @@ export interface Store {
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
   /** reserved → dead, remembering `error`. The caller decided. */
   bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
-  /** reserved → ready, giving back the attempt: the job never reached its consumer (client gone). */
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
+  /**
+   * reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone).
+   * With `runAt`: ready at runAt, or delayed until it when runAt > now. Without: ready at its own runAt.
+   */
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>>;
   /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
   redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
 

@@ -12,6 +12,7 @@ import {
   ReserveRequest,
   ReserveResponse,
   TokenRequest,
+  ReleaseRequest,
   TouchRequest,
 } from '../../protocol/schemas.js';
 import type { DelayqService, ReserveRequest as ServiceReserveRequest } from '../../service.js';
@@ -134,15 +135,16 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
     {
       schema: {
         tags: ['reservations'],
-        summary: 'Give a reservation back at once (the attempt does not count)',
+        summary: 'Give a reservation back, at once or after delayMs (the attempt does not count)',
         params: JobIdParams,
-        body: TokenRequest,
+        body: ReleaseRequest,
         response: { 200: JobResponse, ...errorResponses },
       },
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      return { job: toWireJob(await service.release(request.params.id, request.body.token)) };
+      const { token, delayMs } = request.body;
+      return { job: toWireJob(await service.release(request.params.id, token, { delayMs })) };
     },
   );
 }

@@ -329,8 +329,8 @@ export class RedisStore implements WatchableStore {
     return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error)]);
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!]);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '']);
   }
 
   async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {

@@ -218,10 +218,16 @@ export class SqliteStore implements Store {
     });
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
-      this.record(id, now, 'release', 'ready', Math.max(row.attempts - 1, 0), 'consumer gone before delivery');
-      return this.stmt.toReleased.get({ id }) as JobRow;
+      const attempt = Math.max(row.attempts - 1, 0);
+      if (runAt === undefined) {
+        this.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
+        return this.stmt.toReleased.get({ id }) as JobRow;
+      }
+      const updated = this.toWaiting(row, runAt, now, null);
+      this.record(id, now, 'release', updated.state as JobState, attempt, runAt > now ? `released until ${runAt}` : 'released');
+      return this.stmt.giveAttemptBack.get({ id }) as JobRow;
     });
   }
 
