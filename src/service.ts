@@ -4,11 +4,12 @@ import { systemClock, type Clock, type EpochMs } from './core/clock.js';
 import { DelayqError, invalid } from './core/errors.js';
 import { defaultNodeId, newJobId } from './core/ids.js';
 import { DEFAULT_JOB_DEFAULTS, delayIn, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
-import type { HistoryEntry, Job, NewJob, Reservation, TopicStats } from './core/job.js';
+import type { HistoryEntry, Job, NewJob, Reservation, TopicStatsWithPause } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
 import { isJournaled, type JournalMaintenance, type JournalOperations } from './journal/journal.js';
 import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
+import { PausedTopics, type TopicPause } from './scheduler/paused-topics.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
@@ -45,11 +46,6 @@ export interface FailRequest {
   bury?: boolean;
 }
 
-export interface ReleaseOptions {
-  /** Delayed this long (ms or a text such as "30s") before it is ready again; absent: ready at once, in its old place. */
-  delayMs?: number | string | undefined;
-}
-
 export const RESERVE_MAX_COUNT = 100;
 export const RESERVE_MAX_WAIT_MS = 60_000;
 
@@ -67,6 +63,7 @@ export class DelayqService {
   private readonly loader: JournalLoader | undefined;
   private readonly journal: (JournalMaintenance & JournalOperations) | undefined;
   private readonly waiters = new ReadyWaiters();
+  readonly paused: PausedTopics;
   private readonly runScheduler: boolean;
   private readonly inFlight = new Set<Promise<unknown>>();
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
@@ -88,6 +85,7 @@ export class DelayqService {
       },
       options.scheduler,
     );
+    this.paused = new PausedTopics(this.store.pauses, this.clock, (topics) => this.waiters.notify(topics), this.logger);
     this.journal = isJournaled(this.store) ? this.store : undefined;
     this.loader = this.journal
       ? new JournalLoader(
@@ -105,6 +103,7 @@ export class DelayqService {
   async start(): Promise<void> {
     if (this.state !== 'new') return;
     await this.store.open();
+    await this.paused.start();
     if (isWatchable(this.store)) {
       this.store.watch({
         onReady: (topics) => this.waiters.notify(topics),
@@ -138,6 +137,7 @@ export class DelayqService {
     this.waiters.notifyAll();
     await Promise.allSettled([...this.inFlight]);
     await this.loader?.stop();
+    this.paused.stop();
     await this.scheduler.stop();
     await this.store.close();
     this.state = 'closed';
@@ -255,7 +255,9 @@ export class DelayqService {
       const giveUpAt = performance.now() + waitMs; // monotonic: immune to wall-clock steps
       for (;;) {
         const epoch = this.waiters.epoch;
-        const reserved = await this.store.reserve(topics, count, this.clock.now(), { ttrMs: request.ttrMs });
+        const now = this.clock.now();
+        const open = topics.filter((t) => !this.paused.isPaused(t, now));
+        const reserved = open.length ? await this.store.reserve(open, count, now, { ttrMs: request.ttrMs }) : [];
         if (reserved.length) {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
           return reserved;
@@ -298,12 +300,12 @@ export class DelayqService {
     });
   }
 
-  /** Gives a reservation back (at once, or after `delayMs`); the attempt does not count. */
-  release(id: string, token: string, options: ReleaseOptions = {}): Promise<Job> {
+  /** Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does not count. */
+  release(id: string, token: string, options: { delayMs?: number | string | undefined } = {}): Promise<Job> {
     return this.run(async () => {
-      const delayMs = options.delayMs === undefined ? undefined : delayIn(options.delayMs, 'delayMs');
       const now = this.clock.now();
-      const job = unwrap(await this.store.release(id, token, now, delayMs === undefined ? undefined : now + delayMs), id, 'release');
+      const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
+      const job = unwrap(await this.store.release(id, token, now, runAt), id, 'release');
       this.afterWrite([job]);
       return job;
     });
@@ -331,8 +333,19 @@ export class DelayqService {
     return this.run(() => this.store.list(query));
   }
 
-  stats(): Promise<TopicStats[]> {
-    return this.run(() => this.store.stats());
+  /** Counts per state of every topic with jobs or a pause, and the pause. */
+  stats(): Promise<TopicStatsWithPause[]> {
+    return this.run(async () => this.paused.withPauses(await this.store.stats()));
+  }
+
+  /** Pauses a topic (reserve and push sinks skip it), until resumed or, with `delayMs`, for that long. */
+  pauseTopic(topic: string, options: { delayMs?: number | string | undefined } = {}): Promise<TopicPause> {
+    return this.run(() => this.paused.pause(validateTopic(topic, 'topic'), options.delayMs));
+  }
+
+  /** Lifts a topic's pause; false when it was not paused. */
+  resumeTopic(topic: string): Promise<boolean> {
+    return this.run(() => this.paused.resume(validateTopic(topic, 'topic')));
   }
 
   /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */

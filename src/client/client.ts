@@ -23,6 +23,7 @@ import type {
   ReserveRequest,
   ReserveResponse,
   StatsResponse,
+  TopicPauseResponse,
   WireHistoryEntry,
   WireJob,
   WireReservation,
@@ -132,6 +133,15 @@ export class DelayqClient {
 
   async stats(options?: RequestOptions): Promise<WireTopicStats[]> {
     return (await this.request<StatsResponse>('GET', '/v1/stats', undefined, options)).topics;
+  }
+
+  /** Pauses a topic: reserve and push sinks skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
+  pauseTopic(topic: string, pause: { delayMs?: number | string } = {}, options?: RequestOptions): Promise<TopicPauseResponse> {
+    return this.request('POST', `/v1/topics/${encodeURIComponent(topic)}/pause`, pause, options);
+  }
+
+  resumeTopic(topic: string, options?: RequestOptions): Promise<TopicPauseResponse> {
+    return this.request('POST', `/v1/topics/${encodeURIComponent(topic)}/resume`, undefined, options);
   }
 
   async purge(before: number, limit?: number, options?: RequestOptions): Promise<number> {

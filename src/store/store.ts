@@ -1,5 +1,7 @@
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
+import type { JobNumbers } from './job-numbers.js';
+import type { TopicPauses } from './topic-pauses.js';
 
 /**
  * The storage boundary. Every method is one state transition (or one read), atomic inside the store:
@@ -18,6 +20,10 @@ export interface Store {
    * takes it unless told otherwise. Absent: the local steady clock.
    */
   readonly clock?: Clock;
+  /** Paused topics (topic-pauses.ts). */
+  readonly pauses: TopicPauses;
+  /** Integer job numbers for the beanstalkd front end (job-numbers.ts). */
+  readonly numbers: JobNumbers;
 
   /** Connect, migrate or load scripts. Safe to call twice. */
   open(): Promise<void>;

@@ -232,6 +232,28 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect((await store.history(j.id)).filter((h) => h.event === 'release').map((h) => h.state)).toEqual(['delayed', 'ready']);
     });
 
+    test('keeps topic pauses: pause, replace, list, resume', async () => {
+      await store.pauses.pause(topic, null);
+      await store.pauses.pause(other, T0 + 1000);
+      expect((await store.pauses.list()).get(topic)).toBeNull();
+      expect((await store.pauses.list()).get(other)).toBe(T0 + 1000);
+      await store.pauses.pause(topic, T0 + 5);
+      expect((await store.pauses.list()).get(topic)).toBe(T0 + 5);
+      expect(await store.pauses.resume(topic)).toBe(true);
+      expect(await store.pauses.resume(topic)).toBe(false);
+      expect((await store.pauses.list()).has(topic)).toBe(false);
+      await store.pauses.resume(other);
+    });
+
+    test('gives each id one stable job number, never reused', async () => {
+      const [a, b] = await store.numbers.numbersOf([`${topic}-a`, `${topic}-b`]);
+      expect(a).toBeGreaterThan(0);
+      expect(b).toBeGreaterThan(a!);
+      expect(await store.numbers.numbersOf([`${topic}-b`, `${topic}-a`, `${topic}-c`])).toEqual([b, a, expect.any(Number)]);
+      expect(await store.numbers.idOf(a!)).toBe(`${topic}-a`);
+      expect(await store.numbers.idOf(0)).toBeNull();
+    });
+
     test('cancel works from delayed, ready and reserved, and only from those', async () => {
       const d = job({ delayMs: 1000 });
       const r = job();

@@ -20,6 +20,7 @@ import {
   type StoreCapabilities,
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
+import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
 import { migrate } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
 import { listSql, SQL } from './statements.js';
@@ -53,6 +54,9 @@ export class SqliteStore implements Store {
   private readonly listStatements = new Map<string, Database.Statement>();
 
   private readonly options: SqliteStoreOptions;
+  private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
+  readonly pauses = new SqliteTopicPauses(this.access);
+  readonly numbers = new SqliteJobNumbers(this.access);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
