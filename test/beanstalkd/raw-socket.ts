@@ -5,7 +5,9 @@ export class RawSession {
   private buffer = Buffer.alloc(0);
   private waiters: (() => void)[] = [];
   closed = false;
-  private constructor(readonly socket: Socket) {
+  readonly socket: Socket;
+  private constructor(socket: Socket) {
+    this.socket = socket;
     socket.on('data', (chunk: Buffer) => {
       this.buffer = Buffer.concat([this.buffer, chunk]);
       this.wake();
