@@ -116,7 +116,8 @@ export function runCommand(conn: Connection, frame: Frame): Promise<Reply> | Rep
       const [name, ...args] = frame.line.split(' ');
       if (name === 'put') return BAD_FORMAT; // a put line that did not parse
       const command = COMMANDS[name!];
-      if (!command) return 'UNKNOWN_COMMAND\r\n';
+      // beanstalkd matches "delete " with its space: a command missing all its arguments is unknown.
+      if (!command || (command[0] > 0 && args.length === 0)) return 'UNKNOWN_COMMAND\r\n';
       conn.ctx.count(name!);
       if (args.length !== command[0] || args.some((a) => a === '')) return BAD_FORMAT;
       return command[1](conn, args);

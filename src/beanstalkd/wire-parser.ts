@@ -13,7 +13,7 @@ export type Frame =
   | { kind: 'put'; line: string; args: PutArgs; body: Buffer | null }
   /** A put whose announced body is over the limit: the body was skipped (JOB_TOO_BIG). */
   | { kind: 'too-big'; line: string }
-  /** A line over MAX_LINE_BYTES, discarded up to its CRLF (BAD_FORMAT). */
+  /** MAX_LINE_BYTES without a CRLF (BAD_FORMAT): the line is dropped up to its CRLF, as beanstalkd 1.12 does. */
   | { kind: 'overlong' };
 
 export interface PutArgs {
