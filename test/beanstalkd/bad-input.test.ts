@@ -82,6 +82,15 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     expect(await s.ask(`delete ${inserted.split(' ')[1]}`)).toBe('DELETED');
   });
 
+  it('DEADLINE_SOON: a reserve while holding a job whose TTR ends within a second', async () => {
+    const inserted = await s.ask('put 0 0 1 4\r\nsoon');
+    const id = inserted.split(' ')[1];
+    s.send('reserve\r\n');
+    expect((await s.withBody()).line).toBe(`RESERVED ${id} 4`);
+    expect(await s.ask('reserve-with-timeout 5')).toBe('DEADLINE_SOON');
+    expect(await s.ask(`delete ${id}`)).toBe('DELETED');
+  });
+
   it('pipelined commands are answered in order', async () => {
     s.send('put 0 0 10 1\r\na\r\nput 0 0 10 1\r\nb\r\nput 0 0 10 1\r\nc\r\nlist-tube-used\r\n');
     const ids = [await s.line(), await s.line(), await s.line()].map((l) => l.split(' ')[1]);
