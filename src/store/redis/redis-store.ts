@@ -20,7 +20,8 @@ import {
   type WatchableStore,
 } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, nul, recordToJob, recordToken, stateOf } from './job-record.js';
+import { nul, recordToJob, recordToken, stateOf } from './job-record.js';
+import { compareReadyOrder } from '../ready-order.js';
 import { DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
@@ -262,7 +263,7 @@ export class RedisStore implements WatchableStore {
 
   /**
    * Partitions are visited from a rotating start; each call takes what a partition has, until `count`.
-   * Within one call the jobs come back in (runAt, priority, id) order; across partitions the order is that
+   * Within one call the jobs come back in the ready order (ready-order.ts); across partitions the order is that
    * of each partition's head, so a job may overtake a slightly earlier one of another partition.
    */
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
