@@ -1,7 +1,7 @@
 import { PauseTopicRequest, TopicParams, TopicPauseResponse } from '../../protocol/schemas.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
-import { errorResponses } from './jobs.js';
+import { errorResponses } from '../route-helpers.js';
 
 /** Pause and resume a topic: reserve and push sinks skip a paused topic's jobs, in every process on the store. */
 export function registerTopicPauseRoutes(app: DelayqApp, { service }: RouteContext): void {

@@ -25,7 +25,7 @@ if delayed then
   redis.call('ZADD', dueidx, 'LT', runAt, member)
 else
   if runAt ~= nil then h.runAt, reason = runAt, 'released' end
-  redis.call('ZADD', tp .. 'ready:' .. h.topic, h.runAt, string.format('%05d', h.priority + 32768) .. id)
+  redis.call('ZADD', tp .. 'ready:' .. h.topic, h.priority, readyMember(h, id))
   if h.ttl then redis.call('ZADD', expiry, h.runAt + h.ttl, id) end
 end
 redis.call('HINCRBY', counts, h.topic .. '|3', -1)
