@@ -1,16 +1,11 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { isDelayqError } from '../core/errors.js';
-import { runCommand, type Reply } from './commands.js';
-import type { BeanstalkdContext, ConnectionView } from './context.js';
+import { runCommand } from './commands.js';
+import type { ConnectionState, Held } from './connection-state.js';
+import type { BeanstalkdContext } from './context.js';
+import type { Reply } from './replies.js';
 import { WireParser, type Frame } from './wire-parser.js';
-
-/** A job this connection holds: reserved by it, with the token that proves it. */
-export interface Held {
-  id: string;
-  token: string;
-  deadlineAt: number;
-}
 
 /** Commands that may run while earlier ones of the same connection are still running (their replies stay in order). */
 const CONCURRENT = new Set(['put', 'delete', 'touch', 'release', 'bury']);
@@ -23,7 +18,7 @@ const MAX_PENDING = 1000;
  * clients get store calls batched); replies are written in order. When the client goes away, the jobs
  * it holds are released at once and a reserve it was waiting in is abandoned (anything it got released).
  */
-export class Connection implements ConnectionView {
+export class Connection implements ConnectionState {
   used = 'default';
   watched: string[] = ['default'];
   readonly held = new Map<number, Held>();

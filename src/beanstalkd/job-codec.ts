@@ -29,7 +29,9 @@ export function bytesFromBody(body: unknown): Buffer {
 function isBase64Body(body: unknown): body is { [BASE64_KEY]: string } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const keys = Object.keys(body);
-  return keys.length === 1 && keys[0] === BASE64_KEY && typeof (body as Record<string, unknown>)[BASE64_KEY] === 'string';
+  return (
+    keys.length === 1 && keys[0] === BASE64_KEY && typeof (body as Record<string, unknown>)[BASE64_KEY] === 'string'
+  );
 }
 
 const PRIORITY_SPAN = LIMITS.priorityMax - LIMITS.priorityMin; // 65535

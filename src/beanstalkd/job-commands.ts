@@ -3,8 +3,8 @@ import { isDelayqError } from '../core/errors.js';
 import type { Job, JobState } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
 import { RESERVE_MAX_WAIT_MS } from '../service.js';
-import { BAD_FORMAT, NOT_FOUND, type Reply } from './commands.js';
-import type { Connection, Held } from './connection.js';
+import { BAD_FORMAT, NOT_FOUND, type Reply } from './replies.js';
+import type { ConnectionState as Connection, Held } from './connection-state.js';
 import { bodyFromBytes, bytesFromBody, priorityFromPri } from './job-codec.js';
 import type { PutArgs } from './wire-parser.js';
 
@@ -19,7 +19,10 @@ const KICK_MAX = 1000;
 
 /** The refusals that mean "no such job for you" (NOT_FOUND) rather than a broken server. */
 function isGoneJob(err: unknown): boolean {
-  return isDelayqError(err) && (err.code === 'E_NOT_FOUND' || err.code === 'E_WRONG_STATE' || err.code === 'E_TOKEN_MISMATCH');
+  return (
+    isDelayqError(err) &&
+    (err.code === 'E_NOT_FOUND' || err.code === 'E_WRONG_STATE' || err.code === 'E_TOKEN_MISMATCH')
+  );
 }
 
 async function orNotFound(run: () => Promise<Reply>): Promise<Reply> {
@@ -142,7 +145,8 @@ export async function del(conn: Connection, number: number): Promise<Reply> {
       return 'DELETED\r\n';
     }
     const job = await service.get(id);
-    if (job.state === 'dead') await service.redrive({ ids: [id] }); // a buried job: dead → ready → cancelled
+    if (job.state === 'dead')
+      await service.redrive({ ids: [id] }); // a buried job: dead → ready → cancelled
     else if (job.state !== 'ready' && job.state !== 'delayed') return NOT_FOUND;
     await service.cancel(id, 'deleted over beanstalkd');
     conn.ctx.tube(job.topic).deletes++;
@@ -153,7 +157,11 @@ export async function del(conn: Connection, number: number): Promise<Reply> {
 
 export function release(conn: Connection, number: number, _pri: number, delay: number): Promise<Reply> {
   return onHeld(conn, number, async (h) => {
-    await conn.ctx.service.release(h.id, h.token, delay > 0 ? { delayMs: Math.min(delay * 1000, LIMITS.maxDelayMs) } : {});
+    await conn.ctx.service.release(
+      h.id,
+      h.token,
+      delay > 0 ? { delayMs: Math.min(delay * 1000, LIMITS.maxDelayMs) } : {},
+    );
     conn.held.delete(number);
     return 'RELEASED\r\n';
   });
@@ -194,7 +202,10 @@ export async function peekJob(conn: Connection, number: number): Promise<Reply> 
 }
 
 /** peek-ready (next to reserve), peek-delayed (due first), peek-buried (buried first) of the used tube. */
-export async function peekState(conn: Connection, state: Extract<JobState, 'ready' | 'delayed' | 'dead'>): Promise<Reply> {
+export async function peekState(
+  conn: Connection,
+  state: Extract<JobState, 'ready' | 'delayed' | 'dead'>,
+): Promise<Reply> {
   const { jobs } = await conn.ctx.service.list({ topic: conn.used, state, limit: PEEK_WINDOW });
   const key = (j: Job): number[] => (state === 'dead' ? [j.finishedAt ?? 0, 0] : [j.runAt, j.priority]);
   const next = jobs.reduce<Job | undefined>((best, j) => {

@@ -24,7 +24,9 @@ export interface BeanstalkdOptions {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** Refuses to serve unauthenticated beanstalkd traffic beside an API that requires tokens, unless told to. */
-export function checkBeanstalkdAuth(options: Pick<BeanstalkdOptions, 'host' | 'authTokensConfigured' | 'allowUnauthenticated'>): void {
+export function checkBeanstalkdAuth(
+  options: Pick<BeanstalkdOptions, 'host' | 'authTokensConfigured' | 'allowUnauthenticated'>,
+): void {
   if (options.authTokensConfigured && !options.allowUnauthenticated && !LOOPBACK.has(options.host)) {
     throw new DelayqError(
       'E_CONFIG',

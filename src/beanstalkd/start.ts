@@ -4,7 +4,11 @@ import type { DelayqService } from '../service.js';
 import { BeanstalkdServer } from './server.js';
 
 /** Starts the beanstalkd listener when the configuration enables it; undefined when it does not. */
-export async function startBeanstalkd(service: DelayqService, config: Readonly<Config>, logger: Logger): Promise<BeanstalkdServer | undefined> {
+export async function startBeanstalkd(
+  service: DelayqService,
+  config: Readonly<Config>,
+  logger: Logger,
+): Promise<BeanstalkdServer | undefined> {
   if (!config.beanstalkd.enabled) return undefined;
   const server = new BeanstalkdServer(service, {
     host: config.beanstalkd.host,

@@ -1,11 +1,16 @@
 /** stats, stats-job and stats-tube: beanstalkd's fields from delayq's counts and this process's counters. */
 import { hostname, release, machine, type } from 'node:os';
-import { NOT_FOUND, okYaml, type Reply } from './commands.js';
-import type { Connection } from './connection.js';
+import { NOT_FOUND, okYaml, type Reply } from './replies.js';
+import type { ConnectionState as Connection } from './connection-state.js';
 import { priFromPriority, secondsFrom } from './job-codec.js';
 import { yamlMap } from './yaml.js';
 
-const STATE_NAMES: Record<string, string> = { ready: 'ready', delayed: 'delayed', reserved: 'reserved', dead: 'buried' };
+const STATE_NAMES: Record<string, string> = {
+  ready: 'ready',
+  delayed: 'delayed',
+  reserved: 'reserved',
+  dead: 'buried',
+};
 const VERSION = 'delayq (beanstalkd 1.12 protocol)';
 
 export async function statsJob(conn: Connection, number: number): Promise<Reply> {
@@ -17,7 +22,8 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
   const history = await service.history(id);
   const events = (name: string): number => history.filter((h) => h.event === name).length;
   const now = service.clock.now();
-  const timeLeft = job.state === 'reserved' ? (job.deadlineAt ?? now) - now : job.state === 'delayed' ? job.runAt - now : 0;
+  const timeLeft =
+    job.state === 'reserved' ? (job.deadlineAt ?? now) - now : job.state === 'delayed' ? job.runAt - now : 0;
   return okYaml(
     yamlMap({
       id: number,
@@ -71,7 +77,8 @@ export async function statsTube(conn: Connection, tube: string): Promise<Reply> 
 export async function stats(conn: Connection): Promise<Reply> {
   const { ctx } = conn;
   const topics = await ctx.service.stats();
-  const sum = (state: 'ready' | 'reserved' | 'delayed' | 'dead'): number => topics.reduce((a, t) => a + t.counts[state], 0);
+  const sum = (state: 'ready' | 'reserved' | 'delayed' | 'dead'): number =>
+    topics.reduce((a, t) => a + t.counts[state], 0);
   const cmd = (name: string): number => ctx.commands.get(name) ?? 0;
   const connections = [...ctx.connections];
   const cpu = process.resourceUsage();
@@ -83,14 +90,39 @@ export async function stats(conn: Connection): Promise<Reply> {
       'current-jobs-delayed': sum('delayed'),
       'current-jobs-buried': sum('dead'),
       ...Object.fromEntries(
-        ['put', 'peek', 'peek-ready', 'peek-delayed', 'peek-buried', 'reserve', 'reserve-with-timeout', 'touch', 'use', 'watch',
-          'ignore', 'delete', 'release', 'bury', 'kick', 'stats', 'stats-job', 'stats-tube', 'list-tubes', 'list-tube-used',
-          'list-tubes-watched', 'pause-tube'].map((name) => [`cmd-${name}`, cmd(name)]),
+        [
+          'put',
+          'peek',
+          'peek-ready',
+          'peek-delayed',
+          'peek-buried',
+          'reserve',
+          'reserve-with-timeout',
+          'touch',
+          'use',
+          'watch',
+          'ignore',
+          'delete',
+          'release',
+          'bury',
+          'kick',
+          'stats',
+          'stats-job',
+          'stats-tube',
+          'list-tubes',
+          'list-tube-used',
+          'list-tubes-watched',
+          'pause-tube',
+        ].map((name) => [`cmd-${name}`, cmd(name)]),
       ),
       'job-timeouts': ctx.jobTimeouts,
       'total-jobs': ctx.totalJobs,
       'max-job-size': ctx.maxJobSize,
-      'current-tubes': new Set(['default', ...topics.map((t) => t.topic), ...connections.flatMap((c) => [c.used, ...c.watched])]).size,
+      'current-tubes': new Set([
+        'default',
+        ...topics.map((t) => t.topic),
+        ...connections.flatMap((c) => [c.used, ...c.watched]),
+      ]).size,
       'current-connections': connections.length,
       'current-producers': connections.filter((c) => c.isProducer).length,
       'current-workers': connections.filter((c) => c.isWorker).length,

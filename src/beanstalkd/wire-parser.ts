@@ -67,7 +67,12 @@ export class WireParser {
         if (this.buffer.length < need) break;
         const body = this.buffer.subarray(0, this.pendingPut.args.bytes);
         const crlf = this.buffer[need - 2] === 13 && this.buffer[need - 1] === 10;
-        frames.push({ kind: 'put', line: this.pendingPut.line, args: this.pendingPut.args, body: crlf ? Buffer.from(body) : null });
+        frames.push({
+          kind: 'put',
+          line: this.pendingPut.line,
+          args: this.pendingPut.args,
+          body: crlf ? Buffer.from(body) : null,
+        });
         this.buffer = this.buffer.subarray(need);
         this.pendingPut = null;
         continue;

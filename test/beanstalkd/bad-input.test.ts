@@ -51,14 +51,22 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
 
   it('a body over max-job-size is JOB_TOO_BIG, its bytes skipped', async () => {
     const tooBig = 2 * 1024 * 1024;
-    s.send(Buffer.concat([Buffer.from(`put 0 0 10 ${tooBig}\r\n`), Buffer.alloc(tooBig, 0x61), Buffer.from('\r\nlist-tube-used\r\n')]));
+    s.send(
+      Buffer.concat([
+        Buffer.from(`put 0 0 10 ${tooBig}\r\n`),
+        Buffer.alloc(tooBig, 0x61),
+        Buffer.from('\r\nlist-tube-used\r\n'),
+      ]),
+    );
     expect(await s.line()).toBe('JOB_TOO_BIG');
     expect(await s.line()).toBe(`USING ${tube}`);
   });
 
   it('bodies are bytes: CRLF inside and invalid UTF-8 come back exactly', async () => {
     const body = Buffer.from([0x68, 0x0d, 0x0a, 0xff, 0x00, 0xc3, 0x28, 0x0d, 0x0a]);
-    const inserted = await s.ask(Buffer.concat([Buffer.from(`put 7 0 10 ${body.length}\r\n`), body, Buffer.from('\r\n')]));
+    const inserted = await s.ask(
+      Buffer.concat([Buffer.from(`put 7 0 10 ${body.length}\r\n`), body, Buffer.from('\r\n')]),
+    );
     expect(inserted).toMatch(/^INSERTED \d+$/);
     const id = inserted.split(' ')[1];
     s.send('reserve\r\n');

@@ -15,7 +15,8 @@ async function connect(port: number): Promise<Client> {
 }
 
 const text = (payload: unknown): string => Buffer.from(payload as Uint8Array).toString('utf8');
-const yamlField = (yaml: string, field: string): string | undefined => new RegExp(`^${field}: "?([^"\\n]*)"?$`, 'm').exec(yaml)?.[1];
+const yamlField = (yaml: string, field: string): string | undefined =>
+  new RegExp(`^${field}: "?([^"\\n]*)"?$`, 'm').exec(yaml)?.[1];
 
 // The same script against delayq on each store and against beanstalkd itself: the answers must match.
 describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('jackd round trips against %s', (name) => {

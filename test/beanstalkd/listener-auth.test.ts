@@ -13,7 +13,9 @@ describe('the beanstalkd listener and auth tokens', () => {
       expect(err).toMatchObject({ code: 'E_CONFIG', field: 'beanstalkd.host' });
     }
     expect(() => checkBeanstalkdAuth({ host: '127.0.0.1', authTokensConfigured: true })).not.toThrow();
-    expect(() => checkBeanstalkdAuth({ host: '0.0.0.0', authTokensConfigured: true, allowUnauthenticated: true })).not.toThrow();
+    expect(() =>
+      checkBeanstalkdAuth({ host: '0.0.0.0', authTokensConfigured: true, allowUnauthenticated: true }),
+    ).not.toThrow();
     expect(() => checkBeanstalkdAuth({ host: '0.0.0.0', authTokensConfigured: false })).not.toThrow();
   });
 
@@ -21,7 +23,9 @@ describe('the beanstalkd listener and auth tokens', () => {
     const off = loadConfig({ env: {} });
     expect(off.beanstalkd).toEqual({ enabled: false, host: '127.0.0.1', port: 11300, allowUnauthenticated: false });
     expect(await startBeanstalkd({} as never, off, undefined as never)).toBeUndefined();
-    const on = loadConfig({ env: { DELAYQ_BEANSTALKD_ENABLED: 'true', DELAYQ_BEANSTALKD_PORT: '0', DELAYQ_BEANSTALKD_HOST: '::1' } });
+    const on = loadConfig({
+      env: { DELAYQ_BEANSTALKD_ENABLED: 'true', DELAYQ_BEANSTALKD_PORT: '0', DELAYQ_BEANSTALKD_HOST: '::1' },
+    });
     expect(on.beanstalkd).toMatchObject({ enabled: true, port: 0, host: '::1' });
   });
 });

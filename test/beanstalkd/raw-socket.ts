@@ -38,7 +38,8 @@ export class RawSession {
   async take(n: number, timeoutMs = 5000): Promise<Buffer> {
     const giveUp = Date.now() + timeoutMs;
     while (this.buffer.length < n && !this.closed) {
-      if (Date.now() > giveUp) throw new Error(`timed out waiting for ${n} bytes; have ${JSON.stringify(this.buffer.toString('latin1'))}`);
+      if (Date.now() > giveUp)
+        throw new Error(`timed out waiting for ${n} bytes; have ${JSON.stringify(this.buffer.toString('latin1'))}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 100);
@@ -56,7 +57,8 @@ export class RawSession {
       const end = this.buffer.indexOf('\r\n');
       if (end >= 0) return (await this.take(end + 2)).subarray(0, end).toString('latin1');
       if (this.closed) throw new Error('closed');
-      if (Date.now() > giveUp) throw new Error(`timed out waiting for a line; have ${JSON.stringify(this.buffer.toString('latin1'))}`);
+      if (Date.now() > giveUp)
+        throw new Error(`timed out waiting for a line; have ${JSON.stringify(this.buffer.toString('latin1'))}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 100);

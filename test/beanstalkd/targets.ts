@@ -22,7 +22,11 @@ export async function startTarget(name: Target['name']): Promise<Target> {
   }
   const overrides = name === 'redis' ? { store: { kind: 'redis' }, redis: { prefix: prefixes.next() } } : {};
   const http = await startServer({ overrides });
-  const beanstalkd = new BeanstalkdServer(http.service, { host: '127.0.0.1', port: 0, maxJobSize: http.config.jobs.bodyMaxBytes });
+  const beanstalkd = new BeanstalkdServer(http.service, {
+    host: '127.0.0.1',
+    port: 0,
+    maxJobSize: http.config.jobs.bodyMaxBytes,
+  });
   const port = await beanstalkd.listen();
   return {
     name,

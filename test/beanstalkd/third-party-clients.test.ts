@@ -34,10 +34,20 @@ describe.each(['pheanstalk', 'beaneater'] as const)('%s against delayq and beans
   });
 
   it('the script is right: beanstalkd itself passes every step', () => {
-    expect(reference).toMatchObject({ 'reserved same job': true, 'reserved after delay': true, 'after kick': 'ready', 'reserve while paused': 'timed out', 'reserved after pause': true });
+    expect(reference).toMatchObject({
+      'reserved same job': true,
+      'reserved after delay': true,
+      'after kick': 'ready',
+      'reserve while paused': 'timed out',
+      'reserved after pause': true,
+    });
   });
 
-  it.each(['sqlite', 'redis'] as const)('delayq on %s answers as beanstalkd does', async (name) => {
-    expect(await transcript(client, targets[name]!.port)).toEqual(reference);
-  }, 60_000);
+  it.each(['sqlite', 'redis'] as const)(
+    'delayq on %s answers as beanstalkd does',
+    async (name) => {
+      expect(await transcript(client, targets[name]!.port)).toEqual(reference);
+    },
+    60_000,
+  );
 });
