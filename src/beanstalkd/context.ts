@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { DelayqService } from '../service.js';
 import { NumberCache } from './number-cache.js';
+import { ReserveCoalescer } from './reserve-coalescer.js';
 
 /** What every connection of one listener shares: the service, job numbers and the counters `stats` shows. */
 export class BeanstalkdContext {
   readonly service: DelayqService;
   readonly numbers: NumberCache;
+  readonly reserves: ReserveCoalescer;
   /** beanstalkd's max-job-size: delayq's body limit. */
   readonly maxJobSize: number;
   readonly startedAt = Date.now();
@@ -22,6 +24,7 @@ export class BeanstalkdContext {
   constructor(service: DelayqService, maxJobSize: number) {
     this.service = service;
     this.numbers = new NumberCache(service.store.numbers);
+    this.reserves = new ReserveCoalescer(service);
     this.maxJobSize = maxJobSize;
   }
 

@@ -85,12 +85,15 @@ export async function reserve(conn: Connection, timeoutSeconds: number | null): 
     if (deadlineSoon(conn, now)) return 'DEADLINE_SOON\r\n';
     const untilSoon = Math.min(...[...conn.held.values()].map((h) => h.deadlineAt - DEADLINE_SOON_MS - now));
     const waitMs = Math.max(0, Math.min(giveUpAt - performance.now(), untilSoon, RESERVE_MAX_WAIT_MS));
-    conn.isWaiting = true;
-    let got;
-    try {
-      [got] = await service.reserve({ topics: conn.watched, count: 1, waitMs: Math.floor(waitMs) }, conn.gone.signal);
-    } finally {
-      conn.isWaiting = false;
+    // First a try shared with the other connections of this turn; then, if nothing was ready, a long-poll.
+    let got = await conn.ctx.reserves.tryReserve(conn.watched);
+    if (!got && waitMs >= 1 && !conn.isGone) {
+      conn.isWaiting = true;
+      try {
+        [got] = await service.reserve({ topics: conn.watched, count: 1, waitMs: Math.floor(waitMs) }, conn.gone.signal);
+      } finally {
+        conn.isWaiting = false;
+      }
     }
     if (got) {
       const number = await conn.ctx.numbers.numberOf(got.job.id);
