@@ -35,7 +35,10 @@ describe('paused topics on a shared Redis store', () => {
     while (!b.paused.isPaused('shared-pause') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(b.paused.isPaused('shared-pause')).toBe(true);
     expect(await b.reserve({ topics: ['shared-pause'] })).toEqual([]);
-    expect((await b.stats()).find((t) => t.topic === 'shared-pause')).toMatchObject({ paused: true, counts: { ready: 1 } });
+    expect((await b.stats()).find((t) => t.topic === 'shared-pause')).toMatchObject({
+      paused: true,
+      counts: { ready: 1 },
+    });
     // A long-poll on b waiting on the paused topic is woken when a resumes it.
     const waiting = b.reserve({ topics: ['shared-pause'], waitMs: 10_000 });
     await a.resumeTopic('shared-pause');
