@@ -11,6 +11,8 @@ import { isJournaled, type JournalMaintenance, type JournalOperations } from './
 import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
+import { StoreNoticeLog } from './store-notice-log.js';
+import { isNoticing } from './store/store-notices.js';
 import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
 
 export interface ServiceOptions {
@@ -64,6 +66,8 @@ export class DelayqService {
   private readonly waiters = new ReadyWaiters();
   private readonly runScheduler: boolean;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The store's notices: resets (came back empty) logged at error level and counted, setup warnings. */
+  readonly storeNotices: StoreNoticeLog;
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
 
   constructor(options: ServiceOptions) {
@@ -74,6 +78,8 @@ export class DelayqService {
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
     this.runScheduler = options.runScheduler ?? true;
+    this.storeNotices = new StoreNoticeLog(this.logger);
+    if (isNoticing(this.store)) this.store.notices(this.storeNotices); // before open: open-time notices count too
     this.scheduler = new Scheduler(
       this.store,
       this.clock,

@@ -224,7 +224,11 @@ export const TopicStatsSchema = Type.Object({
   nextDueAt: Nullable(EpochMs),
 });
 export type WireTopicStats = Static<typeof TopicStatsSchema>;
-export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema) });
+const StoreResets = Type.Integer({
+  minimum: 0,
+  description: 'times this process noticed the store came back empty since it started (a Redis restart without persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
+});
+export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema), storeResets: StoreResets });
 export type StatsResponse = Static<typeof StatsResponse>;
 export const TopicParams = Type.Object({ topic: Topic }, strict);
 
@@ -232,6 +236,7 @@ export const HealthResponse = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   store: Type.Optional(Type.String()),
   waitingConsumers: Type.Optional(Type.Integer()),
+  storeResets: Type.Optional(StoreResets),
 });
 export type HealthResponse = Static<typeof HealthResponse>;
 
