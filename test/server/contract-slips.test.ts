@@ -42,6 +42,10 @@ describe('issue 17 item 9: small contract slips', () => {
           }
         }
         expect(seen).toEqual(expect.arrayContaining(['POST /v1/jobs', 'GET /ready', 'GET /health', 'POST /v1/restore']));
+        // the public docs page answers without a token (swagger-ui through @fastify/static)
+        const docs = await fetch(`${server.url}/docs/static/index.html`);
+        expect(docs.status).toBe(200);
+        expect(await docs.text()).toContain('swagger');
         // and it is true: with tokens, an operation that lists it refuses a request without one
         if (tokens.length) expect((await http(server.url, 'GET', '/v1/stats')).status).toBe(401);
       } finally {
