@@ -10,7 +10,9 @@ import { partitionKeys } from '../../src/store/redis/keys.js';
 import type { StoreReset, StoreWarning } from '../../src/store/store-notices.js';
 import { http, waitFor } from '../helpers/http-server.js';
 import { PG_URL, postgresJournalDatabase, type JournalDatabase } from '../helpers/journal-databases.js';
-import { startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
+import { freeJournalPort, startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
+import { startRedis } from '../helpers/redis-servers.js';
+import { aJob } from '../helpers/jobs.js';
 
 interface LogLine {
   level: number;
@@ -102,7 +104,7 @@ describe('a Redis that came back empty', () => {
       await redis.flushAll();
       await waitFor(() => resets.every((r) => r.length === 1), 'both processes to notice', 10_000);
       const now = stores[1]!.clock.now();
-      await stores[1]!.push([{ id: 'after-wipe', topic: 't', body: '{}', runAt: now, priority: 0, ttrMs: 30_000, ttlMs: null, retry: { maxAttempts: 1, backoff: { type: 'fixed', delayMs: 1000 } }, tag: null, bizKey: null }], now);
+      await stores[1]!.push([aJob({ id: 'after-wipe', topic: 't', now })], now);
       await waitFor(async () => (await stores[1]!.history('after-wipe')).length === 1, 'the push');
       expect((await stores[1]!.history('after-wipe'))[0]!.node).toBe('node-b');
       // A second loss is a second notice in each process (the markers were written again, once).
@@ -181,6 +183,41 @@ describe('a Redis that came back empty, with a PostgreSQL journal', () => {
       expect((await http(node.url, 'GET', '/v1/stats')).body.storeResets).toBe(1);
     } finally {
       await node.close();
+    }
+  });
+});
+
+describe('a Redis with AOF (appendfsync always), killed with SIGKILL and started again on its files', () => {
+  it('keeps every acknowledged job, and the markers tell no reset', async () => {
+    const port = await freeJournalPort();
+    const aof = ['--appendonly', 'yes', '--appendfsync', 'always'];
+    let server = await startRedis(port, aof);
+    const url = `redis://127.0.0.1:${port}`;
+    const store = new RedisStore({ url, prefix: 'aof', partitions: 4, nodeId: 'aof' });
+    const resets: StoreReset[] = [];
+    store.notices({ onReset: (r) => resets.push(r), onWarning: () => undefined });
+    await store.open();
+    try {
+      const now = store.clock.now();
+      const jobs = Array.from({ length: 50 }, (_, i) => aJob({ topic: 'aof', now, delayMs: i % 2 ? 0 : 60_000 }));
+      expect((await store.push(jobs, now)).every((r) => r.created)).toBe(true);
+      const exited = new Promise((resolve) => server.process.once('exit', resolve));
+      server.process.kill('SIGKILL');
+      await exited;
+      server = await startRedis(port, aof, { fresh: false });
+      await waitFor(async () => (await store.get(jobs[0]!.id).catch(() => null)) !== null, 'the store to reconnect', 15_000);
+      for (const job of jobs) expect((await store.get(job.id))?.state).toBe(job.runAt <= now ? 'ready' : 'delayed');
+      // a process opening now finds every marker: nothing is reported
+      const later = new RedisStore({ url, prefix: 'aof', partitions: 4, nodeId: 'aof-2' });
+      const laterResets: StoreReset[] = [];
+      later.notices({ onReset: (r) => laterResets.push(r), onWarning: () => undefined });
+      await later.open();
+      await later.close();
+      expect(laterResets).toEqual([]);
+      expect(resets).toEqual([]);
+    } finally {
+      await store.close();
+      await server.stop();
     }
   });
 });
