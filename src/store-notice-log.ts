@@ -29,7 +29,10 @@ export class StoreNoticeLog implements StoreNoticeListener {
     this.lastAt = reset.at;
     const whole = reset.parts.length === reset.of;
     this.logger.error(
-      { storeReset: { at: new Date(reset.at).toISOString(), parts: reset.parts, of: reset.of }, storeResets: this.count },
+      {
+        storeReset: { at: new Date(reset.at).toISOString(), parts: reset.parts, of: reset.of },
+        storeResets: this.count,
+      },
       `THE STORE CAME BACK EMPTY (${whole ? 'all' : `${reset.parts.length} of ${reset.of}`} partitions lost their data): ` +
         'the jobs it held are gone unless a SQL journal restores them. Give Redis persistence (AOF) or a journal.',
     );

@@ -12,7 +12,10 @@ describe('issue 17 item 9: small contract slips', () => {
     const server = await startServer();
     try {
       for (const contentType of ['text/plain', 'text/plain; charset=utf-8']) {
-        for (const [path, body] of [['/v1/jobs', '{"topic":"a"}'], ['/v1/reserve', '{"topics":["a"]}']] as const) {
+        for (const [path, body] of [
+          ['/v1/jobs', '{"topic":"a"}'],
+          ['/v1/reserve', '{"topics":["a"]}'],
+        ] as const) {
           const res = await http(server.url, 'POST', path, { raw: body, headers: { 'content-type': contentType } });
           expect(res.status, `${contentType} ${path}`).toBe(400);
           expect(res.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'content-type' });
@@ -20,7 +23,9 @@ describe('issue 17 item 9: small contract slips', () => {
       }
       // cancel with no body at all (curl -X POST) still works
       const pushed = await http(server.url, 'POST', '/v1/jobs', { json: { topic: 'a', delayMs: 60_000 } });
-      expect((await http(server.url, 'POST', `/v1/jobs/${pushed.body.job.id}/cancel`)).body.job.state).toBe('cancelled');
+      expect((await http(server.url, 'POST', `/v1/jobs/${pushed.body.job.id}/cancel`)).body.job.state).toBe(
+        'cancelled',
+      );
     } finally {
       await server.close();
     }
@@ -37,11 +42,14 @@ describe('issue 17 item 9: small contract slips', () => {
         for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
           for (const [method, operation] of Object.entries(item)) {
             seen.push(`${method.toUpperCase()} ${path}`);
-            if (PUBLIC.some((p) => path === p || path.startsWith(`${p}/`))) expect(operation.security, `${method} ${path}`).toBeUndefined();
+            if (PUBLIC.some((p) => path === p || path.startsWith(`${p}/`)))
+              expect(operation.security, `${method} ${path}`).toBeUndefined();
             else expect(operation.security, `${method} ${path}`).toEqual([{ bearer: [] }]);
           }
         }
-        expect(seen).toEqual(expect.arrayContaining(['POST /v1/jobs', 'GET /ready', 'GET /health', 'POST /v1/restore']));
+        expect(seen).toEqual(
+          expect.arrayContaining(['POST /v1/jobs', 'GET /ready', 'GET /health', 'POST /v1/restore']),
+        );
         // the public docs page answers without a token (swagger-ui through @fastify/static)
         const docs = await fetch(`${server.url}/docs/static/index.html`);
         expect(docs.status).toBe(200);
@@ -88,7 +96,13 @@ describe('issue 17 item 9: small contract slips', () => {
   afterAll(() => prefixes.sweep());
   for (const store of ['sqlite', 'redis'] as const) {
     it(`past-due jobs keep their given runAt and are served earliest first (${store})`, async () => {
-      const overrides = store === 'redis' ? { store: { kind: 'redis' }, redis: { url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), partitions: 2 } } : {};
+      const overrides =
+        store === 'redis'
+          ? {
+              store: { kind: 'redis' },
+              redis: { url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), partitions: 2 },
+            }
+          : {};
       const server = await startServer({ overrides });
       try {
         const now = Date.now();
@@ -103,11 +117,25 @@ describe('issue 17 item 9: small contract slips', () => {
           expect(res.body.job).toMatchObject({ state: 'ready', runAt: job.runAt });
         }
         const batch = await http(server.url, 'POST', '/v1/jobs/batch', {
-          json: { jobs: [{ id: 'e-later', topic: 'past2', runAt: now - 500 }, { id: 'd-sooner', topic: 'past2', runAt: new Date(now - 60_000).toISOString() }] },
+          json: {
+            jobs: [
+              { id: 'e-later', topic: 'past2', runAt: now - 500 },
+              { id: 'd-sooner', topic: 'past2', runAt: new Date(now - 60_000).toISOString() },
+            ],
+          },
         });
-        expect(batch.body.results.map((r: { job: { runAt: number } }) => r.job.runAt)).toEqual([now - 500, now - 60_000]);
+        expect(batch.body.results.map((r: { job: { runAt: number } }) => r.job.runAt)).toEqual([
+          now - 500,
+          now - 60_000,
+        ]);
         const taken = await http(server.url, 'POST', '/v1/reserve', { json: { topics: ['past', 'past2'], count: 5 } });
-        expect(taken.body.reservations.map((r: { job: { id: string } }) => r.job.id)).toEqual(['d-sooner', 'b-first', 'c-second', 'a-last', 'e-later']);
+        expect(taken.body.reservations.map((r: { job: { id: string } }) => r.job.id)).toEqual([
+          'd-sooner',
+          'b-first',
+          'c-second',
+          'a-last',
+          'e-later',
+        ]);
       } finally {
         await server.close();
       }

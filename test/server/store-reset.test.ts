@@ -65,7 +65,10 @@ describe('a Redis that came back empty', () => {
   });
 
   it('warns at start, then logs a restart without persistence at error level and counts it in /ready, /v1/stats and /metrics', async () => {
-    const node = await startNode({ store: { kind: 'redis' }, redis: { url: redis.url, prefix: prefix(), partitions: 4 } });
+    const node = await startNode({
+      store: { kind: 'redis' },
+      redis: { url: redis.url, prefix: prefix(), partitions: 4 },
+    });
     try {
       const warning = node.lines.find((l) => l.level === 40 && l.msg.includes('neither AOF nor RDB'));
       expect(warning?.msg).toContain(`127.0.0.1:${redis.port}`);
@@ -96,7 +99,9 @@ describe('a Redis that came back empty', () => {
 
   it('every process on the store notices a loss once, and history names the right node afterwards', async () => {
     const p = prefix();
-    const stores = ['node-a', 'node-b'].map((nodeId) => new RedisStore({ url: redis.url, prefix: p, partitions: 2, nodeId }));
+    const stores = ['node-a', 'node-b'].map(
+      (nodeId) => new RedisStore({ url: redis.url, prefix: p, partitions: 2, nodeId }),
+    );
     const resets: StoreReset[][] = [[], []];
     stores.forEach((s, i) => s.notices({ onReset: (r) => resets[i]!.push(r), onWarning: () => undefined }));
     await Promise.all(stores.map((s) => s.open()));
@@ -143,7 +148,12 @@ describe('a Redis that came back empty', () => {
     const admin = new Redis({ port: redis.port, host: '127.0.0.1' });
     await admin.call('ACL', 'SETUSER', 'noconfig', 'on', '>secret', '~*', '&*', '+@all', '-config');
     admin.disconnect();
-    const store = new RedisStore({ url: `redis://noconfig:secret@127.0.0.1:${redis.port}`, prefix: prefix(), partitions: 1, nodeId: 'n' });
+    const store = new RedisStore({
+      url: `redis://noconfig:secret@127.0.0.1:${redis.port}`,
+      prefix: prefix(),
+      partitions: 1,
+      nodeId: 'n',
+    });
     const warnings: StoreWarning[] = [];
     store.notices({ onReset: () => undefined, onWarning: (w) => warnings.push(w) });
     await store.open();
@@ -175,10 +185,15 @@ describe('a Redis that came back empty, with a PostgreSQL journal', () => {
     });
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await http(node.url, 'POST', '/v1/jobs', { json: { topic: 'pay', delayMs: 60_000 } })).body.job.id);
+      for (let i = 0; i < 5; i++)
+        ids.push((await http(node.url, 'POST', '/v1/jobs', { json: { topic: 'pay', delayMs: 60_000 } })).body.job.id);
       await redis.restart();
       await waitFor(async () => (await resetsOf(node.url).catch(() => 0)) === 1, 'the reset to be noticed', 10_000);
-      await waitFor(async () => node.runtime.service.journalOperations().status().lastRestore !== null, 'the restore', 10_000);
+      await waitFor(
+        async () => node.runtime.service.journalOperations().status().lastRestore !== null,
+        'the restore',
+        10_000,
+      );
       for (const id of ids) expect((await http(node.url, 'GET', `/v1/jobs/${id}`)).body.job.state).toBe('delayed');
       expect((await http(node.url, 'GET', '/v1/stats')).body.storeResets).toBe(1);
     } finally {
@@ -205,7 +220,11 @@ describe('a Redis with AOF (appendfsync always), killed with SIGKILL and started
       server.process.kill('SIGKILL');
       await exited;
       server = await startRedis(port, aof, { fresh: false });
-      await waitFor(async () => (await store.get(jobs[0]!.id).catch(() => null)) !== null, 'the store to reconnect', 15_000);
+      await waitFor(
+        async () => (await store.get(jobs[0]!.id).catch(() => null)) !== null,
+        'the store to reconnect',
+        15_000,
+      );
       for (const job of jobs) expect((await store.get(job.id))?.state).toBe(job.runAt <= now ? 'ready' : 'delayed');
       // a process opening now finds every marker: nothing is reported
       const later = new RedisStore({ url, prefix: 'aof', partitions: 4, nodeId: 'aof-2' });

@@ -79,7 +79,12 @@ class Advance implements Cmd {
     m.now += this.ms;
     const promoted = await r.store.promoteDue(m.now, 1000);
     let expected = 0;
-    for (const job of m.jobs.values()) if (job.state === 'delayed' && job.runAt <= m.now) (job.state = 'ready'), expected++;
+    for (const job of m.jobs.values()) {
+      if (job.state === 'delayed' && job.runAt <= m.now) {
+        job.state = 'ready';
+        expected++;
+      }
+    }
     expect(promoted.count).toBe(expected);
     // TTR lapses, handled as the reaper does
     const lapsed = await r.store.listLapsed(m.now, 1000);

@@ -1,9 +1,7 @@
 /** Producers and operators: push (one, batch), get, history, cancel, reschedule, list, purge. */
-import type { FastifyRequest } from 'fastify';
 import {
   CancelRequest,
   CountResponse,
-  ErrorResponse,
   GetJobQuery,
   GetJobResponse,
   HistoryResponse,
@@ -18,19 +16,12 @@ import {
   PushResponse,
   RescheduleRequest,
 } from '../../protocol/schemas.js';
-import type { DelayqService } from '../../service.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
+import { authorizeJob, errorResponses } from '../route-helpers.js';
 import { toWireJob } from '../wire.js';
 
-export const errorResponses = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
 
-/** For routes addressed by job id: a token limited to topics may only act on jobs of those topics. */
-export async function authorizeJob(request: FastifyRequest, service: DelayqService, id: string): Promise<void> {
-  if (!request.principal || request.principal.topicPrefixes === null) return;
-  const job = await service.get(id);
-  authorizeTopic(request, job.topic);
-}
 
 export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(

@@ -6,13 +6,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalid } from '../../core/errors.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
 import { compatStatus } from '../compat-status.js';
 import { toDelayqError } from '../error-handler.js';
-import { authorizeJob } from './jobs.js';
-import { reserveForRequest } from './reservations.js';
+import { authorizeJob } from '../route-helpers.js';
+import { reserveForRequest } from '../reserve-for-request.js';
 
 export const YOUZAN_PATH = '/youzan';
 
