@@ -1,6 +1,7 @@
 /** Producers and operators: push (one, batch), get, history, cancel, reschedule, list, purge. */
 import {
   CancelRequest,
+  CancelResponse,
   CountResponse,
   GetJobQuery,
   GetJobResponse,
@@ -94,7 +95,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
         summary: 'Cancel a delayed, ready or reserved job',
         params: JobIdParams,
         body: CancelRequest,
-        response: { 200: JobResponse, ...errorResponses },
+        response: { 200: CancelResponse, ...errorResponses },
       },
       // The body is optional: `curl -X POST …/cancel` with nothing to say is fine.
       config: { optionalBody: true },
@@ -104,7 +105,8 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      return { job: toWireJob(await service.cancel(request.params.id, request.body?.reason)) };
+      const { job, dispatched } = await service.cancel(request.params.id, request.body?.reason);
+      return { job: toWireJob(job), dispatched, attempts: job.attempts };
     },
   );
 

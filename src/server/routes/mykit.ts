@@ -97,11 +97,11 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     return ok(result.job.id);
   });
 
-  app.get('/delete', { schema: { ...base('cancel a job'), querystring: JobIdQuery } }, async (request) => {
+  app.get('/delete', { schema: { ...base('cancel a job (data: {dispatched, attempts} when it was cancelled, null when it had ended)'), querystring: JobIdQuery } }, async (request) => {
     const id = requireJobId(request.query.jobId);
     await authorizeJob(request, service, id);
-    await deleteById(service, compat, id);
-    return ok(null);
+    const cancelled = await deleteById(service, compat, id);
+    return ok(cancelled ? { dispatched: cancelled.dispatched, attempts: cancelled.job.attempts } : null);
   });
 
   app.get('/finish', { schema: { ...base('finish a job reserved by /get, or cancel one not yet delivered'), querystring: JobIdQuery } }, async (request) => {
