@@ -213,7 +213,7 @@ export class DelayqService {
   get(id: string): Promise<Job> {
     return this.run(async () => {
       const job = await this.store.get(validateJobId(id));
-      if (!job) throw notFoundError(id);
+      if (!job) throw this.storeNotices.explainNotFound(notFoundError(id));
       return job;
     });
   }
@@ -222,7 +222,7 @@ export class DelayqService {
     return this.run(async () => {
       validateJobId(id);
       const entries = await this.store.history(id);
-      if (entries.length === 0 && !(await this.store.get(id))) throw notFoundError(id);
+      if (entries.length === 0 && !(await this.store.get(id))) throw this.storeNotices.explainNotFound(notFoundError(id));
       return entries;
     });
   }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DelayqError } from './core/errors.js';
 import type { EpochMs } from './core/clock.js';
 import type { StoreNoticeListener, StoreReset, StoreWarning } from './store/store-notices.js';
 
@@ -36,6 +37,15 @@ export class StoreNoticeLog implements StoreNoticeListener {
       `THE STORE CAME BACK EMPTY (${whole ? 'all' : `${reset.parts.length} of ${reset.of}`} partitions lost their data): ` +
         'the jobs it held are gone unless a SQL journal restores them. Give Redis persistence (AOF) or a journal.',
     );
+  }
+
+  /** A job that cannot be found may be one the store lost: after a reset, the 404 says so. */
+  explainNotFound(error: DelayqError): DelayqError {
+    if (this.lastAt === null) return error;
+    const at = new Date(this.lastAt).toISOString();
+    return new DelayqError(error.code, `${error.message}, or was lost when the store came back empty at ${at}`, {
+      details: { ...error.details, storeResets: this.count, lastStoreResetAt: this.lastAt },
+    });
   }
 
   onWarning(warning: StoreWarning): void {

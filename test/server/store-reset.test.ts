@@ -85,7 +85,10 @@ describe('a Redis that came back empty', () => {
       const error = node.lines.find((l) => l.level === 50 && l.msg.includes('THE STORE CAME BACK EMPTY'));
       expect(error?.['storeReset']).toMatchObject({ parts: [0, 1, 2, 3], of: 4 });
       // The loss is what the docs say it is: the acknowledged job is gone.
-      expect((await http(node.url, 'GET', `/v1/jobs/${pushed.body.job.id}`)).status).toBe(404);
+      const lost = await http(node.url, 'GET', `/v1/jobs/${pushed.body.job.id}`);
+      expect(lost.status).toBe(404);
+      expect(lost.body.error.message).toMatch(/or was lost when the store came back empty at \d{4}-/);
+      expect(lost.body.error.details).toMatchObject({ id: pushed.body.job.id, storeResets: 1 });
 
       // A FLUSHALL with the connection up is noticed too (by the periodic check), once.
       await redis.flushAll();
