@@ -9,7 +9,7 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createService, type CreateServiceOptions } from './create-service.js';
-import { createMetricsRegistry, SinkMetrics } from './metrics.js';
+import { createMetricsRegistry, registerStoreResetCounter, SinkMetrics } from './metrics.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import type { DelayqService } from './service.js';
 import { createSink } from './delivery/create-sink.js';
@@ -32,6 +32,7 @@ export class DelayqRuntime {
     this.service = service;
     this.logger = logger;
     this.metrics = createMetricsRegistry();
+    registerStoreResetCounter(this.metrics, () => service.storeNotices.resets);
     this.sinks = new SinkRouter({
       store: routeStore,
       refreshIntervalMs: config.sinks.refreshIntervalMs,

@@ -100,7 +100,8 @@ function parseRunAt(value: number | string, now: EpochMs): EpochMs {
   }
   if (at - now > LIMITS.maxDelayMs) throw invalid('runAt', 'is more than 10 years away');
   if (now - at > LIMITS.pastRunAtToleranceMs) throw invalid('runAt', 'is more than a year in the past');
-  return Math.max(at, now);
+  // A past time is kept (the job is ready at once): past-due jobs keep their order, earliest first.
+  return at;
 }
 
 export function normalizeBackoff(input: BackoffInput | string, field: string): Backoff {

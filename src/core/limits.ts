@@ -6,6 +6,8 @@ export const LIMITS = {
   /** Job ids: letters, digits and `. _ - : @ + =`; no `/`, spaces or braces (ids appear in URLs and Redis keys). */
   idPattern: '^[A-Za-z0-9._:@+=-]{1,128}$',
   idMaxLength: 128,
+  /** A push's `id`: a job id, or `""` (like leaving it out) for a generated one. */
+  pushIdPattern: '^[A-Za-z0-9._:@+=-]{0,128}$',
   /** tag and bizKey: free text without control characters. */
   labelMaxLength: 256,
   priorityMin: -32768,

@@ -59,13 +59,24 @@ const RetryInput = Type.Union([
 
 export const PushRequest = Type.Object(
   {
-    id: Type.Optional(Type.String({ maxLength: LIMITS.idMaxLength, description: 'your id (idempotent push); generated when absent' })),
+    id: Type.Optional(
+      Type.String({
+        pattern: LIMITS.pushIdPattern,
+        maxLength: LIMITS.idMaxLength,
+        description: `your id (idempotent push): 1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + =; absent or "" means "generate one"`,
+      }),
+    ),
     topic: Topic,
     tag: Type.Optional(Label),
     bizKey: Type.Optional(Label),
     body: Type.Optional(Type.Unknown({ description: 'any JSON value' })),
     delayMs: Type.Optional(Duration),
-    runAt: Type.Optional(Type.Union([EpochMs, Type.String({ description: 'ISO-8601 date-time' })])),
+    runAt: Type.Optional(
+      Type.Union([EpochMs, Type.String({ description: 'ISO-8601 date-time' })], {
+        description:
+          'absolute due time, at most 10 years ahead; a time in the past (up to a year) is kept as given and the job is ready at once, served before later-due jobs of its priority',
+      }),
+    ),
     priority: Type.Optional(Type.Integer({ minimum: LIMITS.priorityMin, maximum: LIMITS.priorityMax })),
     ttrMs: Type.Optional(Duration),
     ttlMs: Type.Optional(Nullable(Duration)),
@@ -254,7 +265,11 @@ export type PauseTopicRequest = Static<typeof PauseTopicRequest>;
 export const TopicPauseResponse = Type.Object({ topic: Type.String(), paused: Type.Boolean(), pausedUntil: Nullable(EpochMs) });
 export type TopicPauseResponse = Static<typeof TopicPauseResponse>;
 export type WireTopicStats = Static<typeof TopicStatsSchema>;
-export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema) });
+const StoreResets = Type.Integer({
+  minimum: 0,
+  description: 'times this process noticed the store came back empty since it started (a Redis restart without persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
+});
+export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema), storeResets: StoreResets });
 export type StatsResponse = Static<typeof StatsResponse>;
 export const TopicParams = Type.Object({ topic: Topic }, strict);
 
@@ -262,6 +277,7 @@ export const HealthResponse = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   store: Type.Optional(Type.String()),
   waitingConsumers: Type.Optional(Type.Integer()),
+  storeResets: Type.Optional(StoreResets),
 });
 export type HealthResponse = Static<typeof HealthResponse>;
 

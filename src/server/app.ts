@@ -29,6 +29,7 @@ import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
+import { BEARER_SCHEME, documentObject, documentRoute } from './openapi-document.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
 import type { SinkRouter } from '../delivery/sink-router.js';
 import type { Registry } from 'prom-client';
@@ -66,6 +67,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(restErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  // Only JSON bodies: without this, Fastify's text/plain parser hands a JSON text over as a string, refused as `body`.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
@@ -84,8 +87,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         version: options.version ?? '0.1.0',
         description: 'A delay queue: push a job now, have it reserved by a consumer later, at least once.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      ...(config.auth.tokens.length ? { security: [{ bearer: [] }] } : {}),
+      components: { securitySchemes: { bearer: BEARER_SCHEME } },
       tags: [
         { name: 'jobs', description: 'push, get, cancel, reschedule, list' },
         { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release' },
@@ -97,6 +99,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
       ],
     },
+    transform: documentRoute,
+    transformObject: documentObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

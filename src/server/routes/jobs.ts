@@ -98,6 +98,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
         response: { 200: CancelResponse, ...errorResponses },
       },
       // The body is optional: `curl -X POST …/cancel` with nothing to say is fine.
+      config: { optionalBody: true },
       preValidation: async (request) => {
         request.body ??= {};
       },
