@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
 import { createRuntime } from '../../runtime.js';
 import { buildApp, closeGracefully } from '../../server/app.js';
+import { DelayqGrpcServer } from '../../grpc/grpc-server.js';
 
 export interface ServeFlags {
   config?: string | undefined;
@@ -41,13 +42,15 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const app = await buildApp(runtime.service, config, { logger, sinks: runtime.sinks, metrics: runtime.metrics });
   const url = await app.listen({ host: config.http.host, port: config.http.port });
   logger.info({ url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined }, 'delayq listening');
+  const grpc = config.grpc.enabled ? new DelayqGrpcServer(runtime.service, config, { logger: logger.child({ component: 'grpc' }) }) : undefined;
+  if (grpc) logger.info({ grpc: `${config.grpc.host}:${await grpc.listen()}` }, 'delayq gRPC listening');
 
   let closing = false;
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    closeGracefully(app, runtime).then(
+    (grpc ? grpc.close() : Promise.resolve()).then(() => closeGracefully(app, runtime)).then(
         () => {
           logger.info('closed');
           process.exit(0);
