@@ -3,8 +3,9 @@
 import { loadConfig } from '../src/config.js';
 import { createService } from '../src/create-service.js';
 import { buildApp } from '../src/server/app.js';
+import { DelayqGrpcServer } from '../src/grpc/grpc-server.js';
 
-const [httpPort, redisPort] = process.argv.slice(2).map(Number);
+const [httpPort, redisPort, grpcPort] = process.argv.slice(2).map(Number);
 if (!httpPort || !redisPort) throw new Error('usage: http-server.ts HTTP_PORT REDIS_PORT');
 const config = loadConfig({
   env: {},
@@ -15,8 +16,11 @@ const service = createService(config);
 await service.start();
 const app = await buildApp(service, config);
 await app.listen({ host: '127.0.0.1', port: httpPort });
+const grpc = grpcPort ? new DelayqGrpcServer(service, config) : undefined;
+if (grpc && grpcPort) await grpc.listen(grpcPort, '127.0.0.1');
 
 const stop = async () => {
+  await grpc?.close(100);
   await app.close();
   await service.close();
   process.exit(0);
