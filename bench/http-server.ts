@@ -1,5 +1,6 @@
 // The delayq HTTP server (Redis store) in its own process, for the HTTP benchmarks: the load generator
-// then does not share the server's event loop. Usage: tsx bench/http-server.ts HTTP_PORT REDIS_PORT
+// then does not share the server's event loop. Usage: tsx bench/http-server.ts HTTP_PORT REDIS_PORT [GRPC_PORT]
+// (with GRPC_PORT it also serves the gRPC API, for bench/protocol-drain.ts).
 import { loadConfig } from '../src/config.js';
 import { createService } from '../src/create-service.js';
 import { buildApp } from '../src/server/app.js';
