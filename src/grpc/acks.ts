@@ -26,6 +26,7 @@ export const AckSchema = Type.Object(
     retryDelayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
     bury: Type.Optional(Type.Boolean()),
     ttrMs: Type.Optional(Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs })),
+    delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
   },
   strict,
 );
@@ -39,13 +40,14 @@ export interface ValidAck {
   retryDelayMs?: number;
   bury?: boolean;
   ttrMs?: number;
+  delayMs?: number;
 }
 
 /** Ack messages → validated acks; throws E_VALIDATION naming `acks[i].field` (or `acks` when too many). */
 export function validateAcks(messages: readonly AckMessage[]): ValidAck[] {
   const acks = messages.map((m) => {
     const ack: Record<string, unknown> = { id: m.id ?? '', token: m.token ?? '', op: m.op ?? '' };
-    for (const key of ['error', 'retryDelayMs', 'bury', 'ttrMs'] as const) if (m[key] !== undefined) ack[key] = m[key];
+    for (const key of ['error', 'retryDelayMs', 'bury', 'ttrMs', 'delayMs'] as const) if (m[key] !== undefined) ack[key] = m[key];
     return ack;
   });
   return validate<{ acks: ValidAck[] }>(AckBatchSchema, { acks }).acks;
@@ -68,7 +70,7 @@ async function settleOne(service: DelayqService, ack: ValidAck, options: AckOpti
     case 'finish':
       return service.finish(ack.id, ack.token);
     case 'release':
-      return service.release(ack.id, ack.token);
+      return service.release(ack.id, ack.token, { delayMs: ack.delayMs });
     case 'touch':
       return service.touch(ack.id, ack.token, ack.ttrMs);
     case 'fail': {

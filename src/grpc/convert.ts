@@ -6,7 +6,7 @@
  */
 import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
-import type { HistoryEntry, Job, Reservation, TopicStats } from '../core/job.js';
+import type { HistoryEntry, Job, Reservation, TopicStatsWithPause } from '../core/job.js';
 import { invalid } from '../core/errors.js';
 import { toDelayqError } from '../server/error-handler.js';
 import type { JobMessage, PushMessage, ReservationMessage } from './messages.js';
@@ -87,6 +87,6 @@ export function historyMessageOf(entry: HistoryEntry): Record<string, unknown> {
   return { ...entry, reason: orUndefined(entry.reason) };
 }
 
-export function topicStatsMessageOf(stats: TopicStats): Record<string, unknown> {
-  return { topic: stats.topic, counts: stats.counts, nextDueAt: orUndefined(stats.nextDueAt) };
+export function topicStatsMessageOf(stats: TopicStatsWithPause): Record<string, unknown> {
+  return { topic: stats.topic, counts: stats.counts, nextDueAt: orUndefined(stats.nextDueAt), paused: stats.paused, pausedUntil: orUndefined(stats.pausedUntil) };
 }

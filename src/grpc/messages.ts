@@ -54,6 +54,7 @@ export interface AckMessage {
   retryDelayMs?: number;
   bury?: boolean;
   ttrMs?: number;
+  delayMs?: number;
 }
 
 export interface ErrorMessage {

@@ -13,7 +13,7 @@ import { DelayqError, invalid, isDelayqError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import { RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS, Topic } from '../protocol/schemas.js';
 import { authorizeTopic } from '../server/auth.js';
-import { releaseAll } from '../server/routes/reservations.js';
+import { releaseAll } from '../server/reserve-for-request.js';
 import type { Reservation } from '../core/job.js';
 import { settleAcks, validateAcks } from './acks.js';
 import type { GrpcCaller } from './call-guard.js';

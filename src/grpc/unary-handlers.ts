@@ -7,10 +7,10 @@ import type { handleUnaryCall, ServerUnaryCall, sendUnaryData, UntypedServiceImp
 import type { Logger } from 'pino';
 import type { FailRequest as HttpFailRequest, PushRequest as HttpPushRequest } from '../protocol/schemas.js';
 import { Type } from 'typebox';
-import { CancelRequest, FailRequest, JobId, PushBatchRequest, PushRequest, RescheduleRequest, TokenRequest, TouchRequest } from '../protocol/schemas.js';
+import { CancelRequest, FailRequest, JobId, PushBatchRequest, PushRequest, ReleaseRequest, RescheduleRequest, TokenRequest, TouchRequest } from '../protocol/schemas.js';
 import { ClearAllBody } from '../server/routes/journal.js';
 import { authorizeAllTopics, authorizeTopic, mayUseTopic } from '../server/auth.js';
-import { authorizeJob } from '../server/routes/jobs.js';
+import { authorizeJob } from '../server/route-helpers.js';
 import type { DelayqService } from '../service.js';
 import { settleAcks, validateAcks } from './acks.js';
 import type { CallGuard, GrpcCaller } from './call-guard.js';
@@ -89,7 +89,8 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
       const id = jobIdOf(request);
       const body = validate<{ reason?: string }>(CancelRequest, bodyOf(request, ['reason']));
       await authorizeJob(caller, service, id);
-      return { job: jobMessageOf(await service.cancel(id, body.reason)) };
+      const { job, dispatched } = await service.cancel(id, body.reason);
+      return { job: jobMessageOf(job), dispatched, attempts: job.attempts };
     }),
 
     Reschedule: unary(context, 'Reschedule', async (request: Record<string, unknown>, caller) => {
@@ -123,9 +124,9 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
 
     Release: unary(context, 'Release', async (request: Record<string, unknown>, caller) => {
       const id = jobIdOf(request);
-      const { token } = validate<{ token: string }>(TokenRequest, { token: request['token'] ?? '' });
+      const { token, delayMs } = validate<{ token: string; delayMs?: number }>(ReleaseRequest, { token: '', ...bodyOf(request, ['token', 'delayMs']) });
       await authorizeJob(caller, service, id);
-      return { job: jobMessageOf(await service.release(id, token)) };
+      return { job: jobMessageOf(await service.release(id, token, { delayMs })) };
     }),
 
     Ack: unary(context, 'Ack', async (request: { acks: AckMessage[]; jobs?: boolean }, caller) => {

@@ -70,7 +70,8 @@ describe('gRPC service (embedded store)', () => {
     expect(got.history.map((h: any) => h.event)).toContain('push');
     const moved = await call(client, 'Reschedule', { id: 'g-1', delayMs: 0 });
     expect(moved.job.state).toBe('ready');
-    expect((await call(client, 'Cancel', { id: 'g-1', reason: 'paid' })).job.state).toBe('cancelled');
+    const cancelled = await call(client, 'Cancel', { id: 'g-1', reason: 'paid' });
+    expect(cancelled).toMatchObject({ job: { state: 'cancelled' }, dispatched: false, attempts: 0 });
   });
 
   it('refuses bad messages with INVALID_ARGUMENT naming the field, as HTTP does', async () => {
@@ -164,6 +165,13 @@ describe('gRPC service (embedded store)', () => {
     });
     expect(answer.results.map((r: any) => r.state)).toEqual(['reserved', 'finished', 'delayed']);
     expect(answer.results[2].job.lastError).toBe('later');
+    // release with a delay: back to delayed, due later
+    await call(client, 'Push', { topic: 'g-ack', id: 'k-3' });
+    s.stream.write({ credit: 1 });
+    const r3 = await s.next(() => s.reservations()[2]);
+    const released = await call(client, 'Release', { id: r3.job.id, token: r3.token, delayMs: 60_000 });
+    expect(released.job.state).toBe('delayed');
+    expect(released.job.runAt).toBeGreaterThan(Date.now() + 50_000);
     s.stream.end();
     expect(await callError(client, 'Ack', { acks: [{ id: 'a', token: 't', op: 'finish', ttrMs: 1 }] })).toMatchObject({ field: 'acks[0].ttrMs' });
   });
@@ -196,6 +204,7 @@ describe('gRPC service (embedded store)', () => {
     const topic = stats.topics.find((t: any) => t.topic === 'g-stream');
     expect(topic.counts.finished).toBe(2);
     expect(topic.counts.dead).toBe(1);
+    expect(topic.paused).toBe(false);
   });
 });
 
