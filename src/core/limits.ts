@@ -17,6 +17,8 @@ export const LIMITS = {
   maxAttemptsMax: 1000,
   backoffListMax: 100,
   errorMaxLength: 2000,
+  /** Acknowledgements in one `POST /v1/ack` (or carried by one reserve). */
+  ackBatchMax: 1000,
   /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
   pastRunAtToleranceMs: 366 * 86_400_000,
 } as const;

@@ -24,6 +24,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes, type RestoreHandler } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
+import { registerAckRoute } from './routes/ack.js';
 import { registerTopicRoutes } from './routes/topics.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -93,7 +94,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
       ...(config.auth.tokens.length ? { security: [{ bearer: [] }] } : {}),
       tags: [
         { name: 'jobs', description: 'push, get, cancel, reschedule, list' },
-        { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release' },
+        { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release, batch ack' },
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
@@ -113,6 +114,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerHealthRoutes(app, context);
   registerJobRoutes(app, context);
   registerReservationRoutes(app, context);
+  registerAckRoute(app, context);
   registerTopicRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
