@@ -1,16 +1,19 @@
-// The delayq HTTP server (Redis store) in its own process, for the HTTP benchmarks: the load generator
-// then does not share the server's event loop. Usage: tsx bench/http-server.ts HTTP_PORT REDIS_PORT
+// The delayq HTTP server in its own process, for the benchmarks over the API: the load generator then does
+// not share the server's event loop. Usage: tsx bench/http-server.ts HTTP_PORT REDIS_PORT
+//                                      or: tsx bench/http-server.ts HTTP_PORT '{"store":{"kind":"sqlite"},…}'
+// (the second form takes config overrides as JSON: the embedded store, Redis, Redis + a SQL journal).
 import { loadConfig } from '../src/config.js';
 import { createService } from '../src/create-service.js';
 import { buildApp } from '../src/server/app.js';
 
-const [httpPort, redisPort] = process.argv.slice(2).map(Number);
-if (!httpPort || !redisPort) throw new Error('usage: http-server.ts HTTP_PORT REDIS_PORT');
-const config = loadConfig({
-  env: {},
-  overrides: { http: { host: '127.0.0.1', port: httpPort }, store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${redisPort}` }, nodeId: 'bench-http' },
-});
-// The composition root, as `delayq serve --store redis` builds it (partitions, Redis's clock…).
+const [httpArg, storeArg] = process.argv.slice(2);
+const httpPort = Number(httpArg);
+if (!httpPort || !storeArg) throw new Error('usage: http-server.ts HTTP_PORT (REDIS_PORT | CONFIG_JSON)');
+const store: Record<string, unknown> = /^\d+$/.test(storeArg)
+  ? { store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${storeArg}` } }
+  : (JSON.parse(storeArg) as Record<string, unknown>);
+const config = loadConfig({ env: {}, overrides: { ...store, http: { host: '127.0.0.1', port: httpPort }, nodeId: 'bench-http' } });
+// The composition root, as `delayq serve` builds it (partitions, Redis's clock, the journal…).
 const service = createService(config);
 await service.start();
 const app = await buildApp(service, config);

@@ -70,7 +70,7 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port in ${PORT_MIN}–${PORT_MAX} for a benchmark server`);
 }
 
-async function waitForPort(port: number, name: string, child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+async function waitForPort(port: number, name: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before listening on ${port}`);

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DelayqClient } from '../../src/client/client.js';
 import { loadConfig } from '../../src/config.js';
 import { LIMITS } from '../../src/core/limits.js';
 import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
@@ -101,7 +102,7 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
       { id: d!.job.id, op: 'touch', ok: true, state: 'reserved' },
       { id: 'no-such-job', op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_NOT_FOUND', field: 'acks[5].id' }) },
     ]);
-    expect(await stateOf(staleId)).toBe('reserved'); // still held by the second delivery
+    expect(await stateOf(staleId!)).toBe('reserved'); // still held by the second delivery
     expect(await stateOf(a!.job.id)).toBe('finished');
     expect((await http(url, 'GET', `/v1/jobs/${b!.job.id}`, auth(ALL))).body.job.lastError).toBe('boom');
 
@@ -158,5 +159,24 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     const mail = (await reserve('mail', 1)).reservations[0]!;
     const scoped = await reserve('pay.steady', 1, { waitMs: 0, acks: [{ id: mailId, token: mail.token, op: 'finish' }] }, PAY_ONLY);
     expect(scoped.acks).toEqual([{ id: mailId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_FORBIDDEN' }) }]);
+  });
+
+  it('the SDK: client.ack gives one result per item, client.reserveAndAck carries the previous batch', async () => {
+    const client = new DelayqClient({ url, token: ALL });
+    await push('pay.sdk', 4);
+    const first = await client.reserve({ topics: ['pay.sdk'], count: 2 });
+    const results = await client.ack(
+      [
+        { id: first[0]!.job.id, token: first[0]!.token, op: 'finish' },
+        { id: first[1]!.job.id, token: 'not-the-token', op: 'finish' },
+      ],
+      { jobs: true },
+    );
+    expect(results[0]).toMatchObject({ ok: true, state: 'finished', job: { id: first[0]!.job.id } });
+    expect(results[1]).toMatchObject({ ok: false, error: { code: 'E_TOKEN_MISMATCH', field: 'acks[1].token' } });
+    const next = await client.reserveAndAck({ topics: ['pay.sdk'], count: 2, acks: [{ id: first[1]!.job.id, token: first[1]!.token, op: 'finish' }] });
+    expect(next.acks).toEqual([{ id: first[1]!.job.id, op: 'finish', ok: true, state: 'finished' }]);
+    expect(next.reservations).toHaveLength(2);
+    await client.close();
   });
 });
