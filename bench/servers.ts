@@ -94,14 +94,14 @@ export interface Server {
 }
 
 /** Spawns a server process, tracked for cleanup, and waits until it listens on `port`. */
-export function startProcess(name: string, command: string, args: string[], port: number): Promise<Server> {
+export function startProcess(name: string, command: string, args: string[], port: number, startTimeoutMs?: number): Promise<Server> {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   child.once('error', (err) => (stderr += `\n${err.message}`));
   children.add(child);
   guardian(child.pid, undefined);
-  return waitForPort(port, name, child).then(
+  return waitForPort(port, name, child, startTimeoutMs).then(
     () => ({
       port,
       pid: child.pid!,
