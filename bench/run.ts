@@ -10,6 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
+import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
   const latenessRuns = new Map<string, LatenessResult[]>();
 
   const failures: string[] = [];
+  if (want('http') || ((want('enqueue') || want('late1k') || want('burst')) && pick(api).length > 0)) ensureServerBuilt(log);
   /** One system through one scenario; a failure is reported and the run goes on with the next. */
   async function measure(key: Key, fn: (s: Subject) => Promise<void>, scenario = current): Promise<void> {
     const subject = make[key]();

@@ -1,25 +1,23 @@
 // Which HTTP client the SDK should use: the same single pushes (POST /v1/jobs, 100 in flight) through Node's
 // global fetch, node:http with a keep-alive agent, and undici's Pool, in alternating rounds against one
 // delayq server (Redis store) in its own process. Prints jobs/s and CPU per request of this process and of
-// the server. Usage: npx tsx bench/probes/http-clients.ts [JOBS=10000] [ROUNDS=3] [dist|src] [CLIENTS]
-// ("dist": the server runs the built dist/ code, `npm run build` first; CLIENTS: a comma list of the names
-// below). SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=.tmp/server-prof" profiles the server; summarize
+// the server (the built dist/, bench/http-server.mjs). Usage: npx tsx bench/probes/http-clients.ts
+// [JOBS=10000] [ROUNDS=3] [CLIENTS] (CLIENTS: a comma list of the names below). SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=.tmp/server-prof" profiles the server; summarize
 // the profile with bench/probes/profile-summary.ts.
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { ensureServerBuilt, SERVER_SCRIPT } from '../build-server.js';
 import { FAR_MS, IN_FLIGHT, withInFlight } from '../scenarios.js';
 import { cleanup, cpuMsOf, freePort, startProcess, startRedis } from '../servers.js';
 import { bodyFor } from '../subject.js';
 
 const jobs = Number(process.argv[2] ?? 10_000);
 const rounds = Number(process.argv[3] ?? 3);
-const useDist = process.argv[4] === 'dist';
+ensureServerBuilt((line) => console.log(line));
 const redis = await startRedis();
 const port = await freePort();
-const script = fileURLToPath(new URL(useDist ? './http-server-dist.mjs' : '../http-server.ts', import.meta.url));
 const nodeOptions = process.env['SERVER_NODE_OPTIONS']?.split(' ').filter(Boolean) ?? [];
-const server = await startProcess('delayq', process.execPath, [...nodeOptions, ...(useDist ? [] : ['--import', 'tsx']), script, String(port), String(redis.port)], port);
+const server = await startProcess('delayq', process.execPath, [...nodeOptions, SERVER_SCRIPT, String(port), String(redis.port)], port);
 const origin = `http://127.0.0.1:${port}`;
 const payload = JSON.stringify({ topic: 'probe', delayMs: FAR_MS, body: bodyFor(0) });
 const headers = { 'content-type': 'application/json', accept: 'application/json' };
@@ -51,7 +49,7 @@ const clients: Record<string, () => Promise<void>> = {
   },
 };
 
-const wanted = process.argv[5]?.split(',');
+const wanted = process.argv[4]?.split(',');
 for (const name of Object.keys(clients)) if (wanted && !wanted.includes(name)) delete clients[name];
 
 try {

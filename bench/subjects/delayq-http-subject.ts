@@ -1,14 +1,14 @@
-// delayq OVER THE API: the server in its own process (bench/http-server.ts) on the embedded store, on Redis,
+// delayq OVER THE API: the built server in its own process (bench/http-server.mjs) on the embedded store, on Redis,
 // or on Redis + the PostgreSQL journal, driven as its users drive it: pushes one request each (100 in
 // flight), consumed either by the SDK Worker (src/client/worker.ts) or by a plain-HTTP consumer written
 // from the docs as a Python or PHP client would be (one kept-alive connection; reserve count=100 carrying
 // the previous batch's finishes as acks: one round trip per batch).
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { DelayqClient } from '../../src/client/client.js';
 import { Worker } from '../../src/client/worker.js';
+import { SERVER_SCRIPT } from '../build-server.js';
 import { cpuMsOf, freePort, onCleanup, startProcess, tempDir, type Server } from '../servers.js';
 import { bodyFor, type Consumer, type OnJob, type Subject } from '../subject.js';
 import { redisCommandCalls, usedMemory } from './delayq-subject.js';
@@ -66,8 +66,7 @@ export class DelayqHttpSubject implements Subject {
       }
     }
     const port = await freePort();
-    const script = fileURLToPath(new URL('../http-server.ts', import.meta.url));
-    this.server = await startProcess(`delayq server (${this.name})`, process.execPath, ['--import', 'tsx', script, String(port), JSON.stringify(overrides)], port, 60_000);
+    this.server = await startProcess(`delayq server (${this.name})`, process.execPath, [SERVER_SCRIPT, String(port), JSON.stringify(overrides)], port, 60_000);
     const url = `http://127.0.0.1:${port}`;
     this.client = new DelayqClient({ url });
     this.plain = new PlainClient(port);

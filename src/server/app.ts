@@ -54,8 +54,9 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(service: DelayqService, config: Readonly<Config>, options: BuildAppOptions = {}): Promise<DelayqApp> {
+  const logger = options.logger ?? pino({ level: 'silent' });
   const app: DelayqApp = Fastify({
-    loggerInstance: (options.logger ?? pino({ level: 'silent' })) as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.http.bodyLimitBytes,
     // Long-polls hold a request for up to RESERVE_MAX_WAIT_MS: no timeout may cut them short.
@@ -73,9 +74,12 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   app.setErrorHandler(restErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // Registered only when debug is on: a hook on every request costs even when its line is dropped.
+  if (logger.isLevelEnabled('debug')) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    });
+  }
   if (config.log.bodies) {
     app.addHook('preHandler', async (request) => {
       if (request.body !== undefined) request.log.debug({ body: request.body }, 'request body');
