@@ -5,7 +5,7 @@
  * pipelines them); results come back in request order.
  */
 import type { FastifyRequest } from 'fastify';
-import { invalid, isDelayqError, type DelayqError } from '../core/errors.js';
+import { isDelayqError, type DelayqError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import type { Ack, AckResult } from '../protocol/ack-schemas.js';
 import type { DelayqService } from '../service.js';
@@ -52,9 +52,7 @@ async function apply(service: DelayqService, ack: Ack): Promise<Job> {
       return (await service.fail(ack.id, ack.token, failure)).job;
     }
     case 'release':
-      // Release with a delay arrives with issue20-beanstalkd's service.release(id, token, { delayMs }).
-      if (ack.delayMs !== undefined && ack.delayMs > 0) throw invalid('delayMs', 'release with a delay is not available yet');
-      return service.release(ack.id, ack.token);
+      return service.release(ack.id, ack.token, ack.delayMs === undefined ? undefined : { delayMs: ack.delayMs });
     case 'touch':
       return service.touch(ack.id, ack.token, ack.ttrMs);
   }

@@ -109,6 +109,12 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     // release (no delay) gives the job back at once; jobs: true carries the job
     const released = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id: d!.job.id, token: d!.token, op: 'release' }], jobs: true }, ...auth(ALL) });
     expect(released.body.results[0]).toMatchObject({ id: d!.job.id, op: 'release', ok: true, state: 'ready', job: { id: d!.job.id, state: 'ready' } });
+    // release with a delay: back to delayed, due after delayMs
+    const again2 = (await reserve('pay.mix', 1)).reservations[0]!;
+    const before = Date.now();
+    const later = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id: again2.job.id, token: again2.token, op: 'release', delayMs: 60_000 }], jobs: true }, ...auth(ALL) });
+    expect(later.body.results[0]).toMatchObject({ ok: true, state: 'delayed' });
+    expect(later.body.results[0].job.runAt).toBeGreaterThanOrEqual(before + 59_000);
   });
 
   it('refuses a batch over the item limit with a 400 naming acks, and settles none of it', async () => {

@@ -1,8 +1,8 @@
 /** Batch acknowledgement: `POST /v1/ack` settles up to LIMITS.ackBatchMax reservations, each with its own result. */
 import { AckRequest, AckResponse } from '../../protocol/ack-schemas.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { settleAcks } from '../batch-ack.js';
-import { errorResponses } from './jobs.js';
+import { errorResponses } from '../route-helpers.js';
 
 export function registerAckRoute(app: DelayqApp, { service }: RouteContext): void {
   app.post(
