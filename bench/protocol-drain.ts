@@ -1,13 +1,13 @@
 // A burst of ready jobs drained through each wire protocol of one delayq server (Redis store, server in its
-// own process, bench/http-server.ts): over HTTP by the TypeScript SDK's Worker (concurrency 100), and over
+// own process, bench/http-server.mjs): over HTTP by the TypeScript SDK's Worker (concurrency 100), and over
 // the gRPC reserve stream (credit 100, each batch finished by acks on the same stream, credit given back
-// with them). Jobs are pushed first, ready at once; rate = jobs ÷ (last finish answered − drain start).
+// with them). Jobs are pushed first, ready at once; rate = jobs ÷ (last finish answered − drain start); over HTTP the Worker's close() sends its last acks.
 import { credentials, type ClientDuplexStream } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
-import { fileURLToPath } from 'node:url';
 import { DelayqClient } from '../src/client/client.js';
 import { Worker } from '../src/client/worker.js';
 import { delayqClientConstructor } from '../src/grpc/proto.js';
+import { ensureServerBuilt, SERVER_SCRIPT } from './build-server.js';
 import { freePort, startProcess, type Server } from './servers.js';
 import { bodyFor } from './subject.js';
 
@@ -36,8 +36,8 @@ export class ProtocolDrain {
     await redis.flushall(); // our own benchmark Redis
     await redis.quit();
     const [httpPort, grpcPort] = [await freePort(), await freePort()];
-    const script = fileURLToPath(new URL('./http-server.ts', import.meta.url));
-    const args = ['--import', 'tsx', script, String(httpPort), String(this.redisPort), String(grpcPort)];
+    ensureServerBuilt((line) => process.stderr.write(`${line}\n`));
+    const args = [SERVER_SCRIPT, String(httpPort), String(this.redisPort), String(grpcPort)];
     // gRPC binds after HTTP: once its port answers, both do.
     this.server = await startProcess('delayq http+gRPC server', process.execPath, args, grpcPort, 60_000);
     this.url = `http://127.0.0.1:${httpPort}`;
@@ -71,16 +71,13 @@ export class ProtocolDrain {
       waitMs: 1000,
       handlers: {
         [topic]: () => {
-          // The worker finishes the job after the handler returns: count it then (next microtask turn).
-          setImmediate(() => {
-            if (++done === count) allDone();
-          });
+          if (++done === count) allDone();
         },
       },
     }).start();
     const timedOut = await Promise.race([finished.then(() => false), sleep(120_000).then(() => true)]);
+    await worker.close(); // sends the acks still queued: the drain ends when the last finish was answered
     const elapsedS = (performance.now() - started) / 1000;
-    await worker.close();
     return { jobsPerS: (timedOut ? done : count) / elapsedS, missing: count - done };
   }
 

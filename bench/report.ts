@@ -1,6 +1,7 @@
 // Turns the collected numbers into BENCHMARKS.md (tables, goals, where the time goes) and the SVG chart.
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { apiSection } from './api-report.js';
 import { fmt } from './lib.js';
 import { REFERENCE, table, type Results } from './results-table.js';
 import type { LatenessResult } from './scenarios.js';
@@ -199,7 +200,8 @@ The system is first filled with ${fmt(info.pending)} jobs due in 30 min (inside 
 are all in Redis), then the 1k/s scenario runs ${info.runs} time(s). ${info.quick ? '' : tenMillionNote(info.pending)}
 
 ${table(results, 'pending', [...lat, { metric: 'preloadS', header: 'fill time', digits: 1, unit: 's' }, { metric: 'bytes', header: 'bytes/pending job' }], 'p99')}
-## delayq over HTTP (Redis store; server in its own process)
+${apiSection(results)}
+## delayq over HTTP, per request (Redis store; server in its own process)
 
 autocannon for pushes (jobs due in 30 min), the TypeScript SDK for reserve + finish (1 job per reserve).
 Latency is per request (a batch request carries 100 jobs).

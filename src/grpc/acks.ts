@@ -30,7 +30,7 @@ export const AckSchema = Type.Object(
   },
   strict,
 );
-const AckBatchSchema = Type.Object({ acks: Type.Array(AckSchema, { maxItems: LIMITS.grpcAckBatchMax }) }, strict);
+const AckBatchSchema = Type.Object({ acks: Type.Array(AckSchema, { maxItems: LIMITS.ackBatchMax }) }, strict);
 
 export interface ValidAck {
   id: string;
