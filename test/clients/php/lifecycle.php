@@ -40,11 +40,11 @@ echo "ok cancel\n";
 
 // a handler longer than the TTR stays reserved by touching at half the TTR
 $client->push("{$p}-long", ['n' => 2], ['id' => "{$p}-l1"]);
-[$r] = $client->reserve(["{$p}-long"], 1, 5000, 1000);
-$until = microtime(true) + 2.5;
+[$r] = $client->reserve(["{$p}-long"], 1, 5000, 2000);
+$until = microtime(true) + 5.0; // 2.5 TTRs
 while (microtime(true) < $until) {
-    usleep(400_000);
-    $client->touch($r['job']['id'], $r['token'], 1000);
+    usleep(500_000);
+    $client->touch($r["job"]["id"], $r["token"], 2000);
 }
 [$result] = $client->finishAll([$r]);
 check($result['ok'] === true && $result['state'] === 'finished', 'finish after touching');

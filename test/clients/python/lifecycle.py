@@ -56,7 +56,7 @@ deadlines = []
 def long_handler(job, context):
     calls["long"] += 1
     first = context.deadline_at
-    time.sleep(2.5)  # 2.5 TTRs
+    time.sleep(5.0)  # 2.5 TTRs
     deadlines.append((first, context.deadline_at))
 
 
@@ -70,7 +70,7 @@ worker = Worker(
     {f"{p}-long": long_handler, f"{p}-fail": failing_handler},
     concurrency=4,
     wait_ms=1000,
-    ttr_ms=1000,
+    ttr_ms=2000,
     on_error=lambda err, job: errors.append(err),
 )
 client.push(f"{p}-long", {"n": 3}, id=f"{p}-l1")
