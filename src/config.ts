@@ -24,6 +24,16 @@ export const ConfigSchema = obj({
     /** Largest request body, bytes; larger requests get 413 E_BODY_TOO_LARGE. @defaultValue 4 MiB */
     bodyLimitBytes: Type.Integer({ default: 4 * MiB, minimum: 1024, maximum: 256 * MiB }),
   }),
+  grpc: obj({
+    /** Serve the gRPC API (proto/delayq/v1/delayq.proto, docs/grpc.md) on its own port. @defaultValue false */
+    enabled: Type.Boolean({ default: false }),
+    /** Interface the gRPC server listens on. @defaultValue 127.0.0.1 */
+    host: Type.String({ default: '127.0.0.1', minLength: 1 }),
+    /** gRPC port; 0 picks a free one. @defaultValue 7751 */
+    port: Type.Integer({ default: 7751, minimum: 0, maximum: 65535 }),
+    /** Largest gRPC message, bytes; larger ones are refused with RESOURCE_EXHAUSTED. @defaultValue 4 MiB */
+    maxMessageBytes: Type.Integer({ default: 4 * MiB, minimum: 1024, maximum: 256 * MiB }),
+  }),
   store: obj({
     /** Where jobs live: the embedded SQLite file, or Redis. @defaultValue sqlite */
     kind: Type.Union([Type.Literal('sqlite'), Type.Literal('redis')], { default: 'sqlite' }),

@@ -19,6 +19,10 @@ export const LIMITS = {
   maxAttemptsMax: 1000,
   backoffListMax: 100,
   errorMaxLength: 2000,
+  /** Reservations a gRPC reserve stream may have asked for and not yet received. */
+  reserveStreamCreditMax: 1000,
+  /** Acknowledgements in one `POST /v1/ack` (or carried by one reserve). */
+  ackBatchMax: 1000,
   /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
   pastRunAtToleranceMs: 366 * 86_400_000,
 } as const;

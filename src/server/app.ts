@@ -24,6 +24,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
+import { registerAckRoute } from './routes/ack.js';
 import { registerTopicRoutes } from './routes/topics.js';
 import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
 import { youzanRoutes } from './routes/youzan.js';
@@ -49,8 +50,9 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(service: DelayqService, config: Readonly<Config>, options: BuildAppOptions = {}): Promise<DelayqApp> {
+  const logger = options.logger ?? pino({ level: 'silent' });
   const app: DelayqApp = Fastify({
-    loggerInstance: (options.logger ?? pino({ level: 'silent' })) as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.http.bodyLimitBytes,
     // Long-polls hold a request for up to RESERVE_MAX_WAIT_MS: no timeout may cut them short.
@@ -70,9 +72,12 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   // Only JSON bodies: without this, Fastify's text/plain parser hands a JSON text over as a string, refused as `body`.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // Registered only when debug is on: a hook on every request costs even when its line is dropped.
+  if (logger.isLevelEnabled('debug')) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    });
+  }
   if (config.log.bodies) {
     app.addHook('preHandler', async (request) => {
       if (request.body !== undefined) request.log.debug({ body: request.body }, 'request body');
@@ -90,7 +95,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
       components: { securitySchemes: { bearer: BEARER_SCHEME } },
       tags: [
         { name: 'jobs', description: 'push, get, cancel, reschedule, list' },
-        { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release' },
+        { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release, batch ack' },
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
@@ -112,6 +117,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerHealthRoutes(app, context);
   registerJobRoutes(app, context);
   registerReservationRoutes(app, context);
+  registerAckRoute(app, context);
   registerTopicRoutes(app, context);
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
