@@ -229,14 +229,14 @@ describe('a service drains a burst through the shortcut', () => {
     try {
       const total = 5000;
       // Far enough ahead that every batch is pushed delayed, even on a loaded host.
-      const runAt = store.clock.now() + 3000;
+      const runAt = store.clock.now() + 5000;
       for (let i = 0; i < total; i += 1000) {
         await service.pushBatch(Array.from({ length: 1000 }, (_, k) => ({ topic: 'burst', id: `b-${i + k}`, runAt, body: '{}' })));
       }
       const seen = new Set<string>();
       let direct = 0;
       while (seen.size < total) {
-        const got = await service.reserve({ topics: ['burst'], count: 100, waitMs: 5000 });
+        const got = await service.reserve({ topics: ['burst'], count: 100, waitMs: 10_000 });
         expect(got.length).toBeGreaterThan(0);
         for (const r of got) {
           expect(seen.has(r.job.id)).toBe(false);
