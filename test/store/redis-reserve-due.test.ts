@@ -85,6 +85,17 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       expect((await store.get(expired.id))!.state).toBe('expired');
     }));
 
+  it('takes an earlier due job before ready ones even when the ready set alone fills the call', () =>
+    withStore(async (store) => {
+      const ready = [0, 1].map(() => aJob({ topic: 'full', delayMs: 3000 }));
+      await store.push(ready, T0);
+      await store.promoteDue(T0 + 3000, 100);
+      const early = aJob({ topic: 'full', delayMs: 1000 });
+      await store.push([early], T0);
+      expect((await store.reserve(['full'], 1, T0 + 5000)).map((r) => r.job.id)).toEqual([early.id]);
+      expect(await store.reserve(['full'], 2, T0 + 5000)).toHaveLength(2);
+    }));
+
   it('takes the jobs due at one instant set by set, emptying whole sets', () =>
     withStore(async (store, keys) => {
       // One push call puts 8 consecutive jobs in a delayed set (push-args.ts): 3 sets of 8. The ids are
