@@ -1,3 +1,5 @@
+import type { JobNumbers } from '../store/job-numbers.js';
+import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
@@ -69,10 +71,15 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   private readonly restoreBatchSize: number;
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
+  /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
+  readonly pauses: TopicPauses;
+  readonly numbers: JobNumbers;
 
   constructor(inner: Store, journal: Journal, options: JournaledStoreOptions) {
     this.inner = inner;
     this.journal = journal;
+    this.pauses = inner.pauses;
+    this.numbers = inner.numbers;
     this.kind = `${inner.kind}+${journal.dialect}`;
     this.capabilities = { shared: inner.capabilities.shared, durable: true };
     this.nodeId = options.nodeId;
@@ -233,8 +240,8 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return this.transition(this.inner.bury(id, token, now, error), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(this.inner.release(id, token, now), 'release', now, null, false);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+    return this.transition(this.inner.release(id, token, now, runAt), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
