@@ -57,6 +57,13 @@ const RetryInput = Type.Union([
   ),
 ]);
 
+/** An absolute due time; a text without offset needs `timeZone` (docs/schedules.md: wall-clock time and DST). */
+export const RunAt = Type.Union([
+  EpochMs,
+  Type.String({ description: 'ISO-8601 date-time with offset ("2026-12-01T10:00+08:00"), or without one when timeZone is given' }),
+]);
+export const TimeZone = Type.String({ maxLength: 64, description: 'IANA time zone of a runAt written without offset, e.g. "Asia/Shanghai"' });
+
 export const PushRequest = Type.Object(
   {
     id: Type.Optional(Type.String({ maxLength: LIMITS.idMaxLength, description: 'your id (idempotent push); generated when absent' })),
@@ -65,7 +72,8 @@ export const PushRequest = Type.Object(
     bizKey: Type.Optional(Label),
     body: Type.Optional(Type.Unknown({ description: 'any JSON value' })),
     delayMs: Type.Optional(Duration),
-    runAt: Type.Optional(Type.Union([EpochMs, Type.String({ description: 'ISO-8601 date-time' })])),
+    runAt: Type.Optional(RunAt),
+    timeZone: Type.Optional(TimeZone),
     priority: Type.Optional(Type.Integer({ minimum: LIMITS.priorityMin, maximum: LIMITS.priorityMax })),
     ttrMs: Type.Optional(Duration),
     ttlMs: Type.Optional(Nullable(Duration)),
@@ -138,7 +146,7 @@ export const CancelRequest = Type.Object({ reason: Type.Optional(Type.String({ m
 export type CancelRequest = Static<typeof CancelRequest>;
 
 export const RescheduleRequest = Type.Object(
-  { delayMs: Type.Optional(Duration), runAt: Type.Optional(Type.Union([EpochMs, Type.String()])) },
+  { delayMs: Type.Optional(Duration), runAt: Type.Optional(RunAt), timeZone: Type.Optional(TimeZone) },
   strict,
 );
 export type RescheduleRequest = Static<typeof RescheduleRequest>;
