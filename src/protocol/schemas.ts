@@ -20,13 +20,13 @@ export const JobId = Type.String({
   description: `1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + =`,
 });
 export const Token = Type.String({ minLength: 1, maxLength: 64, description: 'the reservation token from reserve' });
-const EpochMs = Type.Integer({ description: 'epoch milliseconds' });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const EpochMs = Type.Integer({ description: 'epoch milliseconds' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A duration: milliseconds, or a text such as "500ms", "30s", "4m", "1h", "2d". */
-const Duration = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })], {
+export const Duration = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })], {
   description: 'milliseconds, or a text such as "30s", "4m", "1h"',
 });
-const Label = Nullable(Type.String({ maxLength: LIMITS.labelMaxLength }));
+export const Label = Nullable(Type.String({ maxLength: LIMITS.labelMaxLength }));
 export const JobStateSchema = Type.Enum(JOB_STATES);
 
 const BackoffInput = Type.Union([
@@ -46,7 +46,7 @@ const BackoffInput = Type.Union([
     strict,
   ),
 ]);
-const RetryInput = Type.Union([
+export const RetryInput = Type.Union([
   Type.String({ description: 'a list schedule: one retry per step, e.g. "4m,10m,10m,1h"' }),
   Type.Object(
     {

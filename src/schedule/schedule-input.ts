@@ -43,13 +43,16 @@ export function compileCron(pattern: string, timeZone: string): Cron {
   }
 }
 
-function instant(value: number | string, timeZone: string, field: string): EpochMs {
+function instant(value: number | string, timeZone: string | undefined, field: string): EpochMs {
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0) throw invalid(field, 'must be epoch milliseconds or an ISO-8601 date-time');
     return value;
   }
   if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\d/.test(value)) throw invalid(field, 'must be epoch milliseconds or an ISO-8601 date-time');
-  const at = hasUtcOffset(value) ? Date.parse(value) : parseLocalDateTime(value, timeZone, field);
+  if (!hasUtcOffset(value) && timeZone === undefined) {
+    throw invalid(field, 'has no UTC offset: add one ("2026-12-01T10:00+08:00", "…Z") or give timeZone');
+  }
+  const at = hasUtcOffset(value) ? Date.parse(value) : parseLocalDateTime(value, timeZone!, field);
   if (!Number.isFinite(at)) throw invalid(field, 'must be epoch milliseconds or an ISO-8601 date-time');
   return at;
 }
@@ -100,8 +103,8 @@ export function normalizeSchedule(
       throw invalid('everyMs', `must be from ${LIMITS.scheduleMinEveryMs} ms to 10 years`);
     }
   }
-  const startAt = input.startAt === undefined || input.startAt === null ? null : instant(input.startAt, timeZone, 'startAt');
-  const endAt = input.endAt === undefined || input.endAt === null ? null : instant(input.endAt, timeZone, 'endAt');
+  const startAt = input.startAt === undefined || input.startAt === null ? null : instant(input.startAt, input.timeZone, 'startAt');
+  const endAt = input.endAt === undefined || input.endAt === null ? null : instant(input.endAt, input.timeZone, 'endAt');
   if (startAt !== null && endAt !== null && endAt < startAt) throw invalid('endAt', 'must not be before startAt');
   const maxFires = input.maxFires === undefined || input.maxFires === null ? null : input.maxFires;
   if (maxFires !== null && (!Number.isInteger(maxFires) || maxFires < 1)) throw invalid('maxFires', 'must be a positive integer');

@@ -28,6 +28,8 @@ import { registerTopicRoutes } from './routes/topics.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
+import { registerScheduleRoutes } from './routes/schedules.js';
+import type { Schedules } from '../schedule/schedules.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
 import type { SinkRouter } from '../sink/sink-router.js';
 import type { Registry } from 'prom-client';
@@ -48,6 +50,8 @@ export interface BuildAppOptions {
   version?: string;
   /** Push routes (docs/sinks.md): when given, /v1/sinks and /v1/topics/:topic/sink manage them. */
   sinks?: SinkRouter;
+  /** Schedules (docs/schedules.md): when given, /v1/schedules manages them. */
+  schedules?: Schedules;
   /** When given, served at /metrics. */
   metrics?: Registry;
 }
@@ -98,6 +102,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
+        { name: 'schedules', description: 'periodic jobs by cron or interval, fired once per tick (docs/schedules.md)' },
         { name: 'health' },
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
       ],
@@ -116,6 +121,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerTopicRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
+  if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
 
