@@ -3,6 +3,8 @@ import { loadConfig } from '../../src/config.js';
 import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
 import { buildApp, type DelayqApp } from '../../src/server/app.js';
 import { http } from '../helpers/http-server.js';
+import { DelayqClient } from '../../src/client/client.js';
+import { DelayqError } from '../../src/core/errors.js';
 
 let runtime: DelayqRuntime;
 let app: DelayqApp;
@@ -95,5 +97,21 @@ describe('/v1/schedules', () => {
     const bad = await http(url, 'POST', '/v1/jobs', { json: { topic: 'wall', runAt: '2027-12-01T10:00' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe('runAt');
+  });
+
+  it('is driven the same through the SDK', async () => {
+    const client = new DelayqClient({ url });
+    const created = await client.putSchedule('sdk', { topic: 'sdk', cron: '0 0 9 * * 1-5', timeZone: 'Europe/Berlin', job: { body: { hi: 1 } } });
+    expect(created).toMatchObject({ name: 'sdk', revision: 1, timeZone: 'Europe/Berlin' });
+    expect((await client.getSchedule('sdk')).cron).toBe('0 0 9 * * 1-5');
+    expect((await client.listSchedules()).some((s) => s.name === 'sdk')).toBe(true);
+    expect((await client.pauseSchedule('sdk')).paused).toBe(true);
+    expect((await client.resumeSchedule('sdk')).paused).toBe(false);
+    await client.deleteSchedule('sdk');
+    const err = await client.getSchedule('sdk').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DelayqError);
+    expect((err as DelayqError).code).toBe('E_NOT_FOUND');
+    const bad = await client.putSchedule('sdk', { topic: 'sdk', everyMs: 0 }).catch((e: unknown) => e);
+    expect((bad as DelayqError).field).toBe('everyMs');
   });
 });

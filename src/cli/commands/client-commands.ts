@@ -3,14 +3,14 @@ import type { Command } from '@commander-js/extra-typings';
 import { DelayqClient } from '../../client/client.js';
 import type { PushRequest } from '../../protocol/schemas.js';
 
-type GlobalFlags = { url: string; token?: string | undefined };
+export type GlobalFlags = { url: string; token?: string | undefined };
 
-function clientOf(command: { optsWithGlobals(): GlobalFlags }): DelayqClient {
+export function clientOf(command: { optsWithGlobals(): GlobalFlags }): DelayqClient {
   const { url, token } = command.optsWithGlobals();
   return new DelayqClient({ url, token });
 }
 
-function print(value: unknown): void {
+export function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
