@@ -2,9 +2,9 @@ import Type from 'typebox';
 import { PutScheduleRequest, ScheduleListResponse, ScheduleNameParams, ScheduleResponse } from '../../protocol/schedule-schemas.js';
 import type { ScheduleInput } from '../../schedule/schedule-input.js';
 import type { Schedules } from '../../schedule/schedules.js';
-import type { DelayqApp } from '../app.js';
+import type { DelayqApp } from '../route-context.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
-import { errorResponses } from './jobs.js';
+import { errorResponses } from '../route-helpers.js';
 
 /**
  * Schedules (docs/schedules.md): periodic pushes by cron or interval. A caller limited to topic prefixes
