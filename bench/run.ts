@@ -19,6 +19,7 @@ import { cleanup, startRedis } from './servers.js';
 import type { Subject } from './subject.js';
 import { BeanstalkdSubject } from './subjects/beanstalkd-subject.js';
 import { BullmqSubject } from './subjects/bullmq-subject.js';
+import { DelayqBeanstalkdSubject } from './subjects/delayq-beanstalkd-subject.js';
 import { DelayqSubject } from './subjects/delayq-subject.js';
 import { MARIADB, POSTGRES } from './subjects/sql-databases.js';
 
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     bull10: () => new BullmqSubject(redis.port, 10),
     bull100: () => new BullmqSubject(redis.port, 100),
     beanstalkd: () => new BeanstalkdSubject(),
+    bsdelayq: () => new DelayqBeanstalkdSubject(redis.port),
   };
   type Key = keyof typeof make;
   const pick = (keys: readonly Key[]): Key[] => keys.filter((k) => !systemsWanted || systemsWanted.includes(k));
@@ -135,7 +137,7 @@ async function main(): Promise<void> {
   const pushRates = new Map<string, number>();
   for (let run = 1; run <= runs; run++) {
     scenarioStart('enqueue', `run ${run}/${runs}: enqueue, 100 in flight`);
-    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd'] : [])) {
+    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd', 'bsdelayq'] : [])) {
       await measure(key, async (s) => {
         let r = { jobsPerS: 0, bytesPerJob: undefined as number | undefined };
         await profiled('enqueue', s, mode.enqueue, async () => {
@@ -175,7 +177,7 @@ async function main(): Promise<void> {
     }
 
     scenarioStart('burst', `run ${run}/${runs}: burst of ${mode.burst} due at once`);
-    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd'] : [])) {
+    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd', 'bsdelayq'] : [])) {
       await measure(key, async (s) => {
         const rate = pushRates.get(s.name) ?? 5000;
         const leadMs = Math.ceil((mode.burst / rate) * 1000 * 1.5) + mode.burstSlackMs;
