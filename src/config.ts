@@ -138,6 +138,14 @@ export const ConfigSchema = obj({
     /** How often an instance re-reads routes changed by other instances, ms. @defaultValue 2000 */
     refreshIntervalMs: Type.Integer({ default: 2000, minimum: 100, maximum: 600_000 }),
   }),
+  schedules: obj({
+    /** How long before its tick a schedule's job is pushed (an ordinary delayed job), ms. @defaultValue 2000 */
+    leadMs: Type.Integer({ default: 2000, minimum: 100, maximum: 3_600_000 }),
+    /** How late a tick may be found before it counts as missed (the schedule's `missed` policy applies), ms. @defaultValue 2000 */
+    graceMs: Type.Integer({ default: 2000, minimum: 0, maximum: 3_600_000 }),
+    /** Longest sleep between runner rounds, so schedules changed on other instances are picked up, ms. @defaultValue 1000 */
+    refreshIntervalMs: Type.Integer({ default: 1000, minimum: 100, maximum: 600_000 }),
+  }),
   beanstalkd: obj({
     /** Serve beanstalkd's protocol beside HTTP (docs/beanstalkd.md). @defaultValue false */
     enabled: Type.Boolean({ default: false }),

@@ -233,7 +233,7 @@ export class DelayqService {
   }
 
   /** Moves a delayed (or ready) job to a new due time. */
-  reschedule(id: string, when: { delayMs?: number | string; runAt?: number | string }): Promise<Job> {
+  reschedule(id: string, when: { delayMs?: number | string; runAt?: number | string; timeZone?: string }): Promise<Job> {
     return this.run(async () => {
       const now = this.clock.now();
       const probe = this.normalize({ topic: 'reschedule', ...pickTime(when) }, now);
@@ -381,9 +381,9 @@ function checkTopics(topics: readonly string[]): string[] {
   return topics.map((t, i) => validateTopic(t, `topics[${i}]`));
 }
 
-function pickTime(when: { delayMs?: number | string; runAt?: number | string }): Pick<PushInput, 'delayMs' | 'runAt'> {
+function pickTime(when: { delayMs?: number | string; runAt?: number | string; timeZone?: string }): Pick<PushInput, 'delayMs' | 'runAt' | 'timeZone'> {
   if (when.delayMs === undefined && when.runAt === undefined) throw invalid('delayMs', 'give delayMs or runAt');
-  return { delayMs: when.delayMs, runAt: when.runAt };
+  return { delayMs: when.delayMs, runAt: when.runAt, timeZone: when.timeZone };
 }
 
 function notFoundError(id: string): DelayqError {

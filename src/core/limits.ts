@@ -25,6 +25,12 @@ export const LIMITS = {
   ackBatchMax: 1000,
   /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
   pastRunAtToleranceMs: 366 * 86_400_000,
+  /** Schedule names: as topics, without `:` (a fired job's id is `<name>:<tick epoch ms>`). */
+  scheduleNamePattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$',
+  scheduleNameMaxLength: 100,
+  /** The shortest interval schedule, and the upper bound of a schedule's `catchUpMax` (missed: "each"). */
+  scheduleMinEveryMs: 1000,
+  scheduleCatchUpMax: 1000,
 } as const;
 
 export const TOPIC_RE = new RegExp(LIMITS.topicPattern);

@@ -31,6 +31,8 @@ import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
 import { BEARER_SCHEME, documentObject, documentRoute } from './openapi-document.js';
+import { registerScheduleRoutes } from './routes/schedules.js';
+import type { Schedules } from '../schedule/schedules.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
 import type { SinkRouter } from '../delivery/sink-router.js';
 import type { Registry } from 'prom-client';
@@ -45,6 +47,8 @@ export interface BuildAppOptions {
   version?: string;
   /** Push routes (docs/sinks.md): when given, /v1/sinks and /v1/topics/:topic/sink manage them. */
   sinks?: SinkRouter;
+  /** Schedules (docs/schedules.md): when given, /v1/schedules manages them. */
+  schedules?: Schedules;
   /** When given, served at /metrics. */
   metrics?: Registry;
 }
@@ -100,6 +104,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
+        { name: 'schedules', description: 'periodic jobs by cron or interval, fired once per tick (docs/schedules.md)' },
         { name: 'health' },
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
       ],
@@ -122,6 +127,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
+  if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
 

@@ -44,7 +44,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const logger = pino({ level: config.log.level, base: { service: 'delayq' } });
   const runtime = createRuntime(config, { logger });
   await runtime.start();
-  const app = await buildApp(runtime.service, config, { logger, sinks: runtime.sinks, metrics: runtime.metrics });
+  const app = await buildApp(runtime.service, config, { logger, sinks: runtime.sinks, schedules: runtime.schedules, metrics: runtime.metrics });
   const url = await app.listen({ host: config.http.host, port: config.http.port });
   logger.info({ url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined }, 'delayq listening');
   const beanstalkd = await startBeanstalkd(runtime.service, config, logger);

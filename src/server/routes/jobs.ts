@@ -124,9 +124,10 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      const when: { delayMs?: number | string; runAt?: number | string } = {};
+      const when: { delayMs?: number | string; runAt?: number | string; timeZone?: string } = {};
       if (request.body.delayMs !== undefined) when.delayMs = request.body.delayMs;
       if (request.body.runAt !== undefined) when.runAt = request.body.runAt;
+      if (request.body.timeZone !== undefined) when.timeZone = request.body.timeZone;
       return { job: toWireJob(await service.reschedule(request.params.id, when)) };
     },
   );
