@@ -116,7 +116,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   registerAuth(app, config.auth.tokens);
-  await registerRateLimit(app, config.rateLimit);
+  await registerRateLimit(app, config);
   registerAuditLog(app);
   const context: RouteContext = { service, config };
   registerHealthRoutes(app, context);

@@ -2,14 +2,15 @@
  * Per-token rate limiting (@fastify/rate-limit): at most `max` requests per `windowMs` for each bearer
  * token, or for each client IP when authentication is off. A request over the limit is refused with 429
  * E_RATE_LIMITED and a `retry-after` header. Health, readiness and the API docs are not counted, so a
- * throttled client still sees the service as healthy. Counters live in this process: N instances behind a
- * load balancer allow up to N × max per token.
+ * throttled client still sees the service as healthy. With the Redis store the counters live in that Redis
+ * (rate-limit-redis.ts), shared by every instance; with SQLite they live in this process.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { DelayqError } from '../core/errors.js';
 import { isPublicPath } from './auth.js';
+import { closeRateLimitRedis, connectRateLimitRedis, rateLimitNamespace } from './rate-limit-redis.js';
 
 /** The bucket a request is counted in: its token's identity (set by the auth hook, which runs first), else its IP. */
 export function rateLimitKey(request: FastifyRequest): string {
@@ -17,9 +18,16 @@ export function rateLimitKey(request: FastifyRequest): string {
 }
 
 /** Registers the limiter; it applies to the routes registered after it. No-op when `max` is 0. */
-export async function registerRateLimit(app: FastifyInstance, settings: Readonly<Config['rateLimit']>): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, config: Pick<Readonly<Config>, 'rateLimit' | 'store' | 'redis'>): Promise<void> {
+  const settings = config.rateLimit;
   if (settings.max === 0) return;
+  const redis = config.store.kind === 'redis' ? await connectRateLimitRedis(config, app.log) : undefined;
+  if (redis) app.addHook('onClose', () => closeRateLimitRedis(redis));
   await app.register(rateLimit, {
+    ...(redis ? { redis, nameSpace: rateLimitNamespace(config.redis.prefix) } : {}),
+    // A Redis that fails to answer lets the request through uncounted (the plugin's skipOnError) rather than
+    // answering 500: the limiter protects the service, it must not take it down with it.
+    skipOnError: true,
     global: true,
     max: settings.max,
     timeWindow: settings.windowMs,
