@@ -7,7 +7,7 @@ import { createService } from '../../src/create-service.js';
 import { buildApp, closeGracefully } from '../../src/server/app.js';
 import { startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
-import { startRedis, type RedisServer } from '../helpers/redis-servers.js';
+import { startCluster, startRedis, type RedisServer } from '../helpers/redis-servers.js';
 
 /** With the Redis store the limiter counts in Redis: two instances together allow `max` per window, not 2 × max. */
 const MAX = 6;
@@ -70,15 +70,31 @@ describe('rate limits shared across instances on the Redis store', () => {
   });
 });
 
-const freePort = (): Promise<number> =>
+const listenable = (port: number): Promise<number> =>
   new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
+    probe.listen(port, '127.0.0.1', () => {
+      const { port: bound } = probe.address() as { port: number };
+      probe.close(() => resolve(bound));
     });
   });
+const freePort = (): Promise<number> => listenable(0);
+
+/** A free port whose Cluster bus port (port + 10000) is free too. */
+async function freeClusterPort(taken: number[]): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 9000);
+    if (taken.includes(port)) continue;
+    try {
+      await listenable(port);
+      await listenable(port + 10_000);
+      return port;
+    } catch {
+      /* in use: try another */
+    }
+  }
+}
 
 describe("the limiter's Redis down", () => {
   let redis: RedisServer | undefined;
@@ -107,6 +123,32 @@ describe("the limiter's Redis down", () => {
       expect(after).toEqual([200, 200, 200, 429, 429]);
     } finally {
       await closeGracefully(app, service, 100);
+    }
+  });
+});
+
+describe('rate limits shared on a Redis Cluster', () => {
+  let servers: RedisServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+  });
+
+  it('two instances given a redis-cluster:// URL allow max requests per window together', async () => {
+    const ports: number[] = [];
+    for (let i = 0; i < 3; i++) ports.push(await freeClusterPort(ports));
+    servers = await startCluster(ports as [number, number, number]);
+    const url = `redis-cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`;
+    const start = (): Promise<TestServer> =>
+      startServer({ overrides: { store: { kind: 'redis' }, redis: { url, prefix: 'rl' }, rateLimit: { max: MAX, windowMs: WINDOW_MS } } });
+    const a = await start();
+    const b = await start();
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < MAX * 2; i++) statuses.push((await fetch(`${(i % 2 ? b : a).url}/v1/stats`)).status);
+      expect(statuses).toEqual([...Array<number>(MAX).fill(200), ...Array<number>(MAX).fill(429)]);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 });
