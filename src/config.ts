@@ -124,7 +124,7 @@ export const ConfigSchema = obj({
     ),
   }),
   rateLimit: obj({
-    /** Requests per window per bearer token (per client IP when auth is off); 0 turns it off. @defaultValue 0 */
+    /** Requests per window per bearer token (per client IP when auth is off), shared across instances on the Redis store; 0 turns it off. @defaultValue 0 */
     max: Type.Integer({ default: 0, minimum: 0, maximum: 10_000_000 }),
     /** Length of the rate-limit window, ms. @defaultValue 60000 */
     windowMs: Type.Integer({ default: 60_000, minimum: 100, maximum: 86_400_000 }),
