@@ -59,8 +59,9 @@ function goalRows(results: Results): string {
     const values = results
       .systems(`api-${scenario}`)
       .filter((s) => s.startsWith(`delayq · ${store} ·`))
-      .map((s) => mid(ratios(results, `api-${scenario}`, s, scenario, peer, 'rate')));
-    return values.length ? Math.max(...values.filter(Number.isFinite), Number.NaN) : Number.NaN;
+      .map((s) => mid(ratios(results, `api-${scenario}`, s, scenario, peer, 'rate')))
+      .filter(Number.isFinite);
+    return values.length ? Math.max(...values) : Number.NaN;
   };
   const verdict = (v: number, goal: number, lowerIsBetter = false) =>
     !Number.isFinite(v) ? 'not measured' : (lowerIsBetter ? v <= goal : v >= goal) ? 'met' : '**not met**';
@@ -69,11 +70,20 @@ function goalRows(results: Results): string {
     ['push, Redis: ≥ 0.5× beanstalkd', best('enqueue', 'Redis', BEANSTALKD), 0.5, false, '×'],
     ['burst drain, Redis: ≥ 1× BullMQ', best('burst', 'Redis', BULLMQ), 1, false, '×'],
     ['burst drain, Redis: ≥ 0.5× beanstalkd', best('burst', 'Redis', BEANSTALKD), 0.5, false, '×'],
-    ['1k due/s p99 lateness, Redis: ≤ 10 ms', Math.min(...results.systems('api-late1k').filter((s) => s.startsWith('delayq · Redis ·')).map((s) => results.median('api-late1k', s, 'p99'))), 10, true, ' ms'],
+    ['1k due/s p99 lateness, Redis: ≤ 10 ms', bestP99(results), 10, true, ' ms'],
     ['push, embedded: ≥ 0.5× BullMQ', best('enqueue', 'embedded', BULLMQ), 0.5, false, '×'],
     ['burst drain, embedded: ≥ 0.5× BullMQ', best('burst', 'embedded', BULLMQ), 0.5, false, '×'],
   ];
   return rows.map(([goal, v, target, lower, unit]) => `| ${goal} | ${fmt(v, unit === '×' ? 2 : 0)}${unit} | ${verdict(v, target, lower)} |`).join('\n');
+}
+
+function bestP99(results: Results): number {
+  const p99s = results
+    .systems('api-late1k')
+    .filter((s) => s.startsWith('delayq · Redis ·'))
+    .map((s) => results.median('api-late1k', s, 'p99'))
+    .filter(Number.isFinite);
+  return p99s.length ? Math.min(...p99s) : Number.NaN;
 }
 
 export function apiSection(results: Results): string {
