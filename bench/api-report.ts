@@ -7,7 +7,14 @@ const BULLMQ = 'BullMQ · hz 10';
 const BEANSTALKD = 'beanstalkd';
 
 /** this ÷ peer per run (runs paired by index). */
-function ratios(results: Results, apiScenario: string, system: string, peerScenario: string, peer: string, metric: string): number[] {
+function ratios(
+  results: Results,
+  apiScenario: string,
+  system: string,
+  peerScenario: string,
+  peer: string,
+  metric: string,
+): number[] {
   const mine = results.values(apiScenario, system, metric);
   const theirs = results.values(peerScenario, peer, metric);
   const out: number[] = [];
@@ -20,14 +27,18 @@ const mid = (values: number[]): number => (values.length ? median(values) : Numb
 function rateTable(results: Results, scenario: string): string {
   const api = results.systems(`api-${scenario}`);
   if (api.length === 0) return '_not run_\n';
-  const lines = ['| system | jobs/s | this ÷ BullMQ (same run) | this ÷ beanstalkd (same run) |', '| --- | --- | --- | --- |'];
+  const lines = [
+    '| system | jobs/s | this ÷ BullMQ (same run) | this ÷ beanstalkd (same run) |',
+    '| --- | --- | --- | --- |',
+  ];
   for (const system of api) {
     lines.push(
       `| ${system} | ${cell(results.values(`api-${scenario}`, system, 'rate'))} | ${cell(ratios(results, `api-${scenario}`, system, scenario, BULLMQ, 'rate'), 2, '×')} | ${cell(ratios(results, `api-${scenario}`, system, scenario, BEANSTALKD, 'rate'), 2, '×')} |`,
     );
   }
   for (const peer of [BULLMQ, BEANSTALKD]) {
-    if (results.values(scenario, peer, 'rate').length) lines.push(`| ${peer} (its own client, for comparison) | ${cell(results.values(scenario, peer, 'rate'))} | | |`);
+    if (results.values(scenario, peer, 'rate').length)
+      lines.push(`| ${peer} (its own client, for comparison) | ${cell(results.values(scenario, peer, 'rate'))} | | |`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -46,10 +57,15 @@ function latenessTable(results: Results): string {
 }
 
 function costTable(results: Results): string {
-  const lines = ['| system | enqueue: client µs/job | enqueue: server µs/job | burst: client µs/job | burst: server µs/job |', '| --- | --- | --- | --- | --- |'];
+  const lines = [
+    '| system | enqueue: client µs/job | enqueue: server µs/job | burst: client µs/job | burst: server µs/job |',
+    '| --- | --- | --- | --- | --- |',
+  ];
   for (const system of results.systems('api-enqueue')) {
     const c = (scenario: string, metric: string) => cell(results.values(scenario, system, metric), 1);
-    lines.push(`| ${system} | ${c('api-enqueue', 'clientUs')} | ${c('api-enqueue', 'serverUs')} | ${c('api-burst', 'clientUs')} | ${c('api-burst', 'serverUs')} |`);
+    lines.push(
+      `| ${system} | ${c('api-enqueue', 'clientUs')} | ${c('api-enqueue', 'serverUs')} | ${c('api-burst', 'clientUs')} | ${c('api-burst', 'serverUs')} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -74,7 +90,12 @@ function goalRows(results: Results): string {
     ['push, embedded: ≥ 0.5× BullMQ', best('enqueue', 'embedded', BULLMQ), 0.5, false, '×'],
     ['burst drain, embedded: ≥ 0.5× BullMQ', best('burst', 'embedded', BULLMQ), 0.5, false, '×'],
   ];
-  return rows.map(([goal, v, target, lower, unit]) => `| ${goal} | ${fmt(v, unit === '×' ? 2 : 0)}${unit} | ${verdict(v, target, lower)} |`).join('\n');
+  return rows
+    .map(
+      ([goal, v, target, lower, unit]) =>
+        `| ${goal} | ${fmt(v, unit === '×' ? 2 : 0)}${unit} | ${verdict(v, target, lower)} |`,
+    )
+    .join('\n');
 }
 
 function bestP99(results: Results): number {
