@@ -56,6 +56,12 @@ wait_for nats "port_open 4222"
 
 # Servers the tests start themselves on their own ports.
 need_pkg beanstalkd beanstalkd
+# Third-party beanstalkd clients that test/beanstalkd/third-party-clients.test.ts drives as their users
+# install them: PHP's pheanstalk and Ruby's beaneater (libraries: checked by file, not binary).
+need_pkg php php-cli php-pda-pheanstalk
+[ -f /usr/share/php/Pheanstalk/autoload.php ] || need_pkg /no-such-binary php-pda-pheanstalk
+need_pkg ruby ruby ruby-beaneater
+ruby -e 'require "beaneater"' 2>/dev/null || need_pkg /no-such-binary ruby-beaneater
 # ActiveMQ Classic (Debian's package, Java 17): test/delivery/stomp-sink.test.ts starts its own broker from
 # /usr/share/activemq/bin/activemq.jar on 127.0.0.1:7261 (STOMP) and 7262 (OpenWire); nothing to start here.
 need_pkg activemq activemq

@@ -21,6 +21,7 @@ import { cleanup, startRedis } from './servers.js';
 import type { Subject } from './subject.js';
 import { BeanstalkdSubject } from './subjects/beanstalkd-subject.js';
 import { BullmqSubject } from './subjects/bullmq-subject.js';
+import { DelayqBeanstalkdSubject } from './subjects/delayq-beanstalkd-subject.js';
 import { DelayqSubject } from './subjects/delayq-subject.js';
 import { DelayqHttpSubject } from './subjects/delayq-http-subject.js';
 import { MARIADB, POSTGRES } from './subjects/sql-databases.js';
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     bull10: () => new BullmqSubject(redis.port, 10),
     bull100: () => new BullmqSubject(redis.port, 100),
     beanstalkd: () => new BeanstalkdSubject(),
+    bsdelayq: () => new DelayqBeanstalkdSubject(redis.port),
     // Over the API: the server in its own process, the SDK (client + Worker) or a plain-HTTP consumer.
     'api-embedded-sdk': () => new DelayqHttpSubject({ kind: 'sqlite' }, 'sdk'),
     'api-embedded-plain': () => new DelayqHttpSubject({ kind: 'sqlite' }, 'plain'),
@@ -154,7 +156,7 @@ async function main(): Promise<void> {
   const pushRates = new Map<string, number>();
   for (let run = 1; run <= runs; run++) {
     scenarioStart('enqueue', `run ${run}/${runs}: enqueue, 100 in flight`);
-    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd', ...api] : [])) {
+    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [])) {
       await measure(key, async (s) => {
         let r = { jobsPerS: 0, bytesPerJob: undefined as number | undefined };
         await profiled(scenarioOf(key, 'enqueue'), s, mode.enqueue, async () => {
@@ -194,7 +196,7 @@ async function main(): Promise<void> {
     }
 
     scenarioStart('burst', `run ${run}/${runs}: burst of ${mode.burst} due at once`);
-    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd', ...api] : [])) {
+    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [])) {
       await measure(key, async (s) => {
         // Over the API the burst is pushed with the batch endpoint, far faster than the single pushes measured.
         const rate = key.startsWith('api-') ? API_BULK_RATE : (pushRates.get(s.name) ?? 5000);

@@ -128,6 +128,19 @@ export const ConfigSchema = obj({
     /** How often an instance re-reads routes changed by other instances, ms. @defaultValue 2000 */
     refreshIntervalMs: Type.Integer({ default: 2000, minimum: 100, maximum: 600_000 }),
   }),
+  beanstalkd: obj({
+    /** Serve beanstalkd's protocol beside HTTP (docs/beanstalkd.md). @defaultValue false */
+    enabled: Type.Boolean({ default: false }),
+    /** Interface to listen on. @defaultValue 127.0.0.1 */
+    host: Type.String({ default: '127.0.0.1', minLength: 1 }),
+    /** TCP port; 0 picks a free one. @defaultValue 11300 (beanstalkd's) */
+    port: Type.Integer({ default: 11_300, minimum: 0, maximum: 65535 }),
+    /**
+     * The protocol has no authentication: with auth tokens configured, a listener on a non-loopback host is
+     * refused at start unless this is true. @defaultValue false
+     */
+    allowUnauthenticated: Type.Boolean({ default: false }),
+  }),
   log: obj({
     /** pino level. @defaultValue info */
     level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),

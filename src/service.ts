@@ -92,7 +92,7 @@ export class DelayqService {
           this.journal,
           this.clock,
           {
-            onLoaded: () => this.scheduler.kick(),
+            onLoaded: () => this.scheduler.wakeNow(),
             onError: (err) => this.logger.error({ err, code: (err as DelayqError).code }, 'journal loader round failed; retrying'),
           },
           options.loader,

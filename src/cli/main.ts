@@ -26,6 +26,8 @@ program
   .addOption(new Option('--store <kind>', 'store (DELAYQ_STORE_KIND)').choices(['sqlite', 'redis'] as const))
   .option('--redis-url <url>', 'Redis URL (DELAYQ_REDIS_URL)')
   .option('--log-level <level>', 'pino level (DELAYQ_LOG_LEVEL)')
+  .option('--beanstalkd-port <port>', 'also serve the beanstalkd protocol on this port, 0 for any free one (DELAYQ_BEANSTALKD_ENABLED + DELAYQ_BEANSTALKD_PORT)', (v) => Number(v))
+  .option('--beanstalkd-host <host>', 'beanstalkd listen address (DELAYQ_BEANSTALKD_HOST)')
   .action(async (flags) => {
     await serve(flags);
   });

@@ -26,7 +26,7 @@ import {
 } from '../store/store.js';
 import type { Journal, JournalJob, JournalMaintenance, JournalOperations } from './journal.js';
 import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
-import { clearAllJobs, restoreFromJournal, restoreOne, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
+import { clearAllJobs, restoreFromJournal, restoreJob, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergeLists, mergeStats } from './merge-reads.js';
@@ -385,7 +385,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   /** The seeds' /reStore/{id}. */
   async restoreJob(id: string, options: RestoreOptions, now: EpochMs = this.clock.now()): Promise<RestoreSummary> {
     await this.writer.flush();
-    return restoreOne(this.context(), id, options, now);
+    return restoreJob(this.context(), id, options, now);
   }
 
   /** The seeds' /clearAll: cancels every unfinished job; needs `confirm: 'clear-all'`; audited in history. */

@@ -77,8 +77,8 @@ describe('mykit-delay endpoints (seed 000)', () => {
   it('restore and clearAll call the restore handler when one is wired', async () => {
     const calls: string[] = [];
     const restore: RestoreHandler = {
-      restoreAll: async (expire) => (calls.push(`all:${expire}`), 'restored 3 jobs'),
-      restoreOne: async (id) => (calls.push(`one:${id}`), `restored ${id}`),
+      restore: async (expire) => (calls.push(`all:${expire}`), 'restored 3 jobs'),
+      restoreJob: async (id) => (calls.push(`one:${id}`), `restored ${id}`),
       clearAll: async () => (calls.push('clear'), 'cleared 3 jobs'),
     };
     const withJournal = await startServer({ restore });
