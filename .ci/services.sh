@@ -69,4 +69,12 @@ need_pkg activemq activemq
 command -v java >/dev/null 2>&1 || fail "java is missing (the activemq package should have pulled in a JRE)"
 # libfaketime: the chaos suite steps the service host's wall clock (test/chaos/clock-step.test.ts)
 need_pkg faketime faketime
+# Client tests: PHP with curl (test/clients/php-client.test.ts), Debian's gRPC for Python in /usr/bin/python3
+# (test/grpc/python-grpc.test.ts; a pyenv python3 on PATH does not see these modules).
+need_pkg php php-cli php-curl
+if ! php -m 2>/dev/null | grep -qx curl || ! /usr/bin/python3 -c 'import grpc, grpc_tools' >/dev/null 2>&1; then
+  [ $apt_updated = 0 ] && { apt-get update -qq || fail "apt-get update failed"; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends php-curl python3-grpcio python3-grpc-tools >/dev/null \
+    || fail "could not install php-curl python3-grpcio python3-grpc-tools"
+fi
 echo "services ready"

@@ -221,6 +221,14 @@ ${table(
     { metric: 'errors', header: 'errors' },
   ],
 )}
+## A burst drained through each protocol (${fmt(info.mode['drain']!)} ready jobs; one server, Redis store)
+
+One delayq server in its own process serves HTTP and gRPC; for each protocol in turn a fresh topic is filled
+with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (concurrency 100, finishing each
+job with its own request), over gRPC by one reserve stream (credit 100; each batch of reservations finished
+with acks on the stream, the credit given back with them). Rate = jobs ÷ (last finish answered − start).
+
+${table(results, 'drain', [{ metric: 'rate', header: 'jobs/s' }, { metric: 'missing', header: 'not finished' }], 'rate')}
 ## Where the time goes
 
 CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,

@@ -7,12 +7,13 @@
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http,drain  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
 import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
+import { ProtocolDrain } from './protocol-drain.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -32,8 +33,8 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 
 const mode = quick
-  ? { runs: 1, enqueue: 2000, bulk: 2000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 2000, burstSlackMs: 300, pending: 5000, httpS: 1, httpWarmupS: 1, rf: 200, beyond: 1000 }
-  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, burstSlackMs: 1000, pending: 1_000_000, httpS: 5, httpWarmupS: 3, rf: 3000, beyond: 20_000 };
+  ? { runs: 1, enqueue: 2000, bulk: 2000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 2000, burstSlackMs: 300, pending: 5000, httpS: 1, httpWarmupS: 1, rf: 200, beyond: 1000, drain: 5000 }
+  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, burstSlackMs: 1000, pending: 1_000_000, httpS: 5, httpWarmupS: 3, rf: 3000, beyond: 20_000, drain: 100_000 };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
 const API_BULK_RATE = 20_000;
@@ -271,6 +272,33 @@ async function main(): Promise<void> {
     failures.push(`http: ${(err as Error).message}`);
   } finally {
     await http.close();
+  }
+
+  // One server, each protocol in turn, alternating over the runs (the beanstalkd protocol joins when delayq serves it).
+  const drain = new ProtocolDrain(redis.port);
+  try {
+    if (want('drain')) {
+      log(`drain: a burst of ${mode.drain} ready jobs through each protocol of one server`);
+      await drain.open();
+      await drain.grpc(Math.min(1000, mode.drain)); // unrecorded warm-up
+    }
+    for (let run = 1; run <= (want('drain') ? runs : 0); run++) {
+      const order = run % 2 ? (['HTTP (SDK Worker)', 'gRPC reserve stream'] as const) : (['gRPC reserve stream', 'HTTP (SDK Worker)'] as const);
+      for (const name of order) {
+        const r = await (name === 'HTTP (SDK Worker)' ? drain.http(mode.drain) : drain.grpc(mode.drain)).catch((err: unknown) => {
+          failures.push(`drain · ${name}: ${(err as Error).message}`);
+          return undefined;
+        });
+        if (!r) continue;
+        results.add('drain', name, 'rate', r.jobsPerS);
+        results.add('drain', name, 'missing', r.missing);
+        if (r.missing > 0) failures.push(`drain · ${name}: ${r.missing} job(s) not finished`);
+      }
+    }
+  } catch (err) {
+    failures.push(`drain: ${(err as Error).message}`);
+  } finally {
+    await drain.close();
   }
 
   const info: RunInfo = {

@@ -4,6 +4,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { clientSettings } from '../config.js';
 import { isDelayqError } from '../core/errors.js';
 import { registerClientCommands } from './commands/client-commands.js';
+import { registerScheduleCommands } from './commands/schedule-commands.js';
 import { serve } from './commands/serve.js';
 
 const defaults = clientSettings();
@@ -33,6 +34,7 @@ program
   });
 
 registerClientCommands(program);
+registerScheduleCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (isDelayqError(err)) {

@@ -5,7 +5,7 @@
  */
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 import type { Ack, AckResponse, AckResult, ReserveAndAckRequest, ReserveAndAckResponse } from '../protocol/ack-schemas.js';
-import { fetchTransport, poolTransport, type Transport } from './transport.js';
+import { fetchTransport, poolTransport, type HttpMethod, type Transport } from './transport.js';
 import type {
   CancelRequest,
   CancelResponse,
@@ -32,6 +32,7 @@ import type {
   WireReservation,
   WireTopicStats,
 } from '../protocol/schemas.js';
+import type { PutScheduleRequest, Schedule } from '../protocol/schedule-schemas.js';
 
 export interface DelayqClientOptions {
   /** Base URL of the server. @defaultValue http://127.0.0.1:7750 */
@@ -178,7 +179,34 @@ export class DelayqClient {
     return this.request('GET', '/health', undefined, options);
   }
 
-  private async request<T>(method: 'GET' | 'POST', path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+  /** Creates or replaces a schedule (docs/schedules.md); it applies from its first tick not yet pushed. */
+  async putSchedule(name: string, schedule: PutScheduleRequest, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('PUT', `/v1/schedules/${encodeURIComponent(name)}`, schedule, options)).schedule;
+  }
+
+  async getSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('GET', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options)).schedule;
+  }
+
+  async listSchedules(options?: RequestOptions): Promise<Schedule[]> {
+    return (await this.request<{ schedules: Schedule[] }>('GET', '/v1/schedules', undefined, options)).schedules;
+  }
+
+  /** Deletes a schedule; jobs it already pushed stay. E_NOT_FOUND when there is none. */
+  async deleteSchedule(name: string, options?: RequestOptions): Promise<void> {
+    await this.request<{ deleted: boolean }>('DELETE', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options);
+  }
+
+  async pauseSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('POST', `/v1/schedules/${encodeURIComponent(name)}/pause`, undefined, options)).schedule;
+  }
+
+  /** Resumes a paused schedule; ticks due while it was paused are not fired. */
+  async resumeSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('POST', `/v1/schedules/${encodeURIComponent(name)}/resume`, undefined, options)).schedule;
+  }
+
+  private async request<T>(method: HttpMethod, path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.token) headers['authorization'] = `Bearer ${this.token}`;

@@ -6,19 +6,16 @@
  */
 import { Pool } from 'undici';
 
+/** The methods the SDK sends. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
 export interface HttpAnswer {
   status: number;
   text: string;
 }
 
 export interface Transport {
-  send(
-    method: 'GET' | 'POST',
-    path: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal?: AbortSignal,
-  ): Promise<HttpAnswer>;
+  send(method: HttpMethod, path: string, headers: Record<string, string>, body: string | undefined, signal?: AbortSignal): Promise<HttpAnswer>;
   /** Closes the kept-alive connections (a pending long-poll is dropped). */
   close(): Promise<void>;
 }
@@ -34,13 +31,7 @@ export function poolTransport(url: string): Transport {
   });
   return {
     async send(method, path, headers, body, signal) {
-      const answer = await pool.request({
-        method,
-        path: prefix + path,
-        headers,
-        body: body ?? null,
-        ...(signal ? { signal } : {}),
-      });
+      const answer = await pool.request({ method, path: prefix + path, headers, body: body ?? null, ...(signal ? { signal } : {}) });
       return { status: answer.statusCode, text: await answer.body.text() };
     },
     close: () => pool.close(),

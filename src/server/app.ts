@@ -30,6 +30,9 @@ import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
+import { BEARER_SCHEME, documentObject, documentRoute } from './openapi-document.js';
+import { registerScheduleRoutes } from './routes/schedules.js';
+import type { Schedules } from '../schedule/schedules.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
 import type { SinkRouter } from '../delivery/sink-router.js';
 import type { Registry } from 'prom-client';
@@ -44,6 +47,8 @@ export interface BuildAppOptions {
   version?: string;
   /** Push routes (docs/sinks.md): when given, /v1/sinks and /v1/topics/:topic/sink manage them. */
   sinks?: SinkRouter;
+  /** Schedules (docs/schedules.md): when given, /v1/schedules manages them. */
+  schedules?: Schedules;
   /** When given, served at /metrics. */
   metrics?: Registry;
 }
@@ -68,6 +73,8 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(restErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  // Only JSON bodies: without this, Fastify's text/plain parser hands a JSON text over as a string, refused as `body`.
+  app.removeContentTypeParser('text/plain');
 
   // Registered only when debug is on: a hook on every request costs even when its line is dropped.
   if (logger.isLevelEnabled('debug')) {
@@ -89,8 +96,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         version: options.version ?? '0.1.0',
         description: 'A delay queue: push a job now, have it reserved by a consumer later, at least once.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      ...(config.auth.tokens.length ? { security: [{ bearer: [] }] } : {}),
+      components: { securitySchemes: { bearer: BEARER_SCHEME } },
       tags: [
         { name: 'jobs', description: 'push, get, cancel, reschedule, list' },
         { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release, batch ack' },
@@ -98,10 +104,13 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
+        { name: 'schedules', description: 'periodic jobs by cron or interval, fired once per tick (docs/schedules.md)' },
         { name: 'health' },
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
       ],
     },
+    transform: documentRoute,
+    transformObject: documentObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -118,6 +127,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
+  if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
 

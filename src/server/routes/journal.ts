@@ -22,7 +22,7 @@ const RestoreSummarySchema = Type.Object({
   startedAt: Type.Integer(),
   durationMs: Type.Integer(),
 }, { additionalProperties: true });
-const ClearAllBody = Type.Object(
+export const ClearAllBody = Type.Object(
   {
     /** Must be the text "clear-all": this cancels every unfinished job. */
     confirm: Type.String({ maxLength: 32 }),
