@@ -181,6 +181,9 @@ for (const db of databases) {
       const [r] = await store.reserve([topic], 1, now);
       await store.finish(done.id, r!.token, now);
       expect(await store.purgeInner(now + 999, 100)).toBe(0);
+      // ended jobs leave the inner store only once a reconciliation cycle has seen them
+      expect(await store.purgeInner(now + 1001, 100)).toBe(0);
+      expect(await store.reconcile(now + 1001)).toMatchObject({ cycleDone: true });
       expect(await store.purgeInner(now + 1001, 100)).toBe(1);
       expect(await store.get(done.id)).toMatchObject({ state: 'finished' });
       expect(await store.purge(now + 7 * 86_400_000, 100)).toBe(1);
