@@ -24,7 +24,7 @@ interface Progress {
   cursor: string | null;
   /** When the current cycle started (store clock). */
   cycleStartedAt: EpochMs;
-  /** When the last complete cycle started: every job that ended in the inner store before it is journaled as ended. */
+  /** Start of the last complete cycle less settleMs: every job that ended in the inner store before it is journaled as ended. */
   watermark: EpochMs | null;
 }
 
@@ -37,12 +37,13 @@ const EVENT_OF: Partial<Record<JobState, JobEvent>> = { finished: 'finish', dead
  * Brings unfinished journal rows in line with the inner store (docs/journal.md, "Reconciliation").
  * Each pass takes the next `batchSize` unfinished rows in id order from a cursor shared by every instance
  * through a compare-and-set on the meta table, compares each with the inner store and:
- *  - ended there (a crash between the inner finish and the journal write, or a ttl expiry): journals the end;
+ *  - ended there at least `settleMs` ago (a crash between the inner finish and the journal write, or a ttl
+ *    expiry), and still unfinished in the journal when re-read: journals the end;
  *  - live there in a later state: refreshes the row (guarded: never over a terminal row);
  *  - missing there, not written for `settleMs`, and the inner store still has its marker: pushes it back
  *    (a push whose inner write was lost), as a restore would.
  * Every action is idempotent, so two instances taking the same batch only repeat work. A cycle over U
- * unfinished rows takes ceil(U / batchSize) passes; the start of the last complete cycle is the watermark
+ * unfinished rows takes ceil(U / batchSize) passes; the start of the last complete cycle less settleMs is the watermark
  * below which the inner store may purge ended jobs (`purgeBefore`), so no ended job leaves the inner store
  * before the journal knows it ended.
  */
@@ -71,18 +72,23 @@ export class JournalReconciler {
     const rows = await this.journal.listUnfinished(progress.cursor, this.ctx.batchSize);
     summary.checked = rows.length;
     const held = await Promise.all(rows.map((r) => this.inner.get(r.id)));
-    const ended: Job[] = [];
+    let ended: Job[] = [];
     const later: Job[] = [];
     const missing: JournalJob[] = [];
     rows.forEach((row, i) => {
       const job = held[i];
       if (!job) {
         if (row.loaded) missing.push(row);
-      } else if (isTerminal(job.state)) ended.push(job);
+      } else if (isTerminal(job.state)) {
+        // An end younger than settleMs may still have its own journal write in flight: a later pass takes it.
+        if ((job.finishedAt ?? now) <= now - this.settleMs) ended.push(job);
+      }
       else if (job.attempts !== row.attempts || (job.state === 'reserved') !== (row.state === 'reserved')) later.push(job);
     });
+    const stillOpen = ended.length ? new Set(await this.journal.staleAmong(ended.map((j) => j.id), Number.MAX_SAFE_INTEGER)) : new Set();
+    ended = ended.filter((j) => stillOpen.has(j.id));
     if (ended.length) {
-      // Guarded: a row that ended meanwhile (the late journal write itself) keeps its own entry.
+      // Guarded: a row that ended since the re-read (the late journal write itself) keeps its own end.
       const history = ended.map((j) => entry(j, EVENT_OF[j.state] ?? 'finish', now, this.ctx.nodeId, `reconciled: the store had it ${j.state}`));
       await this.ctx.writer.upsert(ended.map(loadedJob), history, { force: false, durable: true });
       summary.ended = ended.length;
@@ -96,7 +102,8 @@ export class JournalReconciler {
     const next: Progress = {
       cursor: done ? null : rows[rows.length - 1]!.id,
       cycleStartedAt,
-      watermark: done ? cycleStartedAt : progress.watermark,
+      // Ends younger than settleMs at their check were left for later: the cycle vouches only for older ones.
+      watermark: done ? cycleStartedAt - this.settleMs : progress.watermark,
     };
     // Another instance may have taken the same batch: its write wins, this pass's work was idempotent.
     await this.journal.swapMeta(PROGRESS_META, raw, JSON.stringify(next));

@@ -173,7 +173,7 @@ for (const db of databases) {
     });
 
     it('retention: terminal jobs leave the inner store promptly and the journal after the retention; live ones never', async () => {
-      const store = await make(sqlite(), { innerRetentionMs: 1000 });
+      const store = await make(sqlite(), { innerRetentionMs: 1000, reconcileSettleMs: 0 });
       const now = clock.now();
       const done = aJob({ topic, now });
       const waiting = aJob({ topic, now, delayMs: 400 * 86_400_000 });
