@@ -11,7 +11,7 @@ import { isJournaled, type JournalMaintenance, type JournalOperations } from './
 import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
-import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
+import { isWatchable, type CancelledJob, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -189,8 +189,11 @@ export class DelayqService {
     const readyTopics = new Set<string>();
     let earliest = Number.POSITIVE_INFINITY;
     for (const job of jobs) {
-      if (job.state === 'ready') readyTopics.add(job.topic);
-      else if (job.state === 'delayed') earliest = Math.min(earliest, job.runAt);
+      if (job.state === 'ready') {
+        readyTopics.add(job.topic);
+        // A ready job with a ttl must expire on time even if no consumer comes: the timer wakes for it.
+        if (job.ttlMs !== null) earliest = Math.min(earliest, job.runAt + job.ttlMs);
+      } else if (job.state === 'delayed') earliest = Math.min(earliest, job.runAt);
     }
     if (readyTopics.size) this.waiters.notify([...readyTopics]);
     if (earliest !== Number.POSITIVE_INFINITY) this.scheduler.notifyDue(earliest);
@@ -213,7 +216,8 @@ export class DelayqService {
     });
   }
 
-  cancel(id: string, reason?: string): Promise<Job> {
+  /** Cancels a delayed, ready or reserved job; `dispatched` says whether it was out (reserved) at that moment. */
+  cancel(id: string, reason?: string): Promise<CancelledJob> {
     return this.run(async () => unwrap(await this.store.cancel(validateJobId(id), this.clock.now(), reason), id, 'cancel'));
   }
 

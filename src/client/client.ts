@@ -6,6 +6,7 @@
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 import type {
   CancelRequest,
+  CancelResponse,
   CountResponse,
   FailRequest,
   FailResponse,
@@ -80,9 +81,10 @@ export class DelayqClient {
     return (await this.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)).history;
   }
 
-  async cancel(id: string, reason?: string, options?: RequestOptions): Promise<WireJob> {
+  /** Cancels a job; `dispatched` says whether it had already gone out (was reserved), `attempts` how often. */
+  async cancel(id: string, reason?: string, options?: RequestOptions): Promise<CancelResponse> {
     const body: CancelRequest = reason === undefined ? {} : { reason };
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options)).job;
+    return this.request<CancelResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options);
   }
 
   async reschedule(id: string, when: RescheduleRequest, options?: RequestOptions): Promise<WireJob> {

@@ -9,6 +9,7 @@ import {
   type JobPage,
   type JobQuery,
   type LapsedReservation,
+  type CancelledJob,
   type Outcome,
   type PromoteOptions,
   type PromoteResult,
@@ -152,22 +153,23 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return withoutLoaded(row);
   }
 
-  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
+  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
     // Journal first: once the journal says cancelled, no restore brings the job back.
     const journalCancelled = await this.journal.cancel(id, now);
     const outcome = await this.inner.cancel(id, now, reason);
     if (outcome.ok) {
-      if (!journalCancelled) await this.writer.upsert([loadedJob(outcome.value)], [], { force: true, durable: true });
-      void this.writer.history([entry(outcome.value, 'cancel', now, this.nodeId, reason ?? null)]);
+      const job = outcome.value.job;
+      if (!journalCancelled) await this.writer.upsert([loadedJob(job)], [], { force: true, durable: true });
+      void this.writer.history([entry(job, 'cancel', now, this.nodeId, reason ?? null)]);
       return outcome;
     }
     if (outcome.reason === 'not_found') {
       const row = await this.journal.get(id);
       if (!row) return notFound();
       if (!journalCancelled) return wrongState(row.state);
-      // Held only by the journal (beyond the horizon, or lost by the inner store): cancelled there.
+      // Held only by the journal (beyond the horizon, or lost by the inner store): cancelled there, never out.
       void this.writer.history([entry(row, 'cancel', now, this.nodeId, reason ?? null)]);
-      return ok(withoutLoaded(row));
+      return ok({ job: withoutLoaded(row), dispatched: false });
     }
     // The inner store refused (the job ended meanwhile): put its truth back into the journal.
     if (journalCancelled) {
@@ -253,7 +255,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     durable: boolean,
   ): Promise<Outcome<Job>> {
     const outcome = await pending;
-    if (outcome.ok) {
+    if (outcome.ok && !outcome.repeated) { // a repeated finish changed nothing: the journal has it
       const job = outcome.value;
       await this.writer.upsert([loadedJob(job)], [entry(job, event, now, this.nodeId, reason)], { force: durable, durable });
       return outcome;

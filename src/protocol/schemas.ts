@@ -134,6 +134,19 @@ export const GetJobQuery = Type.Object({ history: Type.Optional(Type.Boolean({ d
 export const GetJobResponse = Type.Object({ job: JobSchema, history: Type.Optional(Type.Array(HistoryEntrySchema)) });
 export type GetJobResponse = Static<typeof GetJobResponse>;
 
+export const CancelResponse = Type.Object(
+  {
+    job: JobSchema,
+    dispatched: Type.Boolean({
+      description:
+        'true: the job was reserved (out with a consumer, or being delivered by a push sink) when it was cancelled, so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ready) and this attempt never went out',
+    }),
+    attempts: Type.Integer({ minimum: 0, description: 'How many times the job was handed out (reserved), this one included; the same as job.attempts' }),
+  },
+  { description: 'The cancelled job, and whether it had already gone out' },
+);
+export type CancelResponse = Static<typeof CancelResponse>;
+
 export const CancelRequest = Type.Object({ reason: Type.Optional(Type.String({ maxLength: LIMITS.errorMaxLength })) }, strict);
 export type CancelRequest = Static<typeof CancelRequest>;
 

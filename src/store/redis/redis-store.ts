@@ -4,23 +4,12 @@ import { layoutRefusal, toStoreError, unavailable } from './redis-errors.js';
 import { newTokenBase } from '../../core/ids.js';
 import { pushedJob, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
-import {
-  ok,
-  type JobPage,
-  type JobQuery,
-  type LapsedReservation,
-  type Outcome,
-  type PromoteOptions,
-  type PromoteResult,
-  type PushResult,
-  type RedriveTarget,
-  type ReserveOptions,
-  type StoreCapabilities,
-  type StoreWatcher,
-  type WatchableStore,
-} from '../store.js';
+import { ok, repeatedOk, type CancelledJob, type JobPage, type JobQuery, type LapsedReservation, type Outcome } from '../store.js';
+import type { PromoteOptions, PromoteResult, PushResult, RedriveTarget, ReserveOptions, StoreCapabilities, StoreWatcher, WatchableStore } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, nul, recordToJob, recordToken, stateOf } from './job-record.js';
+import { nul, recordToJob, recordToken, stateCode, stateOf } from './job-record.js';
+import { compareReadyOrder } from '../ready-order.js';
+import { withDispatched } from '../cancelled.js';
 import { DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
@@ -243,15 +232,16 @@ export class RedisStore implements WatchableStore {
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
   private outcome(id: string, reply: unknown): Outcome<Job> {
     const [code, payload] = reply as [number, unknown];
-    if (code !== OUTCOME_CODES.ok) return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
+    if (code < OUTCOME_CODES.ok) return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
     const job = recordToJob(id, unpackRecord(payload as Buffer));
     if (job.state === 'ready') this.bus.ready([job.topic]);
     else if (job.state === 'delayed') this.bus.due(job.runAt);
-    return ok(job);
+    return code === OUTCOME_CODES.repeated ? repeatedOk(job) : ok(job);
   }
 
-  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
-    return this.outcome(id, await this.run('cancel', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, nul(reason)], true));
+  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
+    const reply = (await this.run('cancel', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, nul(reason)], true)) as unknown[];
+    return withDispatched(this.outcome(id, reply), reply[2] === stateCode('reserved'));
   }
 
   async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
@@ -262,7 +252,7 @@ export class RedisStore implements WatchableStore {
 
   /**
    * Partitions are visited from a rotating start; each call takes what a partition has, until `count`.
-   * Within one call the jobs come back in (runAt, priority, id) order; across partitions the order is that
+   * Within one call the jobs come back in the ready order (ready-order.ts); across partitions the order is that
    * of each partition's head, so a job may overtake a slightly earlier one of another partition.
    */
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {

@@ -13,7 +13,7 @@ if h.state ~= 3 then return { -2, h.state } end
 if h.token ~= token then return { -3, 3 } end
 h.state, h.attempts, h.token, h.deadline = 2, math.max(h.attempts - 1, 0), false, false
 redis.call('ZREM', reserved, id)
-redis.call('ZADD', tp .. 'ready:' .. h.topic, h.runAt, string.format('%05d', h.priority + 32768) .. id)
+redis.call('ZADD', tp .. 'ready:' .. h.topic, h.priority, readyMember(h, id))
 if h.ttl then redis.call('ZADD', expiry, h.runAt + h.ttl, id) end
 redis.call('HINCRBY', counts, h.topic .. '|3', -1)
 redis.call('HINCRBY', counts, h.topic .. '|2', 1)

@@ -23,7 +23,7 @@ export class MqttSink implements Sink {
   async deliver(job: Job, signal: AbortSignal): Promise<DeliveryResult> {
     if (this.closed) return failed('the sink is closed');
     const topic = renderDestination(this.config.topic ?? '{topic}', job);
-    if (/[+#\u0000]/.test(topic) || topic.length === 0) return failed(`invalid MQTT topic "${topic}"`, false);
+    if (topic.length === 0 || topic.includes('+') || topic.includes('#') || topic.includes('\0')) return failed(`invalid MQTT topic "${topic}"`, false);
     try {
       const client = this.ensureClient();
       if (!client.connected) await onceConnected(client, signal);
