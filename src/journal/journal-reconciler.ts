@@ -111,10 +111,16 @@ export class JournalReconciler {
     return summary;
   }
 
-  /** Ended jobs may leave the inner store only if they ended before the last complete cycle started. */
+  /** Ended jobs may leave the inner store only if they ended before the watermark (none before a first cycle). */
   async purgeBefore(before: EpochMs): Promise<EpochMs | null> {
     const { watermark } = parse(await this.journal.getMeta(PROGRESS_META));
     return watermark === null ? null : Math.min(before, watermark);
+  }
+
+  /** The inner store's purge of jobs that ended before `before`, held back to the watermark. */
+  async purgeInner(before: EpochMs, limit: number): Promise<number> {
+    const bound = await this.purgeBefore(before);
+    return bound === null ? 0 : this.inner.purge(bound, limit);
   }
 
   private async repush(missing: JournalJob[], now: EpochMs): Promise<number> {

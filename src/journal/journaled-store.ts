@@ -22,7 +22,7 @@ import {
   type StoreWatcher,
   type WatchableStore,
 } from '../store/store.js';
-import type { Journal, JournalJob, JournalMaintenance, JournalOperations } from './journal.js';
+import type { Journal, JournalMaintenance, JournalOperations } from './journal.js';
 import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
 import { clearAllJobs, restoreFromJournal, restoreOne, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
@@ -299,7 +299,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   async purge(before: EpochMs, limit: number): Promise<number> {
     // The retention purge runs without the loader's pass just before it: one pass of its own, so a cycle can complete.
     if (((await this.reconciler.purgeBefore(before)) ?? -1) < before) await this.reconcile(this.clock.now());
-    const [inner, journal] = await Promise.all([this.purgeInnerBefore(before, limit), this.journal.purge(before, limit)]);
+    const [inner, journal] = await Promise.all([this.reconciler.purgeInner(before, limit), this.journal.purge(before, limit)]);
     return Math.max(inner, journal);
   }
 
@@ -344,14 +344,8 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   }
 
   /** Terminal jobs leave the inner store soon after they end; the journal keeps them for the retention. */
-  async purgeInner(now: EpochMs, limit: number): Promise<number> {
-    return this.purgeInnerBefore(now - this.innerRetentionMs, limit);
-  }
-
-  /** Only jobs that ended before the last complete reconciliation cycle: the journal knows they ended. */
-  private async purgeInnerBefore(before: EpochMs, limit: number): Promise<number> {
-    const bound = await this.reconciler.purgeBefore(before);
-    return bound === null ? 0 : this.inner.purge(bound, limit);
+  purgeInner(now: EpochMs, limit: number): Promise<number> {
+    return this.reconciler.purgeInner(now - this.innerRetentionMs, limit);
   }
 
   /** One reconciliation pass (docs/journal.md): journal rows brought in line with the inner store. Not while it is lost. */
