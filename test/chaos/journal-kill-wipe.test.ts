@@ -81,6 +81,7 @@ for (const [dialect, open] of databases) {
         ttrMs: 2000,
         failEvery: 25,
         prefix,
+        startTimeoutMs: 90_000,
         disturb: async (k) => {
           await server.kill9();
           await server.start(90_000); // a start takes 10–15 s on this loaded 2-core host

@@ -20,6 +20,8 @@ export interface KillLoopOptions {
   afterKill?: (k: number) => Promise<void>;
   /** Called between kills instead of killing the server (e.g. wipe Redis under load). */
   disturb?: (k: number) => Promise<void>;
+  /** How long the first start may take, ms (a start takes 10–30 s on a heavily loaded host). @defaultValue 30 s */
+  startTimeoutMs?: number;
   /** Called once every acknowledged job is finished, with the consumers still running (e.g. a final wipe). */
   afterDrain?: () => Promise<void>;
 }
@@ -49,7 +51,7 @@ export function historyOf(children: readonly ChaosChild[]): HistoryEvent[] {
 
 export async function runKillLoop(server: ServerProcess, options: KillLoopOptions): Promise<KillLoopReport> {
   const topic = `chaos.${options.prefix}`;
-  await server.start();
+  await server.start(options.startTimeoutMs);
   const producer = startProducer({
     urls: [server.url],
     prefix: options.prefix,

@@ -65,7 +65,7 @@ for (const db of databases) {
       const inner = swappableStore(sqlite());
       const store = await make(inner);
       await wipeUnderLoad(store, topic, clock.now(), () => inner.swap(sqlite()));
-    });
+    }, 60_000); // 15–30 s on a loaded 2-core host
 
     it('in manual mode a lost inner store is reported loudly and waits for the operator', async () => {
       const inner = swappableStore(sqlite());
