@@ -3,12 +3,13 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from './core/clock.js';
 import { DelayqError, invalid } from './core/errors.js';
 import { defaultNodeId, newJobId } from './core/ids.js';
-import { DEFAULT_JOB_DEFAULTS, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
-import type { HistoryEntry, Job, NewJob, Reservation, TopicStats } from './core/job.js';
+import { DEFAULT_JOB_DEFAULTS, delayIn, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
+import type { HistoryEntry, Job, NewJob, Reservation, TopicStatsWithPause } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
 import { isJournaled, type JournalMaintenance, type JournalOperations } from './journal/journal.js';
 import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
+import { PausedTopics, type TopicPause } from './scheduler/paused-topics.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 import { isWatchable, type CancelledJob, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
@@ -62,6 +63,7 @@ export class DelayqService {
   private readonly loader: JournalLoader | undefined;
   private readonly journal: (JournalMaintenance & JournalOperations) | undefined;
   private readonly waiters = new ReadyWaiters();
+  readonly paused: PausedTopics;
   private readonly runScheduler: boolean;
   private readonly inFlight = new Set<Promise<unknown>>();
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
@@ -83,6 +85,7 @@ export class DelayqService {
       },
       options.scheduler,
     );
+    this.paused = new PausedTopics(this.store.pauses, this.clock, (topics) => this.waiters.notify(topics), this.logger);
     this.journal = isJournaled(this.store) ? this.store : undefined;
     this.loader = this.journal
       ? new JournalLoader(
@@ -100,6 +103,7 @@ export class DelayqService {
   async start(): Promise<void> {
     if (this.state !== 'new') return;
     await this.store.open();
+    await this.paused.start();
     if (isWatchable(this.store)) {
       this.store.watch({
         onReady: (topics) => this.waiters.notify(topics),
@@ -133,6 +137,7 @@ export class DelayqService {
     this.waiters.notifyAll();
     await Promise.allSettled([...this.inFlight]);
     await this.loader?.stop();
+    this.paused.stop();
     await this.scheduler.stop();
     await this.store.close();
     this.state = 'closed';
@@ -254,7 +259,9 @@ export class DelayqService {
       const giveUpAt = performance.now() + waitMs; // monotonic: immune to wall-clock steps
       for (;;) {
         const epoch = this.waiters.epoch;
-        const reserved = await this.store.reserve(topics, count, this.clock.now(), { ttrMs: request.ttrMs });
+        const now = this.clock.now();
+        const open = topics.filter((t) => !this.paused.isPaused(t, now));
+        const reserved = open.length ? await this.store.reserve(open, count, now, { ttrMs: request.ttrMs }) : [];
         if (reserved.length) {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
           return reserved;
@@ -297,10 +304,12 @@ export class DelayqService {
     });
   }
 
-  /** Gives a reservation back at once (the consumer never got it); the attempt does not count. */
-  release(id: string, token: string): Promise<Job> {
+  /** Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does not count. */
+  release(id: string, token: string, options: { delayMs?: number | string | undefined } = {}): Promise<Job> {
     return this.run(async () => {
-      const job = unwrap(await this.store.release(id, token, this.clock.now()), id, 'release');
+      const now = this.clock.now();
+      const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
+      const job = unwrap(await this.store.release(id, token, now, runAt), id, 'release');
       this.afterWrite([job]);
       return job;
     });
@@ -328,8 +337,19 @@ export class DelayqService {
     return this.run(() => this.store.list(query));
   }
 
-  stats(): Promise<TopicStats[]> {
-    return this.run(() => this.store.stats());
+  /** Counts per state of every topic with jobs or a pause, and the pause. */
+  stats(): Promise<TopicStatsWithPause[]> {
+    return this.run(async () => this.paused.withPauses(await this.store.stats()));
+  }
+
+  /** Pauses a topic (reserve and push sinks skip it), until resumed or, with `delayMs`, for that long. */
+  pauseTopic(topic: string, options: { delayMs?: number | string | undefined } = {}): Promise<TopicPause> {
+    return this.run(() => this.paused.pause(validateTopic(topic, 'topic'), options.delayMs));
+  }
+
+  /** Lifts a topic's pause; false when it was not paused. */
+  resumeTopic(topic: string): Promise<boolean> {
+    return this.run(() => this.paused.resume(validateTopic(topic, 'topic')));
   }
 
   /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */

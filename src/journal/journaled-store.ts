@@ -1,3 +1,5 @@
+import type { JobNumbers } from '../store/job-numbers.js';
+import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
@@ -76,10 +78,15 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
   private readonly reconciler: JournalReconciler;
+  /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
+  readonly pauses: TopicPauses;
+  readonly numbers: JobNumbers;
 
   constructor(inner: Store, journal: Journal, options: JournaledStoreOptions) {
     this.inner = inner;
     this.journal = journal;
+    this.pauses = inner.pauses;
+    this.numbers = inner.numbers;
     this.kind = `${inner.kind}+${journal.dialect}`;
     this.capabilities = { shared: inner.capabilities.shared, durable: true };
     this.nodeId = options.nodeId;
@@ -241,8 +248,8 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return this.transition(id, this.inner.bury(id, token, now, error), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.release(id, token, now), 'release', now, null, false);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+    return this.transition(id, this.inner.release(id, token, now, runAt), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
@@ -263,10 +270,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return this.refusedAsJournaled(id, outcome);
   }
 
-  /**
-   * The inner store does not hold a job the journal does (beyond the horizon, or purged after it ended): the
-   * refusal is the one every other shape gives, 409 wrong_state with the journal's state, not not_found.
-   */
+  /** A job only the journal holds (beyond the horizon, purged after it ended) is refused as in every shape: wrong_state. */
   private async refusedAsJournaled(id: string, outcome: Outcome<Job>): Promise<Outcome<Job>> {
     if (outcome.ok || outcome.reason !== 'not_found') return outcome;
     const row = await this.journal.get(id);
@@ -297,7 +301,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   }
 
   async purge(before: EpochMs, limit: number): Promise<number> {
-    // The retention purge runs without the loader's pass just before it: one pass of its own, so a cycle can complete.
+    // Without the loader's pass just before it: one pass of its own, so a cycle can complete.
     if (((await this.reconciler.purgeBefore(before)) ?? -1) < before) await this.reconcile(this.clock.now());
     const [inner, journal] = await Promise.all([this.reconciler.purgeInner(before, limit), this.journal.purge(before, limit)]);
     return Math.max(inner, journal);
@@ -337,9 +341,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
 
   /** Loads journal-only jobs entering the horizon into the inner store; several processes never load the same rows. */
   async loadDue(now: EpochMs, limit: number): Promise<number> {
-    const loaded = await this.journal.claimDue(now + this.horizonMs, limit, async (jobs) => {
-      await this.inner.push(jobs.map(toNewJob), now);
-    });
+    const loaded = await this.journal.claimDue(now + this.horizonMs, limit, (jobs) => this.inner.push(jobs.map(toNewJob), now).then(() => undefined));
     return loaded.length;
   }
 
@@ -349,9 +351,8 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   }
 
   /** One reconciliation pass (docs/journal.md): journal rows brought in line with the inner store. Not while it is lost. */
-  async reconcile(now: EpochMs): Promise<ReconcileSummary | null> {
-    if (this.monitor.status(0).inner !== 'ok') return null;
-    return this.reconciler.pass(now);
+  reconcile(now: EpochMs): Promise<ReconcileSummary | null> {
+    return this.monitor.status(0).inner === 'ok' ? this.reconciler.pass(now) : Promise.resolve(null);
   }
 
   /** Checks the inner store's marker; restores (auto) or reports (manual) when it is gone. */

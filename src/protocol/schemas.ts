@@ -198,6 +198,14 @@ export const TouchRequest = Type.Object(
 export type TouchRequest = Static<typeof TouchRequest>;
 export const TokenRequest = Type.Object({ token: Token }, strict);
 export type TokenRequest = Static<typeof TokenRequest>;
+export const ReleaseRequest = Type.Object(
+  {
+    token: Token,
+    delayMs: Type.Optional({ ...Duration, description: 'delayed this long before it is ready again, as push\'s delayMs (absent: ready at once, in its old place)' }),
+  },
+  strict,
+);
+export type ReleaseRequest = Static<typeof ReleaseRequest>;
 export const FailRequest = Type.Object(
   {
     token: Token,
@@ -235,7 +243,16 @@ export const TopicStatsSchema = Type.Object({
   topic: Type.String(),
   counts: Type.Object(Object.fromEntries(JOB_STATES.map((s) => [s, Type.Integer()])) as Record<(typeof JOB_STATES)[number], ReturnType<typeof Type.Integer>>),
   nextDueAt: Nullable(EpochMs),
+  paused: Type.Boolean({ description: 'reserve and push sinks skip the topic (POST /v1/topics/{topic}/pause)' }),
+  pausedUntil: Nullable({ ...EpochMs, description: 'when a timed pause ends by itself; null: not paused, or until resumed' }),
 });
+export const PauseTopicRequest = Type.Object(
+  { delayMs: Type.Optional({ ...Duration, description: 'resume by itself after this long, as push\'s delayMs (absent: until resumed)' }) },
+  strict,
+);
+export type PauseTopicRequest = Static<typeof PauseTopicRequest>;
+export const TopicPauseResponse = Type.Object({ topic: Type.String(), paused: Type.Boolean(), pausedUntil: Nullable(EpochMs) });
+export type TopicPauseResponse = Static<typeof TopicPauseResponse>;
 export type WireTopicStats = Static<typeof TopicStatsSchema>;
 export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema) });
 export type StatsResponse = Static<typeof StatsResponse>;

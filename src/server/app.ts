@@ -25,6 +25,7 @@ import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
 import { registerTopicRoutes } from './routes/topics.js';
+import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
@@ -108,6 +109,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerJobRoutes(app, context);
   registerReservationRoutes(app, context);
   registerTopicRoutes(app, context);
+  registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   registerJournalRoutes(app, service);

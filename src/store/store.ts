@@ -1,5 +1,7 @@
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
+import type { JobNumbers } from './job-numbers.js';
+import type { TopicPauses } from './topic-pauses.js';
 
 /**
  * The storage boundary. Every method is one state transition (or one read), atomic inside the store:
@@ -18,6 +20,10 @@ export interface Store {
    * takes it unless told otherwise. Absent: the local steady clock.
    */
   readonly clock?: Clock;
+  /** Paused topics (topic-pauses.ts). */
+  readonly pauses: TopicPauses;
+  /** Integer job numbers for the beanstalkd front end (job-numbers.ts). */
+  readonly numbers: JobNumbers;
 
   /** Connect, migrate or load scripts. Safe to call twice. */
   open(): Promise<void>;
@@ -53,8 +59,11 @@ export interface Store {
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
   /** reserved → dead, remembering `error`. The caller decided. */
   bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
-  /** reserved → ready, giving back the attempt: the job never reached its consumer (client gone). */
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
+  /**
+   * reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone).
+   * With `runAt`: ready at runAt, or delayed until it when runAt > now. Without: ready at its own runAt.
+   */
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>>;
   /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
   redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
 

@@ -308,6 +308,43 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       }
     });
 
+    test('release with a runAt delays the job until then, the attempt given back', async () => {
+      const j = job();
+      await store.push([j], T0);
+      const [r] = await store.reserve([topic], 1, T0);
+      expect(await store.release(j.id, r!.token, T0 + 1, T0 + 5000)).toMatchObject({ ok: true, value: { state: 'delayed', attempts: 0, runAt: T0 + 5000 } });
+      expect(await store.reserve([topic], 1, T0 + 2)).toEqual([]);
+      expect(await store.release(j.id, r!.token, T0 + 3, T0 + 9000)).toMatchObject({ ok: false, reason: 'wrong_state' });
+      await store.promoteDue(T0 + 5000, 10);
+      const [again] = await store.reserve([topic], 1, T0 + 5000);
+      expect(again!.job).toMatchObject({ id: j.id, attempts: 1 });
+      // A runAt already due: ready at once.
+      expect(await store.release(j.id, again!.token, T0 + 5001, T0 + 5001)).toMatchObject({ ok: true, value: { state: 'ready', attempts: 0 } });
+      expect((await store.history(j.id)).filter((h) => h.event === 'release').map((h) => h.state)).toEqual(['delayed', 'ready']);
+    });
+
+    test('keeps topic pauses: pause, replace, list, resume', async () => {
+      await store.pauses.pause(topic, null);
+      await store.pauses.pause(other, T0 + 1000);
+      expect((await store.pauses.list()).get(topic)).toBeNull();
+      expect((await store.pauses.list()).get(other)).toBe(T0 + 1000);
+      await store.pauses.pause(topic, T0 + 5);
+      expect((await store.pauses.list()).get(topic)).toBe(T0 + 5);
+      expect(await store.pauses.resume(topic)).toBe(true);
+      expect(await store.pauses.resume(topic)).toBe(false);
+      expect((await store.pauses.list()).has(topic)).toBe(false);
+      await store.pauses.resume(other);
+    });
+
+    test('gives each id one stable job number, never reused', async () => {
+      const [a, b] = await store.numbers.numbersOf([`${topic}-a`, `${topic}-b`]);
+      expect(a).toBeGreaterThan(0);
+      expect(b).toBeGreaterThan(a!);
+      expect(await store.numbers.numbersOf([`${topic}-b`, `${topic}-a`, `${topic}-c`])).toEqual([b, a, expect.any(Number)]);
+      expect(await store.numbers.idOf(a!)).toBe(`${topic}-a`);
+      expect(await store.numbers.idOf(0)).toBeNull();
+    });
+
     test('cancel works from delayed, ready and reserved, and only from those', async () => {
       const d = job({ delayMs: 1000 });
       const r = job();

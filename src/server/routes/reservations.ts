@@ -10,6 +10,7 @@ import {
   ReserveRequest,
   ReserveResponse,
   TokenRequest,
+  ReleaseRequest,
   TouchRequest,
 } from '../../protocol/schemas.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
@@ -99,15 +100,16 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
     {
       schema: {
         tags: ['reservations'],
-        summary: 'Give a reservation back at once (the attempt does not count)',
+        summary: 'Give a reservation back, at once or after delayMs (the attempt does not count)',
         params: JobIdParams,
-        body: TokenRequest,
+        body: ReleaseRequest,
         response: { 200: JobResponse, ...errorResponses },
       },
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      return { job: toWireJob(await service.release(request.params.id, request.body.token)) };
+      const { token, delayMs } = request.body;
+      return { job: toWireJob(await service.release(request.params.id, token, { delayMs })) };
     },
   );
 }

@@ -15,6 +15,7 @@ import { PartitionBatcher } from './partition-batcher.js';
 import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
 import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
+import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
 import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
@@ -38,17 +39,12 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number;
 }
 
-
 interface PushItem {
   job: NewJob;
   now: EpochMs;
 }
 
-interface FinishItem {
-  id: string;
-  token: string;
-  now: EpochMs;
-}
+interface FinishItem { id: string; token: string; now: EpochMs }
 
 /**
  * The shared store: jobs live in Redis, every transition is one Lua script on one partition (one Cluster
@@ -78,6 +74,8 @@ export class RedisStore implements WatchableStore {
   private bucketSlot = Math.floor(Math.random() * 0x40000000);
   /** The read side's view of this store (redis-reads.ts). */
   private readonly access: PartitionAccess;
+  readonly pauses = new RedisTopicPauses((fn) => this.guard(fn), () => this.prefix);
+  readonly numbers = new RedisJobNumbers((fn) => this.guard(fn), () => this.prefix);
 
   constructor(options: RedisStoreOptions) {
     const parsed = options.url === undefined ? undefined : parseRedisUrl(options.url);
@@ -319,8 +317,8 @@ export class RedisStore implements WatchableStore {
     return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error)]);
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!]);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '']);
   }
 
   async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {

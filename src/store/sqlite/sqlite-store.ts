@@ -22,6 +22,7 @@ import {
   type StoreCapabilities,
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
+import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
 import { migrate } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
 import { listSql, SQL } from './statements.js';
@@ -57,6 +58,9 @@ export class SqliteStore implements Store {
   private readonly listStatements = new Map<string, Database.Statement>();
 
   private readonly options: SqliteStoreOptions;
+  private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
+  readonly pauses = new SqliteTopicPauses(this.access);
+  readonly numbers = new SqliteJobNumbers(this.access);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
@@ -231,10 +235,16 @@ export class SqliteStore implements Store {
     });
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
-      this.record(id, now, 'release', 'ready', Math.max(row.attempts - 1, 0), 'consumer gone before delivery');
-      return this.stmt.toReleased.get({ id }) as JobRow;
+      const attempt = Math.max(row.attempts - 1, 0);
+      if (runAt === undefined) {
+        this.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
+        return this.stmt.toReleased.get({ id }) as JobRow;
+      }
+      const updated = this.toWaiting(row, runAt, now, null);
+      this.record(id, now, 'release', updated.state as JobState, attempt, runAt > now ? `released until ${runAt}` : 'released');
+      return this.stmt.giveAttemptBack.get({ id }) as JobRow;
     });
   }
 

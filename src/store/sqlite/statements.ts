@@ -24,6 +24,7 @@ export const SQL = {
       last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
   toReleased: `UPDATE jobs SET state = 'ready', attempts = MAX(attempts - 1, 0), token = NULL, deadline_at = NULL,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END WHERE id = @id RETURNING *`,
+  giveAttemptBack: `UPDATE jobs SET attempts = MAX(attempts - 1, 0) WHERE id = @id RETURNING *`,
   toRedriven: `UPDATE jobs SET state = 'ready', attempts = 0, run_at = @now, ready_at = @now, finished_at = NULL,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END WHERE id = @id AND state = 'dead'
       RETURNING id, attempts`,
