@@ -22,7 +22,7 @@ async function disagreements(db: JournalDatabase, url: string, prefix: string): 
   const rows = await db.query<{ id: string; state: string }>(`SELECT id, state FROM delayq_jobs WHERE id LIKE '${prefix}%'`);
   const out: string[] = [];
   for (const row of rows) {
-    const res = await fetch(`${url}/v1/jobs/${encodeURIComponent(row.id)}`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${url}/v1/jobs/${encodeURIComponent(row.id)}`, { signal: AbortSignal.timeout(10_000) });
     const state = res.ok ? ((await res.json()) as { job: { state: string } }).job.state : `http ${res.status}`;
     const agree = TERMINAL.has(state) || TERMINAL.has(row.state) ? state === row.state : true;
     if (!agree) out.push(`${row.id}: journal ${row.state}, store ${state}`);
@@ -64,14 +64,15 @@ for (const [dialect, open] of databases) {
       const wipeAndWaitForRestore = async () => {
         // the loader notices the missing marker and restores: the server's journal status shows a newer restore
         const restoredAt = async () => {
-          const res = await fetch(`${server.url}/v1/journal`, { signal: AbortSignal.timeout(2000) });
+          const res = await fetch(`${server.url}/v1/journal`, { signal: AbortSignal.timeout(10_000) });
           const status = (await res.json()) as { inner: string; lastRestore: { startedAt: number } | null };
           return status.inner === 'ok' ? (status.lastRestore?.startedAt ?? 0) : -1;
         };
-        const before = await restoredAt();
+        let before = -1;
+        await waitUntil('the journal status', async () => (before = await restoredAt()) >= 0, 60_000, 200);
         await redis.command('FLUSHALL');
         wipes++;
-        await waitUntil('the restore after a wipe', async () => (await restoredAt()) > before, 20_000, 100);
+        await waitUntil('the restore after a wipe', async () => (await restoredAt()) > before, 60_000, 200);
       };
       const report = await runKillLoop(server, {
         kills,
