@@ -4,6 +4,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { clientSettings } from '../config.js';
 import { isDelayqError } from '../core/errors.js';
 import { registerClientCommands } from './commands/client-commands.js';
+import { registerScheduleCommands } from './commands/schedule-commands.js';
 import { serve } from './commands/serve.js';
 
 const defaults = clientSettings();
@@ -26,11 +27,14 @@ program
   .addOption(new Option('--store <kind>', 'store (DELAYQ_STORE_KIND)').choices(['sqlite', 'redis'] as const))
   .option('--redis-url <url>', 'Redis URL (DELAYQ_REDIS_URL)')
   .option('--log-level <level>', 'pino level (DELAYQ_LOG_LEVEL)')
+  .option('--beanstalkd-port <port>', 'also serve the beanstalkd protocol on this port, 0 for any free one (DELAYQ_BEANSTALKD_ENABLED + DELAYQ_BEANSTALKD_PORT)', (v) => Number(v))
+  .option('--beanstalkd-host <host>', 'beanstalkd listen address (DELAYQ_BEANSTALKD_HOST)')
   .action(async (flags) => {
     await serve(flags);
   });
 
 registerClientCommands(program);
+registerScheduleCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (isDelayqError(err)) {

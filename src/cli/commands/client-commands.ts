@@ -3,14 +3,14 @@ import type { Command } from '@commander-js/extra-typings';
 import { DelayqClient } from '../../client/client.js';
 import type { PushRequest } from '../../protocol/schemas.js';
 
-type GlobalFlags = { url: string; token?: string | undefined };
+export type GlobalFlags = { url: string; token?: string | undefined };
 
-function clientOf(command: { optsWithGlobals(): GlobalFlags }): DelayqClient {
+export function clientOf(command: { optsWithGlobals(): GlobalFlags }): DelayqClient {
   const { url, token } = command.optsWithGlobals();
   return new DelayqClient({ url, token });
 }
 
-function print(value: unknown): void {
+export function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
@@ -38,7 +38,8 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .argument('[body]', 'job body: JSON, or plain text')
     .option('--id <id>', 'your job id (idempotent push)')
     .option('--delay <duration>', 'delay: ms or "30s", "4m", "1h"')
-    .option('--run-at <time>', 'absolute due time: epoch ms or ISO-8601')
+    .option('--run-at <time>', 'absolute due time: epoch ms, ISO-8601 with offset, or local time with --time-zone')
+    .option('--time-zone <zone>', 'IANA zone of a --run-at written without offset, e.g. Asia/Shanghai')
     .option('--ttr <duration>', 'time to run once reserved')
     .option('--priority <n>', 'lower runs first among jobs due together', asInt)
     .option('--tag <tag>')
@@ -51,6 +52,7 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
       if (flags.id !== undefined) job.id = flags.id;
       if (flags.delay !== undefined) job.delayMs = /^\d+$/.test(flags.delay) ? Number(flags.delay) : flags.delay;
       if (flags.runAt !== undefined) job.runAt = /^\d+$/.test(flags.runAt) ? Number(flags.runAt) : flags.runAt;
+      if (flags.timeZone !== undefined) job.timeZone = flags.timeZone;
       if (flags.ttr !== undefined) job.ttrMs = /^\d+$/.test(flags.ttr) ? Number(flags.ttr) : flags.ttr;
       if (flags.priority !== undefined) job.priority = flags.priority;
       if (flags.tag !== undefined) job.tag = flags.tag;
