@@ -10,8 +10,6 @@ export interface ReconcileSummary {
   checked: number;
   /** Rows the inner store holds in a terminal state (a finish, bury, cancel or expiry the journal missed): journaled now. */
   ended: number;
-  /** Rows the inner store holds in a later live state (reserved, other attempts): refreshed. */
-  refreshed: number;
   /** Rows the inner store does not hold although it should (a push whose inner write was lost): pushed back. */
   repushed: number;
   /** This pass finished a cycle over every unfinished row. */
@@ -39,7 +37,6 @@ const EVENT_OF: Partial<Record<JobState, JobEvent>> = { finished: 'finish', dead
  * through a compare-and-set on the meta table, compares each with the inner store and:
  *  - ended there at least `settleMs` ago (a crash between the inner finish and the journal write, or a ttl
  *    expiry), and still unfinished in the journal when re-read: journals the end;
- *  - live there in a later state: refreshes the row (guarded: never over a terminal row);
  *  - missing there, not written for `settleMs`, and the inner store still has its marker: pushes it back
  *    (a push whose inner write was lost), as a restore would.
  * Every action is idempotent, so two instances taking the same batch only repeat work. A cycle over U
@@ -65,7 +62,7 @@ export class JournalReconciler {
   }
 
   async pass(now: EpochMs): Promise<ReconcileSummary> {
-    const summary: ReconcileSummary = { checked: 0, ended: 0, refreshed: 0, repushed: 0, cycleDone: false };
+    const summary: ReconcileSummary = { checked: 0, ended: 0, repushed: 0, cycleDone: false };
     const raw = await this.journal.getMeta(PROGRESS_META);
     const progress = parse(raw);
     const cycleStartedAt = progress.cursor === null ? now : progress.cycleStartedAt;
@@ -73,7 +70,6 @@ export class JournalReconciler {
     summary.checked = rows.length;
     const held = await Promise.all(rows.map((r) => this.inner.get(r.id)));
     let ended: Job[] = [];
-    const later: Job[] = [];
     const missing: JournalJob[] = [];
     rows.forEach((row, i) => {
       const job = held[i];
@@ -83,7 +79,6 @@ export class JournalReconciler {
         // An end younger than settleMs may still have its own journal write in flight: a later pass takes it.
         if ((job.finishedAt ?? now) <= now - this.settleMs) ended.push(job);
       }
-      else if (job.attempts !== row.attempts || (job.state === 'reserved') !== (row.state === 'reserved')) later.push(job);
     });
     const stillOpen = ended.length ? new Set(await this.journal.staleAmong(ended.map((j) => j.id), Number.MAX_SAFE_INTEGER)) : new Set();
     ended = ended.filter((j) => stillOpen.has(j.id));
@@ -92,10 +87,6 @@ export class JournalReconciler {
       const history = ended.map((j) => entry(j, EVENT_OF[j.state] ?? 'finish', now, this.ctx.nodeId, `reconciled: the store had it ${j.state}`));
       await this.ctx.writer.upsert(ended.map(loadedJob), history, { force: false, durable: true });
       summary.ended = ended.length;
-    }
-    if (later.length) {
-      void this.ctx.writer.upsert(later.map(loadedJob), [], { force: false, durable: false });
-      summary.refreshed = later.length;
     }
     if (missing.length) summary.repushed = await this.repush(missing, now);
     const done = rows.length < this.ctx.batchSize;
