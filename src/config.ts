@@ -79,6 +79,13 @@ export const ConfigSchema = obj({
     restoreMode: Type.Union([Type.Literal('auto'), Type.Literal('manual')], { default: 'auto' }),
     /** Ended jobs leave the store this long after they ended (the journal keeps them for the retention), ms. @defaultValue 60000 */
     innerRetentionMs: Type.Integer({ default: 60_000, minimum: 0 }),
+    /**
+     * Unfinished journal rows compared with the store per loader round (reconciliation, docs/journal.md): a
+     * cycle over U unfinished jobs takes U / this rounds, and ended jobs leave the store only after one. @defaultValue 1000
+     */
+    reconcileBatchSize: Type.Integer({ default: 1000, minimum: 10, maximum: 100_000 }),
+    /** A journaled job the store does not hold is pushed back only once its row was not written for this long, ms. @defaultValue 10000 */
+    reconcileSettleMs: Type.Integer({ default: 10_000, minimum: 0 }),
   }),
   /** Name of this process in job history. @defaultValue host:pid (when empty) */
   nodeId: Type.String({ default: '', maxLength: 128 }),

@@ -63,6 +63,8 @@ export function createJournaledStore(config: Config, nodeId: string, logger?: Lo
     horizonMs: config.journal.horizonMs,
     restoreMode: config.journal.restoreMode,
     innerRetentionMs: config.journal.innerRetentionMs,
+    reconcileBatchSize: config.journal.reconcileBatchSize,
+    reconcileSettleMs: config.journal.reconcileSettleMs,
     ...(logger ? { logger: logger.child({ component: 'journal' }) } : {}),
   });
 }

@@ -1,6 +1,5 @@
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
-import type { Job } from '../core/job.js';
 import type { Store } from '../store/store.js';
 import type { ClearAllOptions, ClearAllSummary, Journal, JournalJob, RestoreOptions, RestoreSummary } from './journal.js';
 import { entry, toNewJob } from './journal-jobs.js';
@@ -57,21 +56,29 @@ export async function restoreJob(ctx: RestoreContext, id: string, options: Resto
   return summary;
 }
 
-async function restoreRows(ctx: RestoreContext, rows: JournalJob[], options: RestoreOptions, now: EpochMs, summary: RestoreSummary): Promise<void> {
+/**
+ * Restores those of `rows` the inner store does not hold. A job the inner store holds is never touched
+ * (it is live there, or ended there and the reconciler journals that): only missing jobs are pushed,
+ * marked expired (expire=false) or left to the journal (beyond the horizon).
+ */
+export async function restoreRows(ctx: RestoreContext, rows: JournalJob[], options: RestoreOptions, now: EpochMs, summary: RestoreSummary): Promise<void> {
   const expire = options.expire ?? true;
   const horizonAt = now + ctx.horizonMs;
   const toPush: JournalJob[] = [];
-  const toUnload: string[] = [];
-  const skipped: Job[] = [];
+  const toUnload: JournalJob[] = [];
+  const pastDue: JournalJob[] = [];
   for (const row of rows) {
     summary.scanned++;
     if (row.runAt >= horizonAt) {
-      summary.leftInJournal++;
-      if (row.loaded) toUnload.push(row.id);
-    } else if (row.runAt <= now && !expire) {
-      skipped.push({ ...row, state: 'expired', finishedAt: now });
-    } else toPush.push(row);
+      if (row.loaded) toUnload.push(row);
+      else summary.leftInJournal++;
+    } else if (row.runAt <= now && !expire) pastDue.push(row);
+    else toPush.push(row);
   }
+  // The push below is idempotent by id; the other two act on a row, so they first ask whether the inner store holds it.
+  const [unload, skipped] = await Promise.all([missingFromInner(ctx.inner, toUnload), missingFromInner(ctx.inner, pastDue)]);
+  summary.alreadyPresent += toUnload.length - unload.length + pastDue.length - skipped.length;
+  summary.leftInJournal += unload.length;
   if (toPush.length) {
     const results = await ctx.inner.push(toPush.map(toNewJob), now);
     const created = results.filter((r) => r.created).map((r) => r.job);
@@ -87,15 +94,24 @@ async function restoreRows(ctx: RestoreContext, rows: JournalJob[], options: Res
     const history = created.filter((j) => !ended.has(j.id)).map((j) => entry(j, 'restore', now, ctx.nodeId, RESTORE_REASON));
     if (history.length) void ctx.writer.history(history);
   }
-  if (toUnload.length) await ctx.journal.setLoaded(toUnload, false);
+  if (unload.length) await ctx.journal.setLoaded(unload.map((r) => r.id), false);
   if (skipped.length) {
     summary.skippedExpired += skipped.length;
+    const expired: JournalJob[] = skipped.map((j) => ({ ...j, state: 'expired', finishedAt: now, loaded: false }));
+    // Guarded (force: false): a row that ended meanwhile keeps its own terminal state.
     await ctx.writer.upsert(
-      skipped.map((j) => ({ ...j, loaded: false })),
-      skipped.map((j) => entry(j, 'restore', now, ctx.nodeId, 'not restored: due time passed and expire=false')),
-      { force: true, durable: true },
+      expired,
+      expired.map((j) => entry(j, 'restore', now, ctx.nodeId, 'not restored: due time passed and expire=false')),
+      { force: false, durable: true },
     );
   }
+}
+
+/** Those of `rows` the inner store does not hold (one read each, sent together). */
+async function missingFromInner(inner: Store, rows: readonly JournalJob[]): Promise<JournalJob[]> {
+  if (!rows.length) return [];
+  const held = await Promise.all(rows.map((r) => inner.get(r.id)));
+  return rows.filter((_, i) => held[i] === null);
 }
 
 

@@ -24,6 +24,8 @@ export interface Journal {
 
   /** Those of `ids` whose journal row is terminal (finished_at set): a restore re-checks what it pushed. */
   terminalAmong(ids: readonly string[]): Promise<string[]>;
+  /** Those of `ids` still unfinished whose row was last written before `updatedBefore` (process wall clock). */
+  staleAmong(ids: readonly string[], updatedBefore: number): Promise<string[]>;
   /** Unfinished jobs (finished_at IS NULL) with id > afterId, in id order: the restore scan. */
   listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]>;
   /** Jobs that live only in the journal (loaded = 0), in id order, filtered like Store.list. */
@@ -52,6 +54,8 @@ export interface Journal {
 
   getMeta(name: string): Promise<string | null>;
   setMeta(name: string, value: string): Promise<void>;
+  /** Compare-and-set: writes `value` only if the current value is `expected` (null: absent); true when written. */
+  swapMeta(name: string, expected: string | null, value: string): Promise<boolean>;
 }
 
 /** What `scheduler/loader.ts` drives on a journaled store (implemented by JournaledStore). */
@@ -62,6 +66,8 @@ export interface JournalMaintenance {
   purgeInner(now: EpochMs, limit: number): Promise<number>;
   /** Looks for the inner store's marker; restores or reports when it is gone. */
   checkInner(now: EpochMs): Promise<InnerCheck>;
+  /** One reconciliation pass over the next unfinished journal rows; null while the inner store is lost. */
+  reconcile(now: EpochMs): Promise<{ checked: number; ended: number; repushed: number } | null>;
 }
 
 /**

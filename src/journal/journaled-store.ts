@@ -24,12 +24,14 @@ import {
   type StoreWatcher,
   type WatchableStore,
 } from '../store/store.js';
-import type { Journal, JournalJob, JournalMaintenance, JournalOperations } from './journal.js';
+import type { Journal, JournalMaintenance, JournalOperations } from './journal.js';
 import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
 import { clearAllJobs, restoreFromJournal, restoreJob, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergeLists, mergeStats } from './merge-reads.js';
+import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.js';
+import { redriveJournaled } from './journal-redrive.js';
 import type { NoticingStore, StoreNoticeListener } from '../store/store-notices.js';
 
 export interface JournaledStoreOptions {
@@ -45,6 +47,10 @@ export interface JournaledStoreOptions {
   asyncFlushMs?: number;
   /** Jobs per page when restoring. @defaultValue 5000 */
   restoreBatchSize?: number;
+  /** Unfinished journal rows compared with the inner store per reconciliation pass. @defaultValue 1000 */
+  reconcileBatchSize?: number;
+  /** A journal row missing from the inner store is pushed back only once it was not written for this long. @defaultValue 10 s */
+  reconcileSettleMs?: number;
   clock?: Clock;
   logger?: Logger;
 }
@@ -72,6 +78,7 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   private readonly restoreBatchSize: number;
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
+  private readonly reconciler: JournalReconciler;
   /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
   readonly pauses: TopicPauses;
   readonly numbers: JobNumbers;
@@ -98,6 +105,7 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     this.monitor = new InnerMonitor(inner, journal, options.restoreMode ?? 'auto', this.logger, (now) =>
       this.restore({ expire: true }, now),
     );
+    this.reconciler = new JournalReconciler({ ...this.context(), batchSize: options.reconcileBatchSize ?? 1000 }, options.reconcileSettleMs ?? 10_000);
   }
 
   async open(): Promise<void> {
@@ -225,28 +233,29 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     return reserved;
   }
 
-  touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
-    return this.inner.touch(id, token, now, ttrMs);
+  async touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
+    return this.refusedAsJournaled(id, await this.inner.touch(id, token, now, ttrMs));
   }
 
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(this.inner.finish(id, token, now), 'finish', now, null, true);
+    return this.transition(id, this.inner.finish(id, token, now), 'finish', now, null, true);
   }
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.transition(this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
+    return this.transition(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
   }
 
   bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.transition(this.inner.bury(id, token, now, error), 'bury', now, error, true);
+    return this.transition(id, this.inner.bury(id, token, now, error), 'bury', now, error, true);
   }
 
   release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(this.inner.release(id, token, now, runAt), 'release', now, null, false);
+    return this.transition(id, this.inner.release(id, token, now, runAt), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
   private async transition(
+    id: string,
     pending: Promise<Outcome<Job>>,
     event: 'finish' | 'retry' | 'bury' | 'release',
     now: EpochMs,
@@ -257,43 +266,20 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     if (outcome.ok && !outcome.repeated) { // a repeated finish changed nothing: the journal has it
       const job = outcome.value;
       await this.writer.upsert([loadedJob(job)], [entry(job, event, now, this.nodeId, reason)], { force: durable, durable });
+      return outcome;
     }
-    return outcome;
+    return this.refusedAsJournaled(id, outcome);
   }
 
-  async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
-    const ids = 'ids' in target ? [...target.ids] : await this.oldestDead(target.topic, target.limit);
-    let count = await this.inner.redrive({ ids }, now);
-    const journaled: JournalJob[] = [];
-    for (const id of ids) {
-      const job = await this.inner.get(id);
-      if (job && job.state === 'ready' && job.attempts === 0 && job.runAt === now) journaled.push(loadedJob(job));
-      else if (!job) {
-        // Dead in the journal only (the inner store lost it): redrive it by pushing it back, ready now.
-        const row = await this.journal.get(id);
-        if (row?.state === 'dead') {
-          const [pushed] = await this.inner.push([{ ...toNewJob(row), runAt: now }], now);
-          journaled.push(loadedJob(pushed!.job));
-          count++;
-        }
-      }
-    }
-    if (journaled.length) {
-      await this.writer.upsert(journaled, journaled.map((j) => entry(j, 'redrive', now, this.nodeId)), { force: true, durable: true });
-    }
-    return count;
+  /** A job only the journal holds (beyond the horizon, purged after it ended) is refused as in every shape: wrong_state. */
+  private async refusedAsJournaled(id: string, outcome: Outcome<Job>): Promise<Outcome<Job>> {
+    if (outcome.ok || outcome.reason !== 'not_found') return outcome;
+    const row = await this.journal.get(id);
+    return row ? wrongState(row.state) : outcome;
   }
 
-  private async oldestDead(topic: string, limit: number): Promise<string[]> {
-    const dead: Job[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.inner.list({ topic, state: 'dead', limit: 1000, cursor });
-      dead.push(...page.jobs);
-      cursor = page.next ?? undefined;
-    } while (cursor && dead.length < 100_000);
-    dead.sort((a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0) || (a.id < b.id ? -1 : 1));
-    return dead.slice(0, limit).map((j) => j.id);
+  redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
+    return redriveJournaled(this.context(), target, now);
   }
 
   // ——— the scheduler ———
@@ -316,7 +302,9 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   }
 
   async purge(before: EpochMs, limit: number): Promise<number> {
-    const [inner, journal] = await Promise.all([this.inner.purge(before, limit), this.journal.purge(before, limit)]);
+    // Without the loader's pass just before it: one pass of its own, so a cycle can complete.
+    if (((await this.reconciler.purgeBefore(before)) ?? -1) < before) await this.reconcile(this.clock.now());
+    const [inner, journal] = await Promise.all([this.reconciler.purgeInner(before, limit), this.journal.purge(before, limit)]);
     return Math.max(inner, journal);
   }
 
@@ -354,15 +342,18 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
 
   /** Loads journal-only jobs entering the horizon into the inner store; several processes never load the same rows. */
   async loadDue(now: EpochMs, limit: number): Promise<number> {
-    const loaded = await this.journal.claimDue(now + this.horizonMs, limit, async (jobs) => {
-      await this.inner.push(jobs.map(toNewJob), now);
-    });
+    const loaded = await this.journal.claimDue(now + this.horizonMs, limit, (jobs) => this.inner.push(jobs.map(toNewJob), now).then(() => undefined));
     return loaded.length;
   }
 
   /** Terminal jobs leave the inner store soon after they end; the journal keeps them for the retention. */
   purgeInner(now: EpochMs, limit: number): Promise<number> {
-    return this.inner.purge(now - this.innerRetentionMs, limit);
+    return this.reconciler.purgeInner(now - this.innerRetentionMs, limit);
+  }
+
+  /** One reconciliation pass (docs/journal.md): journal rows brought in line with the inner store. Not while it is lost. */
+  reconcile(now: EpochMs): Promise<ReconcileSummary | null> {
+    return this.monitor.status(0).inner === 'ok' ? this.reconciler.pass(now) : Promise.resolve(null);
   }
 
   /** Checks the inner store's marker; restores (auto) or reports (manual) when it is gone. */

@@ -174,6 +174,23 @@ export class SqlJournal implements Journal {
     return found;
   }
 
+  async staleAmong(ids: readonly string[], updatedBefore: number): Promise<string[]> {
+    const found: string[] = [];
+    for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT) {
+      const rows = await this.run((db) =>
+        db
+          .selectFrom('delayq_jobs')
+          .select('id')
+          .where('id', 'in', ids.slice(i, i + MAX_ROWS_PER_STATEMENT))
+          .where('finished_at', 'is', null)
+          .where('updated_at', '<', updatedBefore)
+          .execute(),
+      );
+      found.push(...rows.map((r) => r.id));
+    }
+    return found;
+  }
+
   async listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]> {
     const rows = await this.run((db) => {
       let q = db.selectFrom('delayq_jobs').selectAll().where('finished_at', 'is', null);
@@ -320,6 +337,22 @@ export class SqlJournal implements Journal {
     return row?.value ?? null;
   }
 
+  async swapMeta(name: string, expected: string | null, value: string): Promise<boolean> {
+    if (expected !== null) {
+      const result = await this.run((db) =>
+        db.updateTable('delayq_meta').set({ value }).where('name', '=', name).where('value', '=', expected).executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) === 1;
+    }
+    try {
+      await this.conn.insertInto('delayq_meta').values({ name, value }).execute();
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw unavailable(this.dialect, err);
+    }
+  }
+
   async setMeta(name: string, value: string): Promise<void> {
     await this.run((db) =>
       db.transaction().execute(async (trx) => {
@@ -349,6 +382,12 @@ function* chunks<T extends Pick<JobRow, 'id' | 'body'>>(rows: readonly T[]): Gen
     bytes += size;
   }
   if (chunk.length) yield chunk;
+}
+
+/** PostgreSQL unique_violation, MySQL/MariaDB ER_DUP_ENTRY. */
+function isDuplicateKey(err: unknown): boolean {
+  const e = err as { code?: unknown; errno?: unknown };
+  return e.code === '23505' || e.code === 'ER_DUP_ENTRY' || e.errno === 1062;
 }
 
 function unavailable(dialect: string, err: unknown): DelayqError {

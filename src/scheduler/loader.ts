@@ -19,13 +19,15 @@ export interface LoaderHooks {
 export interface LoaderRound {
   check: Awaited<ReturnType<JournalMaintenance['checkInner']>>;
   loaded: number;
+  /** Journal rows brought in line with the inner store this round (ended there, or pushed back). */
+  reconciled: number;
   purged: number;
 }
 
 /**
  * The journal's background service (delay-task's "load the next N minutes"): each round checks that the
- * inner store still has its data (restoring if not), loads journal-only jobs entering the horizon, and
- * purges terminal jobs from the inner store. Several processes may run it: the journal's claim
+ * inner store still has its data (restoring if not), loads journal-only jobs entering the horizon, runs one
+ * reconciliation pass, and purges terminal jobs from the inner store. Several processes may run it: the journal's claim
  * (FOR UPDATE SKIP LOCKED) keeps them from loading the same rows.
  */
 export class JournalLoader {
@@ -90,14 +92,17 @@ export class JournalLoader {
         loaded += n;
         if (n < batchSize || this.stopped) break;
       }
-      if (loaded || check === 'restored') this.hooks.onLoaded?.(loaded);
+      // One bounded reconciliation pass; its complete cycles are what lets the purge below remove ended jobs.
+      const pass = await this.target.reconcile(now);
+      const reconciled = pass ? pass.ended + pass.repushed : 0;
+      if (loaded || check === 'restored' || pass?.repushed) this.hooks.onLoaded?.(loaded);
       let purged = 0;
       for (;;) {
         const n = await this.target.purgeInner(now, batchSize);
         purged += n;
         if (n < batchSize || this.stopped) break;
       }
-      return { check, loaded, purged };
+      return { check, loaded, reconciled, purged };
     } catch (err) {
       this.hooks.onError(err);
       return undefined;

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import { createService } from '../../src/create-service.js';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
+import { MysqlJournal } from '../../src/journal/mysql/mysql-journal.js';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
 import { JournalLoader } from '../../src/scheduler/loader.js';
 import { buildApp } from '../../src/server/app.js';
@@ -16,12 +17,16 @@ import type { Store } from '../../src/store/store.js';
 export interface ChaosServerSpec {
   port: number;
   nodeId: string;
-  store: 'sqlite' | 'redis' | 'redis+postgres';
+  store: 'sqlite' | 'redis' | 'redis+postgres' | 'redis+mysql';
   sqlitePath?: string;
   redisUrl?: string;
   redisPrefix?: string;
   /** PostgreSQL schema of the journal (redis+postgres). */
   pgSchema?: string;
+  /** MariaDB/MySQL database URI of the journal (redis+mysql). */
+  mysqlUri?: string;
+  /** The journal's reconciliation settle time, ms (default: the store's). */
+  reconcileSettleMs?: number;
   /** Redis command timeout, ms. */
   redisCommandTimeoutMs?: number;
   /** Loader round interval (journal), ms. */
@@ -56,9 +61,13 @@ if (spec.store === 'sqlite') {
   // Several processes share this Redis: they agree on Redis's clock.
   clock = redis.clock;
   store = redis;
-  if (spec.store === 'redis+postgres') {
-    const journal = new PostgresJournal({ connectionString: 'postgres://postgres@127.0.0.1:5432/test', schema: spec.pgSchema!, maxConnections: 4 });
-    journaled = new JournaledStore(redis, journal, { nodeId: spec.nodeId, clock: redis.clock, logger });
+  if (spec.store === 'redis+postgres' || spec.store === 'redis+mysql') {
+    const journal =
+      spec.store === 'redis+postgres'
+        ? new PostgresJournal({ connectionString: 'postgres://postgres@127.0.0.1:5432/test', schema: spec.pgSchema!, maxConnections: 4 })
+        : new MysqlJournal({ uri: spec.mysqlUri!, maxConnections: 4 });
+    const settle = spec.reconcileSettleMs === undefined ? {} : { reconcileSettleMs: spec.reconcileSettleMs };
+    journaled = new JournaledStore(redis, journal, { nodeId: spec.nodeId, clock: redis.clock, logger, ...settle });
     store = journaled;
   }
 }

@@ -6,7 +6,7 @@ const push = (id: string, runAt: number, at = 0): HistoryEvent => ({ type: 'push
 describe('history checker', () => {
   it('passes a clean history', () => {
     const r = checkHistory([push('a', 100), { type: 'deliver', id: 'a', at: 105 }, { type: 'finish', id: 'a', at: 110 }], { endAt: 5000, graceMs: 1000 });
-    expect(r).toMatchObject({ pushed: 1, delivered: 1, lost: [], early: [], duplicates: [], resurrected: [] });
+    expect(r).toMatchObject({ pushed: 1, delivered: 1, lost: [], early: [], duplicates: [], resurrected: [], deliveredAfterFinish: [] });
   });
 
   it('finds lost, early, duplicate and resurrected deliveries', () => {
@@ -32,13 +32,17 @@ describe('history checker', () => {
         { type: 'deliver', id: 'zombie', at: 2000 },
         push('cancelled', 3000),
         { type: 'cancel', id: 'cancelled', at: 50 },
+        push('cancel-zombie', 100),
+        { type: 'cancel', id: 'cancel-zombie', at: 150 },
+        { type: 'deliver', id: 'cancel-zombie', at: 200 },
       ],
       { endAt: 5000, graceMs: 1000 },
     );
     expect(r.lost).toEqual(['lost']);
     expect(r.early).toEqual([{ id: 'early', byMs: 100 }]);
     expect(r.duplicates).toEqual(['dup']);
-    expect(r.resurrected).toEqual(['zombie']);
+    expect(r.resurrected).toEqual(['cancel-zombie', 'zombie']);
+    expect(r.deliveredAfterFinish).toEqual(['zombie']);
     expect(r.redeliveries).toBe(4);
   });
 });

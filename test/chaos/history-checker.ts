@@ -6,7 +6,9 @@
  *  - early: a delivery before the job's runAt;
  *  - duplicate: a delivery while an earlier delivery of the same job was still within its TTR and had not
  *    been failed — at-least-once allows a second delivery only after a lapse or a failure;
- *  - resurrected: a delivery after the job's finish or cancel was acknowledged.
+ *  - resurrected: a delivery after the job's finish or cancel was acknowledged;
+ *  - deliveredAfterFinish: of those, the deliveries after an acknowledged finish (the consumer's 200, or the
+ *    server showing the job finished).
  * Times are epoch ms from one machine's clock (the tests run everything on one host).
  */
 export type HistoryEvent =
@@ -25,6 +27,8 @@ export interface CheckResult {
   early: { id: string; byMs: number }[];
   duplicates: string[];
   resurrected: string[];
+  /** Jobs delivered again after an acknowledged finish. */
+  deliveredAfterFinish: string[];
 }
 
 export interface CheckOptions {
@@ -44,7 +48,7 @@ export function checkHistory(events: readonly HistoryEvent[], options: CheckOpti
       if (!jobs.has(e.id)) jobs.set(e.id, { runAt: e.runAt, ttrMs: e.ttrMs, deliveries: [], fails: [] });
     }
   }
-  const result: CheckResult = { pushed: jobs.size, delivered: 0, redeliveries: 0, lost: [], early: [], duplicates: [], resurrected: [] };
+  const result: CheckResult = { pushed: jobs.size, delivered: 0, redeliveries: 0, lost: [], early: [], duplicates: [], resurrected: [], deliveredAfterFinish: [] };
   const sorted = [...events].sort((a, b) => a.at - b.at);
   for (const e of sorted) {
     const job = jobs.get(e.id);
@@ -63,6 +67,7 @@ export function checkHistory(events: readonly HistoryEvent[], options: CheckOpti
         if (e.at < job.runAt) result.early.push({ id: e.id, byMs: job.runAt - e.at });
         if ((job.finishedAt !== undefined && e.at > job.finishedAt) || (job.cancelledAt !== undefined && e.at > job.cancelledAt)) {
           result.resurrected.push(e.id);
+          if (job.finishedAt !== undefined && e.at > job.finishedAt) result.deliveredAfterFinish.push(e.id);
         }
         const previous = job.deliveries[job.deliveries.length - 1];
         if (previous !== undefined) {

@@ -20,6 +20,10 @@ export interface KillLoopOptions {
   afterKill?: (k: number) => Promise<void>;
   /** Called between kills instead of killing the server (e.g. wipe Redis under load). */
   disturb?: (k: number) => Promise<void>;
+  /** How long the first start may take, ms (a start takes 10–30 s on a heavily loaded host). @defaultValue 30 s */
+  startTimeoutMs?: number;
+  /** Called once every acknowledged job is finished, with the consumers still running (e.g. a final wipe). */
+  afterDrain?: () => Promise<void>;
 }
 
 export interface KillLoopReport extends CheckResult {
@@ -47,7 +51,7 @@ export function historyOf(children: readonly ChaosChild[]): HistoryEvent[] {
 
 export async function runKillLoop(server: ServerProcess, options: KillLoopOptions): Promise<KillLoopReport> {
   const topic = `chaos.${options.prefix}`;
-  await server.start();
+  await server.start(options.startTimeoutMs);
   const producer = startProducer({
     urls: [server.url],
     prefix: options.prefix,
@@ -80,6 +84,8 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
     const pushed = new Set(producer.events.filter((e) => e['type'] === 'push').map((e) => e['id'] as string));
     const drainStart = Date.now();
     const finishedPerServer = new Set<string>();
+    /** When the server first showed a job finished whose finish answer the consumer never saw: a finish all the same. */
+    const confirmedFinishes: HistoryEvent[] = [];
     // drain: every acknowledged push finished (lapsed reservations come back after their TTR)
     await waitUntil(
       'every acknowledged job to be finished',
@@ -90,7 +96,10 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
         {
           for (const id of open.slice(0, 100)) {
             const res = await fetch(`${server.url}/v1/jobs/${encodeURIComponent(id)}`, { signal: AbortSignal.timeout(2000) });
-            if (res.ok && ((await res.json()) as { job: { state: string } }).job.state === 'finished') finishedPerServer.add(id);
+            if (res.ok && ((await res.json()) as { job: { state: string } }).job.state === 'finished') {
+              finishedPerServer.add(id);
+              confirmedFinishes.push({ type: 'finish', id, at: Date.now() });
+            }
           }
         }
         const left = open.filter((id) => !finishedPerServer.has(id));
@@ -112,8 +121,9 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
       writeFileSync(join(CHAOS_ROOT, `drain-timeout-${options.prefix}.txt`), lines.join('\n'));
     });
     const drainMs = Date.now() - drainStart;
+    await options.afterDrain?.();
     await consumer.stop();
-    const events = historyOf([producer, consumer]);
+    const events = [...historyOf([producer, consumer]), ...confirmedFinishes];
     // the raw history stays for a post-mortem of any violation
     writeFileSync(join(CHAOS_ROOT, `history-${options.prefix}.jsonl`), [...producer.events, ...consumer.events, ...kills].map((e) => JSON.stringify(e)).join('\n'));
     const endAt = Date.now();
@@ -146,7 +156,7 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
 export function summarize(name: string, r: KillLoopReport): string {
   return (
     `${name}: kills=${r.kills} acked=${r.acked} delivered=${r.delivered} lost=${r.lost.length} early=${r.early.length} ` +
-    `duplicates=${r.duplicates.length} resurrected=${r.resurrected.length} redeliveries=${r.redeliveries} ` +
+    `duplicates=${r.duplicates.length} resurrected=${r.resurrected.length} deliveredAfterFinish=${r.deliveredAfterFinish.length} redeliveries=${r.redeliveries} ` +
     `(jobs ${r.redeliveredJobs}) fails=${r.fails} unsettledDeliveries=${r.unsettled} inferredSettles=${r.inferredSettles} pushErrors=${r.pushErrors} ` +
     `finishAnswerLost=${r.finishAnswerLost} restartMs=[${r.restartMs.join(',')}] drainMs=${r.drainMs}`
   );

@@ -67,7 +67,7 @@ for (const db of databases) {
       const inner = swappableStore(sqlite());
       const store = await make(inner);
       await wipeUnderLoad(store, topic, clock.now(), () => inner.swap(sqlite()));
-    });
+    }, 60_000); // 15–30 s on a loaded 2-core host
 
     it('in manual mode a lost inner store is reported loudly and waits for the operator', async () => {
       const inner = swappableStore(sqlite());
@@ -175,7 +175,7 @@ for (const db of databases) {
     });
 
     it('retention: terminal jobs leave the inner store promptly and the journal after the retention; live ones never', async () => {
-      const store = await make(sqlite(), { innerRetentionMs: 1000 });
+      const store = await make(sqlite(), { innerRetentionMs: 1000, reconcileSettleMs: 0 });
       const now = clock.now();
       const done = aJob({ topic, now });
       const waiting = aJob({ topic, now, delayMs: 400 * 86_400_000 });
@@ -183,6 +183,9 @@ for (const db of databases) {
       const [r] = await store.reserve([topic], 1, now);
       await store.finish(done.id, r!.token, now);
       expect(await store.purgeInner(now + 999, 100)).toBe(0);
+      // ended jobs leave the inner store only once a reconciliation cycle has seen them
+      expect(await store.purgeInner(now + 1001, 100)).toBe(0);
+      expect(await store.reconcile(now + 1001)).toMatchObject({ cycleDone: true });
       expect(await store.purgeInner(now + 1001, 100)).toBe(1);
       expect(await store.get(done.id)).toMatchObject({ state: 'finished' });
       expect(await store.purge(now + 7 * 86_400_000, 100)).toBe(1);

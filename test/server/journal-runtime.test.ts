@@ -40,6 +40,28 @@ describe('runtime on Redis + PostgreSQL journal, configured', () => {
     await closeGracefully(app, runtime, 100);
   });
 
+  it('restore with expire=false on a healthy store ends no live job; a job beyond the horizon answers 409 E_WRONG_STATE', async () => {
+    const push = async (json: object) => (await http(url, 'POST', '/v1/jobs', { json: { topic: 'live', body: {}, ...json } })).body.job.id as string;
+    const [first, second, far] = [await push({ delayMs: 0 }), await push({ delayMs: 50 }), await push({ delayMs: 30 * 86_400_000 })];
+    const [r] = (await http(url, 'POST', '/v1/reserve', { json: { topics: ['live'], count: 1 } })).body.reservations;
+    expect([first, second]).toContain(r.job.id);
+    const [reserved, ready] = r.job.id === first ? [first, second] : [second, first];
+    await new Promise((resolve) => setTimeout(resolve, 100)); // `ready` is past due now: expire=false used to end it
+    expect((await http(url, 'POST', '/v1/restore', { json: { expire: false } })).body).toMatchObject({ restored: 0, skippedExpired: 0 });
+    expect((await http(url, 'GET', '/reStore?expire=false')).status).toBe(200);
+    expect((await http(url, 'GET', `/v1/jobs/${reserved}`)).body.job.state).toBe('reserved');
+    expect(['ready', 'delayed']).toContain((await http(url, 'GET', `/v1/jobs/${ready}`)).body.job.state);
+    expect((await http(url, 'POST', `/v1/jobs/${reserved}/finish`, { json: { token: r.token } })).status).toBe(200);
+    // the same refusal as every other shape for a job only the journal holds
+    expect((await http(url, 'GET', `/v1/jobs/${far}`)).body.job.state).toBe('delayed');
+    for (const op of ['finish', 'touch', 'fail', 'release']) {
+      const res = await http(url, 'POST', `/v1/jobs/${far}/${op}`, { json: { token: 'not-a-token' } });
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('E_WRONG_STATE');
+    }
+    for (const id of [ready, far]) await http(url, 'POST', `/v1/jobs/${id}/cancel`, { json: {} }); // the next test counts the journal
+  });
+
   it('restores every unfinished job after Redis is wiped, and guards clear-all', async () => {
     expect(runtime.service.isJournaled).toBe(true);
     const ids: string[] = [];

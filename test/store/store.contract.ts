@@ -291,6 +291,23 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect(again!.job.attempts).toBe(1);
     });
 
+    test('finish, touch, retry, bury and release of a delayed job, even one due far beyond any horizon, are refused as wrong_state', async () => {
+      const near = job({ delayMs: 5000 });
+      const far = job({ delayMs: 40 * 86_400_000 });
+      await store.push([near, far], T0);
+      for (const j of [near, far]) {
+        const refusals = [
+          await store.finish(j.id, 'no-token', T0 + 1),
+          await store.touch(j.id, 'no-token', T0 + 1),
+          await store.retry(j.id, 'no-token', T0 + 10, T0 + 1, 'x'),
+          await store.bury(j.id, 'no-token', T0 + 1, 'x'),
+          await store.release(j.id, 'no-token', T0 + 1),
+        ];
+        for (const refusal of refusals) expect(refusal).toEqual({ ok: false, reason: 'wrong_state', state: 'delayed' });
+        expect(await store.get(j.id)).toMatchObject({ state: 'delayed' });
+      }
+    });
+
     test('release with a runAt delays the job until then, the attempt given back', async () => {
       const j = job();
       await store.push([j], T0);

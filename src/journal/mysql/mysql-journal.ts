@@ -41,10 +41,11 @@ export class MysqlJournal extends SqlJournal {
           });
         }
         // MySQL has no WHERE on this clause: every column keeps its value when the row is terminal.
-        // finished_at itself is not assigned (a live upsert never ends a job), so the test stays stable.
-        return insert.onDuplicateKeyUpdate(
-          Object.fromEntries(GUARDED_COLUMNS.map((c) => [c, sql.raw(`IF(finished_at IS NULL, VALUES(${c}), ${c})`)])),
-        );
+        // Assignments run left to right and see earlier ones, so finished_at, which the test reads, comes last.
+        return insert.onDuplicateKeyUpdate({
+          ...Object.fromEntries(GUARDED_COLUMNS.map((c) => [c, sql.raw(`IF(finished_at IS NULL, VALUES(${c}), ${c})`)])),
+          finished_at: sql.raw('IF(finished_at IS NULL, VALUES(finished_at), finished_at)'),
+        });
       },
     };
     super(dialect, () => {
