@@ -11,6 +11,8 @@ import { isJournaled, type JournalMaintenance, type JournalOperations } from './
 import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
+import { ServiceEvents } from './service-events.js';
+import { observeStore } from './store/observed-store.js';
 import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
 
 export interface ServiceOptions {
@@ -58,6 +60,8 @@ export class DelayqService {
   readonly nodeId: string;
   readonly logger: Logger;
   readonly defaults: JobDefaults;
+  /** What happens to jobs, store call timings and long-poll waits (src/service-events.ts). */
+  readonly events = new ServiceEvents();
   private readonly scheduler: Scheduler;
   private readonly loader: JournalLoader | undefined;
   private readonly journal: (JournalMaintenance & JournalOperations) | undefined;
@@ -67,9 +71,9 @@ export class DelayqService {
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
 
   constructor(options: ServiceOptions) {
-    this.store = options.store;
     // A shared store's clock wins over the local one: processes on one Redis agree on time.
     this.clock = options.clock ?? options.store.clock ?? systemClock;
+    this.store = observeStore(options.store, this.events, this.clock);
     this.nodeId = options.nodeId ?? defaultNodeId(hostname(), process.pid);
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
@@ -247,18 +251,23 @@ export class DelayqService {
       if (request.ttrMs !== undefined && (request.ttrMs < LIMITS.ttrMinMs || request.ttrMs > LIMITS.ttrMaxMs)) {
         throw invalid('ttrMs', `must be from ${LIMITS.ttrMinMs} to ${LIMITS.ttrMaxMs} ms`);
       }
-      const giveUpAt = performance.now() + waitMs; // monotonic: immune to wall-clock steps
+      const startedAt = performance.now();
+      const giveUpAt = startedAt + waitMs; // monotonic: immune to wall-clock steps
+      const answer = (reserved: Reservation[]): Reservation[] => {
+        if (waitMs > 0) this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
+        return reserved;
+      };
       for (;;) {
         const epoch = this.waiters.epoch;
         const reserved = await this.store.reserve(topics, count, this.clock.now(), { ttrMs: request.ttrMs });
         if (reserved.length) {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
-          return reserved;
+          return answer(reserved);
         }
         const left = giveUpAt - performance.now();
-        if (left <= 0 || this.state !== 'open' || signal?.aborted) return [];
+        if (left <= 0 || this.state !== 'open' || signal?.aborted) return answer([]);
         const outcome = await this.waiters.wait(topics, left, signal, epoch);
-        if (outcome !== 'notified' || this.state !== 'open') return [];
+        if (outcome !== 'notified' || this.state !== 'open') return answer([]);
       }
     });
   }
