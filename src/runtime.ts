@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createService, type CreateServiceOptions } from './create-service.js';
 import { createMetricsRegistry, SinkMetrics } from './metrics.js';
+import { registerServiceMetrics } from './observe/service-metrics.js';
 import { Dispatcher } from './scheduler/dispatcher.js';
 import type { DelayqService } from './service.js';
 import { createSink } from './sink/create-sink.js';
@@ -32,6 +33,7 @@ export class DelayqRuntime {
     this.service = service;
     this.logger = logger;
     this.metrics = createMetricsRegistry();
+    registerServiceMetrics(service, this.metrics, config.metrics);
     this.sinks = new SinkRouter({
       store: routeStore,
       refreshIntervalMs: config.sinks.refreshIntervalMs,
