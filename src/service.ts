@@ -12,6 +12,8 @@ import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
+import { normalizeDueHistogram, type DueHistogramInput } from './core/due-histogram-input.js';
+import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
 import { observeStore } from './store/observed-store.js';
 import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
 
@@ -335,6 +337,14 @@ export class DelayqService {
 
   stats(): Promise<TopicStats[]> {
     return this.run(() => this.store.stats());
+  }
+
+  /** Delayed jobs per due-time bucket (GET /v1/stats/due); the query as normalized, with its counts. */
+  dueHistogram(input: DueHistogramInput): Promise<DueHistogramQuery & { counts: DueCounts }> {
+    return this.run(async () => {
+      const query = normalizeDueHistogram(input, this.clock.now());
+      return { ...query, counts: await this.store.dueHistogram(query) };
+    });
   }
 
   /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */

@@ -17,6 +17,10 @@ export const LIMITS = {
   maxAttemptsMax: 1000,
   backoffListMax: 100,
   errorMaxLength: 2000,
+  /** Most buckets one due-time histogram read answers (GET /v1/stats/due). */
+  dueHistogramMaxBuckets: 1000,
+  /** Narrowest due-time histogram bucket, ms. */
+  dueHistogramMinBucketMs: 1000,
   /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
   pastRunAtToleranceMs: 366 * 86_400_000,
 } as const;

@@ -25,6 +25,7 @@ import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes, type RestoreHandler } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
 import { registerTopicRoutes } from './routes/topics.js';
+import { registerDueHistogramRoute } from './routes/due-histogram.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
@@ -114,6 +115,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerJobRoutes(app, context);
   registerReservationRoutes(app, context);
   registerTopicRoutes(app, context);
+  registerDueHistogramRoute(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   registerJournalRoutes(app, service);

@@ -1,4 +1,5 @@
 import type { Clock, EpochMs } from '../core/clock.js';
+import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
 
 /**
@@ -70,6 +71,8 @@ export interface Store {
   history(id: string): Promise<HistoryEntry[]>;
   list(query: JobQuery): Promise<JobPage>;
   stats(): Promise<TopicStats[]>;
+  /** Delayed jobs per due-time bucket over [from, to) (store/due-histogram.ts). */
+  dueHistogram(query: DueHistogramQuery): Promise<DueCounts>;
 }
 
 export interface StoreCapabilities {

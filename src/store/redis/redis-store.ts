@@ -26,7 +26,7 @@ import { PartitionBatcher } from './partition-batcher.js';
 import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
 import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
-import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
+import { listJobs, readHistory, readJob, redisDueHistogram, topicStats, type PartitionAccess } from './redis-reads.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { WakeBus } from './wake-bus.js';
@@ -396,4 +396,5 @@ export class RedisStore implements WatchableStore {
   stats(): Promise<TopicStats[]> {
     return topicStats(this.access);
   }
+  dueHistogram: WatchableStore['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
 }
