@@ -63,4 +63,6 @@ need_pkg activemq activemq
 command -v java >/dev/null 2>&1 || fail "java is missing (the activemq package should have pulled in a JRE)"
 # libfaketime: the chaos suite steps the service host's wall clock (test/chaos/clock-step.test.ts)
 need_pkg faketime faketime
+# chromium: the web console's browser tests (test/console/console.test.ts, playwright-core drives /usr/bin/chromium)
+need_pkg chromium chromium
 echo "services ready"

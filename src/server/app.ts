@@ -26,6 +26,7 @@ import { mykitRoutes, type RestoreHandler } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
 import { registerTopicRoutes } from './routes/topics.js';
 import { registerDueHistogramRoute } from './routes/due-histogram.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
@@ -120,6 +121,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
+  await registerConsoleRoutes(app);
 
   const compat = new CompatReservations();
   await app.register(mykitRoutes, { ...context, compat, restore: options.restore ?? (service.isJournaled ? journalRestoreHandler(service) : undefined) });
