@@ -56,7 +56,7 @@ wait_for nats "port_open 4222"
 
 # Servers the tests start themselves on their own ports.
 need_pkg beanstalkd beanstalkd
-# ActiveMQ Classic (Debian's package, Java 17): test/sink/stomp-sink.test.ts starts its own broker from
+# ActiveMQ Classic (Debian's package, Java 17): test/delivery/stomp-sink.test.ts starts its own broker from
 # /usr/share/activemq/bin/activemq.jar on 127.0.0.1:7261 (STOMP) and 7262 (OpenWire); nothing to start here.
 need_pkg activemq activemq
 [ -f /usr/share/activemq/bin/activemq.jar ] || fail "activemq is installed but /usr/share/activemq/bin/activemq.jar is missing"

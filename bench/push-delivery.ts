@@ -6,11 +6,11 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Dispatcher } from '../src/scheduler/dispatcher.js';
+import { Dispatcher } from '../src/delivery/dispatcher.js';
 import { DelayqService } from '../src/service.js';
-import { createSink } from '../src/sink/create-sink.js';
-import { SinkRouter } from '../src/sink/sink-router.js';
-import { SqliteRouteStore } from '../src/sink/sqlite-route-store.js';
+import { createSink } from '../src/delivery/create-sink.js';
+import { SinkRouter } from '../src/delivery/sink-router.js';
+import { SqliteRouteStore } from '../src/delivery/sqlite-route-store.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const jobs = Number(process.argv[2] ?? 5000);

@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { DeliveryObserver, DeliveryResult, SinkType } from './sink/sink.js';
+import type { DeliveryObserver, DeliveryResult, SinkType } from './delivery/sink.js';
 
 /**
  * The process's metrics registry. The HTTP server exposes it at /metrics (`registry.metrics()`,

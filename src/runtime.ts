@@ -11,13 +11,13 @@ import type { Config } from './config.js';
 import { createService, type CreateServiceOptions } from './create-service.js';
 import { createMetricsRegistry, SinkMetrics } from './metrics.js';
 import { registerServiceMetrics } from './observe/service-metrics.js';
-import { Dispatcher } from './scheduler/dispatcher.js';
+import { Dispatcher } from './delivery/dispatcher.js';
 import type { DelayqService } from './service.js';
-import { createSink } from './sink/create-sink.js';
-import { RedisRouteStore } from './sink/redis-route-store.js';
-import type { RouteStore } from './sink/route-store.js';
-import { SinkRouter } from './sink/sink-router.js';
-import { SqliteRouteStore } from './sink/sqlite-route-store.js';
+import { createSink } from './delivery/create-sink.js';
+import { RedisRouteStore } from './delivery/redis-route-store.js';
+import type { RouteStore } from './delivery/route-store.js';
+import { SinkRouter } from './delivery/sink-router.js';
+import { SqliteRouteStore } from './delivery/sqlite-route-store.js';
 import { createRedisClient, parseRedisUrl } from './store/redis/connection.js';
 
 export class DelayqRuntime {

@@ -3,19 +3,20 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from './core/clock.js';
 import { DelayqError, invalid } from './core/errors.js';
 import { defaultNodeId, newJobId } from './core/ids.js';
-import { DEFAULT_JOB_DEFAULTS, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
-import type { HistoryEntry, Job, NewJob, Reservation, TopicStats } from './core/job.js';
+import { DEFAULT_JOB_DEFAULTS, delayIn, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
+import type { HistoryEntry, Job, NewJob, Reservation, TopicStatsWithPause } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
 import { isJournaled, type JournalMaintenance, type JournalOperations } from './journal/journal.js';
 import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
+import { PausedTopics, type TopicPause } from './scheduler/paused-topics.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
-import { normalizeDueHistogram, type DueHistogramInput } from './core/due-histogram-input.js';
+import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-input.js';
 import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
-import { observeStore } from './store/observed-store.js';
-import { isWatchable, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
+import { observeStore } from './observe/observed-store.js';
+import { isWatchable, type CancelledJob, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -68,6 +69,7 @@ export class DelayqService {
   private readonly loader: JournalLoader | undefined;
   private readonly journal: (JournalMaintenance & JournalOperations) | undefined;
   private readonly waiters = new ReadyWaiters();
+  readonly paused: PausedTopics;
   private readonly runScheduler: boolean;
   private readonly inFlight = new Set<Promise<unknown>>();
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
@@ -89,6 +91,7 @@ export class DelayqService {
       },
       options.scheduler,
     );
+    this.paused = new PausedTopics(this.store.pauses, this.clock, (topics) => this.waiters.notify(topics), this.logger);
     this.journal = isJournaled(this.store) ? this.store : undefined;
     this.loader = this.journal
       ? new JournalLoader(
@@ -106,6 +109,7 @@ export class DelayqService {
   async start(): Promise<void> {
     if (this.state !== 'new') return;
     await this.store.open();
+    await this.paused.start();
     if (isWatchable(this.store)) {
       this.store.watch({
         onReady: (topics) => this.waiters.notify(topics),
@@ -139,6 +143,7 @@ export class DelayqService {
     this.waiters.notifyAll();
     await Promise.allSettled([...this.inFlight]);
     await this.loader?.stop();
+    this.paused.stop();
     await this.scheduler.stop();
     await this.store.close();
     this.state = 'closed';
@@ -195,8 +200,11 @@ export class DelayqService {
     const readyTopics = new Set<string>();
     let earliest = Number.POSITIVE_INFINITY;
     for (const job of jobs) {
-      if (job.state === 'ready') readyTopics.add(job.topic);
-      else if (job.state === 'delayed') earliest = Math.min(earliest, job.runAt);
+      if (job.state === 'ready') {
+        readyTopics.add(job.topic);
+        // A ready job with a ttl must expire on time even if no consumer comes: the timer wakes for it.
+        if (job.ttlMs !== null) earliest = Math.min(earliest, job.runAt + job.ttlMs);
+      } else if (job.state === 'delayed') earliest = Math.min(earliest, job.runAt);
     }
     if (readyTopics.size) this.waiters.notify([...readyTopics]);
     if (earliest !== Number.POSITIVE_INFINITY) this.scheduler.notifyDue(earliest);
@@ -219,7 +227,8 @@ export class DelayqService {
     });
   }
 
-  cancel(id: string, reason?: string): Promise<Job> {
+  /** Cancels a delayed, ready or reserved job; `dispatched` says whether it was out (reserved) at that moment. */
+  cancel(id: string, reason?: string): Promise<CancelledJob> {
     return this.run(async () => unwrap(await this.store.cancel(validateJobId(id), this.clock.now(), reason), id, 'cancel'));
   }
 
@@ -261,7 +270,9 @@ export class DelayqService {
       };
       for (;;) {
         const epoch = this.waiters.epoch;
-        const reserved = await this.store.reserve(topics, count, this.clock.now(), { ttrMs: request.ttrMs });
+        const now = this.clock.now();
+        const open = topics.filter((t) => !this.paused.isPaused(t, now));
+        const reserved = open.length ? await this.store.reserve(open, count, now, { ttrMs: request.ttrMs }) : [];
         if (reserved.length) {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
           return answer(reserved);
@@ -304,10 +315,12 @@ export class DelayqService {
     });
   }
 
-  /** Gives a reservation back at once (the consumer never got it); the attempt does not count. */
-  release(id: string, token: string): Promise<Job> {
+  /** Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does not count. */
+  release(id: string, token: string, options: { delayMs?: number | string | undefined } = {}): Promise<Job> {
     return this.run(async () => {
-      const job = unwrap(await this.store.release(id, token, this.clock.now()), id, 'release');
+      const now = this.clock.now();
+      const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
+      const job = unwrap(await this.store.release(id, token, now, runAt), id, 'release');
       this.afterWrite([job]);
       return job;
     });
@@ -335,8 +348,19 @@ export class DelayqService {
     return this.run(() => this.store.list(query));
   }
 
-  stats(): Promise<TopicStats[]> {
-    return this.run(() => this.store.stats());
+  /** Counts per state of every topic with jobs or a pause, and the pause. */
+  stats(): Promise<TopicStatsWithPause[]> {
+    return this.run(async () => this.paused.withPauses(await this.store.stats()));
+  }
+
+  /** Pauses a topic (reserve and push sinks skip it), until resumed or, with `delayMs`, for that long. */
+  pauseTopic(topic: string, options: { delayMs?: number | string | undefined } = {}): Promise<TopicPause> {
+    return this.run(() => this.paused.pause(validateTopic(topic, 'topic'), options.delayMs));
+  }
+
+  /** Lifts a topic's pause; false when it was not paused. */
+  resumeTopic(topic: string): Promise<boolean> {
+    return this.run(() => this.paused.resume(validateTopic(topic, 'topic')));
   }
 
   /** Delayed jobs per due-time bucket (GET /v1/stats/due); the query as normalized, with its counts. */

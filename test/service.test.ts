@@ -83,7 +83,7 @@ describe('DelayqService (SQLite, real clock)', () => {
     const { job } = await service.push({ topic: 'r', delayMs: 60_000 });
     const moved = await service.reschedule(job.id, { delayMs: 120_000 });
     expect(moved.runAt - job.runAt).toBeGreaterThanOrEqual(60_000);
-    expect((await service.cancel(job.id)).state).toBe('cancelled');
+    expect(await service.cancel(job.id)).toMatchObject({ job: { state: 'cancelled' }, dispatched: false });
     expect((await service.history(job.id)).map((h) => h.event)).toEqual(['push', 'reschedule', 'cancel']);
   });
 

@@ -6,6 +6,7 @@
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 import type {
   CancelRequest,
+  CancelResponse,
   CountResponse,
   FailRequest,
   FailResponse,
@@ -23,6 +24,7 @@ import type {
   ReserveRequest,
   ReserveResponse,
   StatsResponse,
+  TopicPauseResponse,
   WireHistoryEntry,
   WireJob,
   WireReservation,
@@ -80,9 +82,10 @@ export class DelayqClient {
     return (await this.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)).history;
   }
 
-  async cancel(id: string, reason?: string, options?: RequestOptions): Promise<WireJob> {
+  /** Cancels a job; `dispatched` says whether it had already gone out (was reserved), `attempts` how often. */
+  async cancel(id: string, reason?: string, options?: RequestOptions): Promise<CancelResponse> {
     const body: CancelRequest = reason === undefined ? {} : { reason };
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options)).job;
+    return this.request<CancelResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options);
   }
 
   async reschedule(id: string, when: RescheduleRequest, options?: RequestOptions): Promise<WireJob> {
@@ -115,8 +118,10 @@ export class DelayqClient {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/fail`, { token, ...failure }, options);
   }
 
-  async release(id: string, token: string, options?: RequestOptions): Promise<WireJob> {
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/release`, { token }, options)).job;
+  /** Gives a reservation back (the attempt does not count): ready at once, or after `delayMs` (ms or "30s"). */
+  async release(id: string, token: string, options?: RequestOptions & { delayMs?: number | string }): Promise<WireJob> {
+    const body = options?.delayMs === undefined ? { token } : { token, delayMs: options.delayMs };
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/release`, body, options)).job;
   }
 
   /** Dead → ready: the oldest `limit` dead jobs of a topic, or the given ids. Returns how many moved. */
@@ -130,6 +135,15 @@ export class DelayqClient {
 
   async stats(options?: RequestOptions): Promise<WireTopicStats[]> {
     return (await this.request<StatsResponse>('GET', '/v1/stats', undefined, options)).topics;
+  }
+
+  /** Pauses a topic: reserve and push sinks skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
+  pauseTopic(topic: string, pause: { delayMs?: number | string } = {}, options?: RequestOptions): Promise<TopicPauseResponse> {
+    return this.request('POST', `/v1/topics/${encodeURIComponent(topic)}/pause`, pause, options);
+  }
+
+  resumeTopic(topic: string, options?: RequestOptions): Promise<TopicPauseResponse> {
+    return this.request('POST', `/v1/topics/${encodeURIComponent(topic)}/resume`, undefined, options);
   }
 
   async purge(before: number, limit?: number, options?: RequestOptions): Promise<number> {

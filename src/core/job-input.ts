@@ -79,6 +79,11 @@ function integerIn(value: unknown, field: string, min: number, max: number): num
   return value;
 }
 
+/** A delay as push's `delayMs` takes it (ms or a text such as "30s"), checked against the longest delay. */
+export function delayIn(value: unknown, field: string): number {
+  return durationIn(value, field, 0, LIMITS.maxDelayMs);
+}
+
 function durationIn(value: unknown, field: string, min: number, max: number): number {
   const ms = parseDurationMs(value, field);
   if (ms < min || ms > max) throw invalid(field, `must be from ${min} to ${max} ms`);

@@ -122,6 +122,13 @@ export interface TopicStats {
   nextDueAt: EpochMs | null;
 }
 
+/** A topic's stats as the service reports them: the store's counts, and whether the topic is paused. */
+export interface TopicStatsWithPause extends TopicStats {
+  paused: boolean;
+  /** When a timed pause ends by itself; null when not paused or paused until resumed. */
+  pausedUntil: EpochMs | null;
+}
+
 /** The job a push creates: delayed, or ready at once when already due (every store answers this shape). */
 export function pushedJob(job: NewJob, now: EpochMs): Job {
   const ready = job.runAt <= now;

@@ -1,3 +1,5 @@
+import type { JobNumbers } from '../store/job-numbers.js';
+import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
 import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
@@ -10,6 +12,7 @@ import {
   type JobPage,
   type JobQuery,
   type LapsedReservation,
+  type CancelledJob,
   type Outcome,
   type PromoteOptions,
   type PromoteResult,
@@ -69,10 +72,15 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   private readonly restoreBatchSize: number;
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
+  /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
+  readonly pauses: TopicPauses;
+  readonly numbers: JobNumbers;
 
   constructor(inner: Store, journal: Journal, options: JournaledStoreOptions) {
     this.inner = inner;
     this.journal = journal;
+    this.pauses = inner.pauses;
+    this.numbers = inner.numbers;
     this.kind = `${inner.kind}+${journal.dialect}`;
     this.capabilities = { shared: inner.capabilities.shared, durable: true };
     this.nodeId = options.nodeId;
@@ -145,22 +153,23 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return withoutLoaded(row);
   }
 
-  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
+  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
     // Journal first: once the journal says cancelled, no restore brings the job back.
     const journalCancelled = await this.journal.cancel(id, now);
     const outcome = await this.inner.cancel(id, now, reason);
     if (outcome.ok) {
-      if (!journalCancelled) await this.writer.upsert([loadedJob(outcome.value)], [], { force: true, durable: true });
-      void this.writer.history([entry(outcome.value, 'cancel', now, this.nodeId, reason ?? null)]);
+      const job = outcome.value.job;
+      if (!journalCancelled) await this.writer.upsert([loadedJob(job)], [], { force: true, durable: true });
+      void this.writer.history([entry(job, 'cancel', now, this.nodeId, reason ?? null)]);
       return outcome;
     }
     if (outcome.reason === 'not_found') {
       const row = await this.journal.get(id);
       if (!row) return notFound();
       if (!journalCancelled) return wrongState(row.state);
-      // Held only by the journal (beyond the horizon, or lost by the inner store): cancelled there.
+      // Held only by the journal (beyond the horizon, or lost by the inner store): cancelled there, never out.
       void this.writer.history([entry(row, 'cancel', now, this.nodeId, reason ?? null)]);
-      return ok(withoutLoaded(row));
+      return ok({ job: withoutLoaded(row), dispatched: false });
     }
     // The inner store refused (the job ended meanwhile): put its truth back into the journal.
     if (journalCancelled) {
@@ -232,8 +241,8 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return this.transition(this.inner.bury(id, token, now, error), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(this.inner.release(id, token, now), 'release', now, null, false);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+    return this.transition(this.inner.release(id, token, now, runAt), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
@@ -245,7 +254,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     durable: boolean,
   ): Promise<Outcome<Job>> {
     const outcome = await pending;
-    if (outcome.ok) {
+    if (outcome.ok && !outcome.repeated) { // a repeated finish changed nothing: the journal has it
       const job = outcome.value;
       await this.writer.upsert([loadedJob(job)], [entry(job, event, now, this.nodeId, reason)], { force: durable, durable });
     }

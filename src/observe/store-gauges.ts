@@ -24,7 +24,11 @@ export class StoreGauges {
     this.topics = topics;
     this.cacheMs = cacheMs;
     const registers = [registry];
-    const self = this;
+    // collect() runs with `this` bound to its gauge: the store reads are reached through these closures.
+    const stats = () => this.stats();
+    const countsByLabel = () => this.countsByLabel();
+    const label = (topic: string) => this.topics.label(topic);
+    const up = () => this.up;
     new Gauge({
       name: 'delayq_jobs',
       help: 'Jobs per state and topic (store stats, cached briefly)',
@@ -32,7 +36,7 @@ export class StoreGauges {
       registers,
       async collect() {
         this.reset();
-        for (const [topic, counts] of await self.countsByLabel()) {
+        for (const [topic, counts] of await countsByLabel()) {
           for (const state of JOB_STATES) this.set({ state, topic }, counts[state] ?? 0);
         }
       },
@@ -45,9 +49,9 @@ export class StoreGauges {
       async collect() {
         this.reset();
         const next = new Map<string, number>();
-        for (const s of await self.stats()) {
+        for (const s of await stats()) {
           if (s.nextDueAt === null) continue;
-          const topic = self.topics.label(s.topic);
+          const topic = label(s.topic);
           next.set(topic, Math.min(next.get(topic) ?? Number.POSITIVE_INFINITY, s.nextDueAt));
         }
         for (const [topic, at] of next) this.set({ topic }, at / 1000);
@@ -60,9 +64,9 @@ export class StoreGauges {
       registers,
       async collect() {
         this.reset();
-        for (const s of await self.stats()) {
+        for (const s of await stats()) {
           const paused = (s as TopicStats & { paused?: boolean }).paused;
-          if (paused !== undefined && self.topics.label(s.topic) !== OTHER_TOPIC) this.set({ topic: s.topic }, paused ? 1 : 0);
+          if (paused !== undefined && label(s.topic) !== OTHER_TOPIC) this.set({ topic: s.topic }, paused ? 1 : 0);
         }
       },
     });
@@ -71,8 +75,8 @@ export class StoreGauges {
       help: '1 when the last read of the store stats succeeded, 0 when the store was unreachable',
       registers,
       async collect() {
-        await self.stats();
-        this.set(self.up);
+        await stats();
+        this.set(up());
       },
     });
     if (service.isJournaled) {

@@ -134,6 +134,19 @@ export const GetJobQuery = Type.Object({ history: Type.Optional(Type.Boolean({ d
 export const GetJobResponse = Type.Object({ job: JobSchema, history: Type.Optional(Type.Array(HistoryEntrySchema)) });
 export type GetJobResponse = Static<typeof GetJobResponse>;
 
+export const CancelResponse = Type.Object(
+  {
+    job: JobSchema,
+    dispatched: Type.Boolean({
+      description:
+        'true: the job was reserved (out with a consumer, or being delivered by a push sink) when it was cancelled, so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ready) and this attempt never went out',
+    }),
+    attempts: Type.Integer({ minimum: 0, description: 'How many times the job was handed out (reserved), this one included; the same as job.attempts' }),
+  },
+  { description: 'The cancelled job, and whether it had already gone out' },
+);
+export type CancelResponse = Static<typeof CancelResponse>;
+
 export const CancelRequest = Type.Object({ reason: Type.Optional(Type.String({ maxLength: LIMITS.errorMaxLength })) }, strict);
 export type CancelRequest = Static<typeof CancelRequest>;
 
@@ -185,6 +198,14 @@ export const TouchRequest = Type.Object(
 export type TouchRequest = Static<typeof TouchRequest>;
 export const TokenRequest = Type.Object({ token: Token }, strict);
 export type TokenRequest = Static<typeof TokenRequest>;
+export const ReleaseRequest = Type.Object(
+  {
+    token: Token,
+    delayMs: Type.Optional({ ...Duration, description: 'delayed this long before it is ready again, as push\'s delayMs (absent: ready at once, in its old place)' }),
+  },
+  strict,
+);
+export type ReleaseRequest = Static<typeof ReleaseRequest>;
 export const FailRequest = Type.Object(
   {
     token: Token,
@@ -222,7 +243,16 @@ export const TopicStatsSchema = Type.Object({
   topic: Type.String(),
   counts: Type.Object(Object.fromEntries(JOB_STATES.map((s) => [s, Type.Integer()])) as Record<(typeof JOB_STATES)[number], ReturnType<typeof Type.Integer>>),
   nextDueAt: Nullable(EpochMs),
+  paused: Type.Boolean({ description: 'reserve and push sinks skip the topic (POST /v1/topics/{topic}/pause)' }),
+  pausedUntil: Nullable({ ...EpochMs, description: 'when a timed pause ends by itself; null: not paused, or until resumed' }),
 });
+export const PauseTopicRequest = Type.Object(
+  { delayMs: Type.Optional({ ...Duration, description: 'resume by itself after this long, as push\'s delayMs (absent: until resumed)' }) },
+  strict,
+);
+export type PauseTopicRequest = Static<typeof PauseTopicRequest>;
+export const TopicPauseResponse = Type.Object({ topic: Type.String(), paused: Type.Boolean(), pausedUntil: Nullable(EpochMs) });
+export type TopicPauseResponse = Static<typeof TopicPauseResponse>;
 export type WireTopicStats = Static<typeof TopicStatsSchema>;
 export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema) });
 export type StatsResponse = Static<typeof StatsResponse>;

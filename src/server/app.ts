@@ -7,13 +7,13 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RESERVE_MAX_WAIT_MS } from '../protocol/schemas.js';
 import type { DelayqService } from '../service.js';
 import { registerAuditLog } from './audit-log.js';
+import type { DelayqApp, RestoreHandler, RouteContext } from './route-context.js';
 import { registerAuth } from './auth.js';
 import { CompatReservations } from './compat-reservations.js';
 import { notFoundHandler, restErrorHandler } from './error-handler.js';
@@ -22,25 +22,20 @@ import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
-import { mykitRoutes, type RestoreHandler } from './routes/mykit.js';
+import { mykitRoutes } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
 import { registerTopicRoutes } from './routes/topics.js';
 import { registerDueHistogramRoute } from './routes/due-histogram.js';
 import { registerConsoleRoutes } from './routes/console.js';
+import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
-import type { SinkRouter } from '../sink/sink-router.js';
+import type { SinkRouter } from '../delivery/sink-router.js';
 import type { Registry } from 'prom-client';
 
-export type DelayqApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** What every route module receives. */
-export interface RouteContext {
-  service: DelayqService;
-  config: Readonly<Config>;
-}
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -117,6 +112,7 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerReservationRoutes(app, context);
   registerTopicRoutes(app, context);
   registerDueHistogramRoute(app, context);
+  registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   registerJournalRoutes(app, service);
@@ -145,3 +141,5 @@ export async function closeGracefully(app: DelayqApp, service: Pick<DelayqServic
     clearTimeout(timer);
   }
 }
+
+export type { DelayqApp, RestoreHandler, RouteContext } from './route-context.js';

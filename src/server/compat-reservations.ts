@@ -2,6 +2,7 @@ import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import type { DelayqService } from '../service.js';
+import type { CancelledJob } from '../store/store.js';
 
 /**
  * The seed protocols finish a job by id alone (mykit `GET /finish?jobId=`, Youzan `{command: finish}`),
@@ -67,7 +68,7 @@ export async function finishById(service: DelayqService, compat: CompatReservati
     }
     case 'delayed':
     case 'ready':
-      return service.cancel(id, 'finished by id before delivery (seed-compatible finish)');
+      return (await service.cancel(id, 'finished by id before delivery (seed-compatible finish)')).job;
     case 'finished':
       return job;
     default:
@@ -75,12 +76,15 @@ export async function finishById(service: DelayqService, compat: CompatReservati
   }
 }
 
-/** Cancel by id, as the seeds' delete does: a job already over (finished, cancelled…) answers as done. */
-export async function deleteById(service: DelayqService, compat: CompatReservations, id: string): Promise<Job> {
+/**
+ * Cancel by id, as the seeds' delete does: a job already over (finished, cancelled…) answers as done,
+ * with null (nothing was cancelled); else what cancel answers (whether the job was out, its attempts).
+ */
+export async function deleteById(service: DelayqService, compat: CompatReservations, id: string): Promise<CancelledJob | null> {
   const job = await service.get(id);
   compat.forget(id);
   if (job.state === 'delayed' || job.state === 'ready' || job.state === 'reserved') return service.cancel(id, 'deleted (seed-compatible delete)');
-  return job;
+  return null;
 }
 
 /** A stored body as the seeds return it: a string body as the string, any other JSON value as its text. */

@@ -1,6 +1,8 @@
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
+import type { JobNumbers } from './job-numbers.js';
+import type { TopicPauses } from './topic-pauses.js';
 
 /**
  * The storage boundary. Every method is one state transition (or one read), atomic inside the store:
@@ -19,6 +21,10 @@ export interface Store {
    * takes it unless told otherwise. Absent: the local steady clock.
    */
   readonly clock?: Clock;
+  /** Paused topics (topic-pauses.ts). */
+  readonly pauses: TopicPauses;
+  /** Integer job numbers for the beanstalkd front end (job-numbers.ts). */
+  readonly numbers: JobNumbers;
 
   /** Connect, migrate or load scripts. Safe to call twice. */
   open(): Promise<void>;
@@ -28,29 +34,37 @@ export interface Store {
   // producers
   /** Stores each job (delayed, or ready when runAt ≤ now) unless its id exists: then `created: false`. */
   push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]>;
-  /** delayed | ready | reserved → cancelled. */
-  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>>;
+  /** delayed | ready | reserved → cancelled; `dispatched` says whether it was reserved (out) at that moment. */
+  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>>;
   /** delayed | ready → delayed at `runAt` (ready at once when runAt ≤ now). */
   reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>>;
 
   // consumers
   /**
-   * ready → reserved for up to `count` jobs of the given topics, in (runAt, priority, id) order across
+   * ready → reserved for up to `count` jobs of the given topics, in the ready order (compareReadyOrder, ready-order.ts) across
    * topics. Each gets a fresh token, attempts + 1 and deadlineAt = now + (ttrMs ?? job.ttrMs).
-   * A store may then take due delayed jobs (runAt ≤ now) that promoteDue has not moved yet, earliest
-   * first, recording each as promoted and reserved at `now` (RedisStore does, see PromoteOptions).
+   * A ready job whose ttl ran out (runAt + ttlMs ≤ now) is never handed out: reserve expires it.
+   * A store may also take due delayed jobs (runAt ≤ now) that promoteDue has not moved yet, in the same
+   * order merged with the ready ones, recording each as promoted and reserved at `now` (RedisStore does,
+   * see PromoteOptions).
    */
   reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]>;
   /** Extends a reservation: deadlineAt = now + (ttrMs ?? job.ttrMs). */
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>>;
-  /** reserved → finished. */
+  /**
+   * reserved → finished. A repeat with the token that finished the job answers ok again with the job
+   * as it is (`repeated: true`), so a client may retry a finish whose answer it lost.
+   */
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
   /** reserved → delayed at `runAt` (ready when runAt ≤ now), remembering `error`. The caller decided. */
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
   /** reserved → dead, remembering `error`. The caller decided. */
   bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
-  /** reserved → ready, giving back the attempt: the job never reached its consumer (client gone). */
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
+  /**
+   * reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone).
+   * With `runAt`: ready at runAt, or delayed until it when runAt > now. Without: ready at its own runAt.
+   */
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>>;
   /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
   redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
 
@@ -98,10 +112,17 @@ export function isWatchable(store: Store): store is WatchableStore {
 }
 
 export type Outcome<T> =
-  | { ok: true; value: T }
+  | { ok: true; value: T; /** A repeat of a finish already done with the same token: nothing changed. */ repeated?: true }
   | { ok: false; reason: OutcomeFailure; state?: JobState };
 
 export type OutcomeFailure = 'not_found' | 'wrong_state' | 'token_mismatch';
+
+/** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a push sink). */
+export interface CancelledJob {
+  job: Job;
+  /** true: the job was reserved when cancelled, so its current attempt may have run; job.attempts counts them. */
+  dispatched: boolean;
+}
 
 export interface PushResult {
   /** false when a job with this id already existed: `job` is that job, unchanged. */
@@ -172,6 +193,7 @@ export interface JobPage {
 }
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+export const repeatedOk = <T>(value: T): Outcome<T> => ({ ok: true, value, repeated: true });
 export const notFound = <T>(): Outcome<T> => ({ ok: false, reason: 'not_found' });
 export const wrongState = <T>(state: JobState): Outcome<T> => ({ ok: false, reason: 'wrong_state', state });
 export const tokenMismatch = <T>(state: JobState): Outcome<T> => ({ ok: false, reason: 'token_mismatch', state });

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordFigure } from './chaos-figures.js';
-import { CHAOS_ROOT, LONG, ServerProcess, sleep, waitUntil } from './chaos-processes.js';
+import { CHAOS_ROOT, LONG, ServerProcess, waitUntil } from './chaos-processes.js';
 import { getJson, postJson, push, reserve } from './chaos-http.js';
 
 const path = join(CHAOS_ROOT, `hostile-${randomBytes(4).toString('hex')}.db`);

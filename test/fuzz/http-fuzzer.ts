@@ -56,7 +56,10 @@ async function startServer(port: number, stderrLines: string[]): Promise<ChildPr
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`fuzz server did not listen on 127.0.0.1:${port} within 30 s: ${stderrLines.join('\n')}`)), 30_000);
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      if (chunk.includes('listening')) (clearTimeout(timer), resolve());
+      if (chunk.includes('listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
     child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`fuzz server exited (${code}) before listening: ${stderrLines.join('\n')}`))));
   });

@@ -302,15 +302,25 @@ export class RequestGenerator {
     }
 
     const odd = g.int(25);
-    if (odd === 0) (method = g.pick(METHODS_ODD)), (kind = 'odd-method');
-    else if (odd === 1) (method = g.pick(['GET', 'POST'])), (path = g.pick(['/', '/v1', '/v2/jobs', '/v1/jobs/', '//v1/stats', '/v1/jobs/a/b/c', '/%2e%2e/v1/stats', '/v1/jobs/%00', '/v1/jobs/%ZZ', '/v1/jobs/..%2f..%2fclearAll', `/v1/jobs/${'i'.repeat(4000)}`, '/docs/../clearAll', '/*', '/v1/jobs?'.padEnd(20000, 'q')])), (kind = 'odd-path');
-    else if (odd === 2) (headers[g.pick(['x-forwarded-for', 'x-real-ip', 'host', 'accept', 'accept-encoding', 'transfer-encoding-x', 'x-a'])] = g.pick(['', '127.0.0.1', '::1', 'evil.example', '*/*', 'gzip, br, zstd', 'x'.repeat(8000)])), (kind = 'odd-header');
+    if (odd === 0) {
+      method = g.pick(METHODS_ODD);
+      kind = 'odd-method';
+    }
+    else if (odd === 1) {
+      method = g.pick(['GET', 'POST']);
+      path = g.pick(['/', '/v1', '/v2/jobs', '/v1/jobs/', '//v1/stats', '/v1/jobs/a/b/c', '/%2e%2e/v1/stats', '/v1/jobs/%00', '/v1/jobs/%ZZ', '/v1/jobs/..%2f..%2fclearAll', `/v1/jobs/${'i'.repeat(4000)}`, '/docs/../clearAll', '/*', '/v1/jobs?'.padEnd(20000, 'q')]);
+      kind = 'odd-path';
+    }
+    else if (odd === 2) {
+      headers[g.pick(['x-forwarded-for', 'x-real-ip', 'host', 'accept', 'accept-encoding', 'transfer-encoding-x', 'x-a'])] = g.pick(['', '127.0.0.1', '::1', 'evil.example', '*/*', 'gzip, br, zstd', 'x'.repeat(8000)]);
+      kind = 'odd-header';
+    }
     else if (odd === 3) return { kind: 'raw-bytes', method, path, headers, raw: this.rawRequest(method, path, headers, body) };
     return { kind, method, path, headers, ...(body === undefined ? {} : { body }) };
   }
 
   /** Requests node:http will not send: bad methods, control characters in headers, broken framing, huge headers. */
-  private rawRequest(method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Buffer {
+  private rawRequest(method: string, path: string, headers: Record<string, string>, _body: Buffer | undefined): Buffer {
     const g = this.g;
     const auth = headers['authorization'] ? `Authorization: ${headers['authorization']}\r\n` : '';
         const variants = [

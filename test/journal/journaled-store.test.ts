@@ -144,7 +144,7 @@ for (const db of databases) {
       expect(mine.nextDueAt).toBe(near.runAt);
       expect(await store.reschedule(far2.id, now + 30_000, now + 2)).toMatchObject({ ok: true, value: { state: 'delayed', runAt: now + 30_000 } });
       expect(await store.inner.get(far2.id)).toMatchObject({ runAt: now + 30_000 });
-      expect(await store.cancel(far.id, now + 3)).toMatchObject({ ok: true, value: { state: 'cancelled' } });
+      expect(await store.cancel(far.id, now + 3)).toMatchObject({ ok: true, value: { job: { state: 'cancelled' }, dispatched: false } });
       expect(await store.cancel(far.id, now + 4)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'cancelled' });
       // a cancelled journal-only job is never loaded
       expect(await store.loadDue(far.runAt, 100)).toBe(0);

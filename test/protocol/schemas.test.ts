@@ -2,7 +2,7 @@
 import { Value } from 'typebox/value';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { PushInput } from '../../src/core/job-input.js';
-import type { HistoryEntry, Job, Reservation, TopicStats } from '../../src/core/job.js';
+import type { HistoryEntry, Job, Reservation, TopicStatsWithPause } from '../../src/core/job.js';
 import {
   JobSchema,
   PushRequest,
@@ -27,7 +27,7 @@ describe('protocol schemas', () => {
   it('type responses as the service produces them (body as a value instead of text)', () => {
     expectTypeOf<Omit<Job, 'body'>>().toEqualTypeOf<Omit<WireJob, 'body'>>();
     expectTypeOf<HistoryEntry>().toEqualTypeOf<WireHistoryEntry>();
-    expectTypeOf<TopicStats>().toEqualTypeOf<WireTopicStats>();
+    expectTypeOf<TopicStatsWithPause>().toEqualTypeOf<WireTopicStats>();
     expectTypeOf<Omit<Reservation, 'job'>>().toEqualTypeOf<Omit<WireReservation, 'job'>>();
   });
 

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PushHarness, uniqueName, waitFor } from '../sink/support/harness.js';
-import { HttpReceiver } from '../sink/support/http-receiver.js';
+import { PushHarness, uniqueName, waitFor } from '../delivery/support/harness.js';
+import { HttpReceiver } from '../delivery/support/http-receiver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'delayq-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/job.js';
-import { parseSinkConfig, type WebhookSinkConfig } from '../../src/sink/sink-config.js';
-import { SsrfGuard } from '../../src/sink/ssrf-guard.js';
-import { WebhookSink } from '../../src/sink/webhook-sink.js';
+import { parseSinkConfig, type WebhookSinkConfig } from '../../src/delivery/sink-config.js';
+import { SsrfGuard } from '../../src/delivery/ssrf-guard.js';
+import { WebhookSink } from '../../src/delivery/webhook-sink.js';
 
 /**
  * The webhook SSRF guard against the spellings attackers use for internal addresses: numeric, octal, hex

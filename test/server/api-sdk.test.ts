@@ -67,7 +67,7 @@ describe('REST API through the SDK, over a real listening server', () => {
     const moved = await client.reschedule(`${t}-a`, { delayMs: 0 });
     expect(moved.state).toBe('ready');
     const cancelled = await client.cancel(`${t}-a`, 'customer paid');
-    expect(cancelled.state).toBe('cancelled');
+    expect(cancelled).toMatchObject({ job: { state: 'cancelled' }, dispatched: false, attempts: 0 });
     const error = await client.cancel(`${t}-a`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DelayqError);
     expect(error).toMatchObject({ code: 'E_WRONG_STATE' });

@@ -5,9 +5,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
 import { buildApp, closeGracefully, type DelayqApp } from '../../src/server/app.js';
-import { verifyWebhookSignature } from '../../src/sink/webhook-signature.js';
+import { verifyWebhookSignature } from '../../src/delivery/webhook-signature.js';
 import { http, waitFor } from '../helpers/http-server.js';
-import { HttpReceiver } from '../sink/support/http-receiver.js';
+import { HttpReceiver } from '../delivery/support/http-receiver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'delayq-sinks-api-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -63,7 +63,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       for (const r of got) expect((await store.finish(r.job.id, r.token, now + 1)).ok).toBe(true);
     }));
 
-  it('hands out ready jobs first, then due ones earliest first, and never a job whose ttl ran out', () =>
+  it('merges ready and due jobs in the ready order, and never hands out a job whose ttl ran out', () =>
     withStore(async (store) => {
       const ready = aJob({ topic: 'mixed', delayMs: 3000 });
       await store.push([ready], T0);
@@ -73,8 +73,9 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const expired = aJob({ topic: 'mixed', delayMs: 500, ttlMs: 1000 });
       await store.push([late, early, expired], T0);
       const now = T0 + 5000;
+      // All priority 0: by due time, wherever the job waits (ready set or delayed set).
       const got = await store.reserve(['mixed'], 2, now);
-      expect(got.map((r) => r.job.id)).toEqual([ready.id, early.id]);
+      expect(got.map((r) => r.job.id)).toEqual([early.id, ready.id]);
       const next = await store.reserve(['mixed'], 10, now);
       expect(next.map((r) => r.job.id)).toEqual([late.id]);
       // The lapsed one stays for the scheduler: promoted, then expired.
@@ -172,6 +173,26 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       expect((await store.reserve(['steady'], 10, T0 + 150)).map((r) => r.job.id)).toEqual([second!.id]);
     }));
 
+  it('never leaves the due jobs of a topic with priorities: its ready set serves them by priority', () =>
+    withStore(async (store) => {
+      const seed = aJob({ topic: 'prio', delayMs: 0 });
+      await store.push([seed], T0);
+      await store.reserve(['prio'], 1, T0); // draining since T0
+      // Due at once, in due order low-priority first: a drain straight from the delayed sets would
+      // hand them out in that order.
+      const jobs = [0, 1, 2, 3].map((i) => aJob({ topic: 'prio', delayMs: 100 + i, priority: 10 - 5 * i }));
+      await store.push(jobs, T0);
+      const promoted = await store.promoteDue(T0 + 200, 100, { leaveToConsumers: true });
+      expect(promoted.count).toBe(4);
+      expect((await store.reserve(['prio'], 10, T0 + 200)).map((r) => r.job.priority)).toEqual([-5, 0, 5, 10]);
+      // Nor does reserve take them from the delayed sets before the promoter ran.
+      const more = [0, 1].map((i) => aJob({ topic: 'prio', delayMs: 300 + i, priority: 3 - 6 * i }));
+      await store.push(more, T0);
+      expect(await store.reserve(['prio'], 10, T0 + 400)).toEqual([]);
+      await store.promoteDue(T0 + 400, 100, { leaveToConsumers: true });
+      expect((await store.reserve(['prio'], 10, T0 + 400)).map((r) => r.job.priority)).toEqual([-3, 3]);
+    }));
+
   it('promotes them once the consumers stop, or once they have waited the longest hold', () =>
     withStore(async (store) => {
       const seed = aJob({ topic: 'd', delayMs: 0 });
@@ -190,8 +211,8 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       const old = aJob({ topic: 'd', delayMs: 2000 });
       await store.push([old], T0);
       for (const at of [T0 + 2500, T0 + 4000, T0 + 5500, T0 + 6900]) {
-        await store.push([aJob({ topic: 'd', delayMs: 0, now: at })], at);
-        const taken = await store.reserve(['d'], 1, at); // a fresh ready job goes first: `old` stays
+        await store.push([aJob({ topic: 'd', runAt: T0 + 1000, now: at })], at);
+        const taken = await store.reserve(['d'], 1, at); // a ready job due before `old` goes first: `old` stays
         expect(taken[0]!.job.id).not.toBe(old.id);
         expect((await store.promoteDue(at, 100, { leaveToConsumers: true })).count).toBe(0);
       }
@@ -207,14 +228,15 @@ describe('a service drains a burst through the shortcut', () => {
     await service.start();
     try {
       const total = 5000;
-      const runAt = store.clock.now() + 500;
+      // Far enough ahead that every batch is pushed delayed, even on a loaded host.
+      const runAt = store.clock.now() + 3000;
       for (let i = 0; i < total; i += 1000) {
         await service.pushBatch(Array.from({ length: 1000 }, (_, k) => ({ topic: 'burst', id: `b-${i + k}`, runAt, body: '{}' })));
       }
       const seen = new Set<string>();
       let direct = 0;
       while (seen.size < total) {
-        const got = await service.reserve({ topics: ['burst'], count: 100, waitMs: 2000 });
+        const got = await service.reserve({ topics: ['burst'], count: 100, waitMs: 5000 });
         expect(got.length).toBeGreaterThan(0);
         for (const r of got) {
           expect(seen.has(r.job.id)).toBe(false);

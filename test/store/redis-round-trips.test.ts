@@ -82,15 +82,17 @@ describe('RedisStore round trips', () => {
     const [first, second] = reserved;
     const outcomes = await Promise.all([
       ...reserved.map((r) => store.finish(r.job.id, r.token, now + 1)),
-      store.finish(first!.job.id, first!.token, now + 1), // already finished by the call above
+      store.finish(first!.job.id, first!.token, now + 1), // a repeat of the finish above: answered as done
+      store.finish(second!.job.id, 'another-token', now + 1), // finished above: another token is refused
       store.finish('no-such-job', 'x', now + 1),
     ]);
     await settle();
     await watch.stop();
     expect(watch.seen).toEqual(['finish']);
     expect(outcomes.slice(0, 30).every((o) => o.ok && o.value.state === 'finished' && o.value.finishedAt === now + 1)).toBe(true);
-    expect(outcomes[30]).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
-    expect(outcomes[31]).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(outcomes[30]).toMatchObject({ ok: true, repeated: true, value: { id: first!.job.id, state: 'finished' } });
+    expect(outcomes[31]).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
+    expect(outcomes[32]).toMatchObject({ ok: false, reason: 'not_found' });
     // A wrong token is refused on its own, without touching the job.
     await store.push([aJob({ topic: 'batch', now, id: 'fenced' })], now);
     const [held] = await store.reserve(['batch'], 1, now);

@@ -168,7 +168,7 @@ describe('RedisStore on standalone Redis', () => {
     const [r2] = await store.reserve(['lagging'], 1, readyAt + 3);
     await store.retry(other.id, r2!.token, readyAt + 60_000, readyAt - 5, 'boom');
     const cancelled = await store.cancel(other.id, readyAt - 8);
-    expect(cancelled.ok && cancelled.value.finishedAt).toBe(readyAt + 3);
+    expect(cancelled.ok && cancelled.value.job.finishedAt).toBe(readyAt + 3);
     expect((await store.history(other.id)).map((h) => [h.event, h.at - readyAt])).toEqual([
       ['push', 0],
       ['reserve', 3],

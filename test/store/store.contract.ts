@@ -104,7 +104,7 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect((await store.promoteDue(T0 + 5000, 2)).count).toBe(1);
     });
 
-    test('reserve orders by due time, then priority, across the topics asked for only', async () => {
+    test('reserve orders by priority, then due time, across the topics asked for only', async () => {
       await store.push(
         [
           job({ id: `${topic}-late`, delayMs: 0, runAt: T0 }),
@@ -116,10 +116,65 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
         T0,
       );
       const first = await store.reserve([topic], 10, T0);
-      expect(first.map((r) => r.job.id)).toEqual([`${topic}-early-high`, `${topic}-early-low`, `${topic}-late`]);
+      expect(first.map((r) => r.job.id)).toEqual([`${topic}-late`, `${topic}-early-high`, `${topic}-early-low`]);
       const both = await store.reserve([topic, other], 10, T0);
       expect(both.map((r) => r.job.id)).toEqual([`${other}-x`]);
       expect(await store.reserve([topic, other], 10, T0)).toEqual([]);
+    });
+
+    test('a backlog is served by priority first, then due time, then arrival', async () => {
+      await store.push([job({ id: `${topic}-c`, runAt: T0 - 50 })], T0);
+      await store.push(
+        [
+          job({ id: `${topic}-a`, runAt: T0 - 100, priority: 100 }),
+          job({ id: `${topic}-b`, runAt: T0 - 99, priority: -100 }),
+          // due with c, but pushed after it: served after c although its id sorts first
+          job({ id: `${topic}-0`, runAt: T0 - 50 }),
+          job({ id: `${topic}-d`, runAt: T0 - 60 }),
+          job({ id: `${other}-y`, topic: other, runAt: T0 - 10, priority: -5 }),
+        ],
+        T0 + 1,
+      );
+      const mine = await store.reserve([topic], 10, T0 + 2);
+      expect(mine.map((r) => r.job.id)).toEqual([`${topic}-b`, `${topic}-d`, `${topic}-c`, `${topic}-0`, `${topic}-a`]);
+      const theirs = await store.reserve([other], 10, T0 + 2);
+      expect(theirs.map((r) => r.job.id)).toEqual([`${other}-y`]);
+    });
+
+    test('due jobs promoted later still come by priority before earlier ready ones', async () => {
+      await store.push([job({ id: `${topic}-low`, runAt: T0, priority: 10 })], T0);
+      await store.push([job({ id: `${topic}-urgent`, delayMs: 10, priority: -10 })], T0);
+      await store.promoteDue(T0 + 10, 100);
+      const got = await store.reserve([topic], 10, T0 + 10);
+      expect(got.map((r) => r.job.id)).toEqual([`${topic}-urgent`, `${topic}-low`]);
+    });
+
+    test('reserve never hands out a ready job past its ttl: it expires it', async () => {
+      const stale = job({ ttlMs: 200 });
+      const fresh = job({ ttlMs: 10_000 });
+      await store.push([stale, fresh], T0);
+      // Nothing ran expireDue: reserve itself must not hand the stale job out.
+      const got = await store.reserve([topic], 10, T0 + 250);
+      expect(got.map((r) => r.job.id)).toEqual([fresh.id]);
+      expect(await store.get(stale.id)).toMatchObject({ state: 'expired', finishedAt: T0 + 250 });
+      expect((await store.history(stale.id)).map((h) => `${h.event}:${h.state}`)).toEqual(['push:ready', 'expire:expired']);
+      expect(await store.reserve([topic], 10, T0 + 300)).toEqual([]);
+      const stats = (await store.stats()).find((s) => s.topic === topic)!;
+      expect(stats.counts).toMatchObject({ ready: 0, expired: 1, reserved: 1 });
+    });
+
+    test('reserve never hands out a due delayed job past its ttl, promoted or not', async () => {
+      const a = job({ delayMs: 1000, ttlMs: 200 });
+      await store.push([a], T0);
+      expect(await store.reserve([topic], 10, T0 + 1300)).toEqual([]);
+      await store.promoteDue(T0 + 1300, 100);
+      expect(await store.reserve([topic], 10, T0 + 1300)).toEqual([]);
+      expect((await store.get(a.id))!.state).toBe('expired');
+    });
+
+    test('a ready job pushed with a ttl is a wake-up at its expiry', async () => {
+      await store.push([job({ ttlMs: 200 })], T0);
+      expect(await store.nextWakeAt()).toBe(T0 + 200);
     });
 
     test('reserve stamps a token, an attempt and the TTR deadline', async () => {
@@ -154,15 +209,34 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect(await store.touch(j.id, r!.token, T0 + 700, 10_000)).toMatchObject({ ok: true, value: { deadlineAt: T0 + 10_700 } });
     });
 
-    test('finish ends a reservation once; a second finish is refused', async () => {
+    test('finish ends a reservation once; a repeat with the same token answers the job again', async () => {
       const j = job();
       await store.push([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
       expect(await store.finish(j.id, 'wrong', T0 + 1)).toMatchObject({ ok: false, reason: 'token_mismatch' });
       expect((await store.get(j.id))!.state).toBe('reserved');
-      expect(await store.finish(j.id, r!.token, T0 + 2)).toMatchObject({ ok: true, value: { state: 'finished', finishedAt: T0 + 2 } });
-      expect(await store.finish(j.id, r!.token, T0 + 3)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
+      const first = await store.finish(j.id, r!.token, T0 + 2);
+      expect(first).toMatchObject({ ok: true, value: { state: 'finished', finishedAt: T0 + 2 } });
+      expect(first.ok && first.repeated).toBeFalsy();
+      // The answer was lost and the client retries: the same finish is answered as done, nothing changes.
+      const again = await store.finish(j.id, r!.token, T0 + 3);
+      expect(again).toMatchObject({ ok: true, repeated: true, value: { id: j.id, state: 'finished', finishedAt: T0 + 2, attempts: 1 } });
+      expect(await store.finish(j.id, 'wrong', T0 + 4)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
       expect((await store.history(j.id)).map((h) => `${h.event}:${h.state}`)).toEqual(['push:ready', 'reserve:reserved', 'finish:finished']);
+    });
+
+    test('a repeated finish with a stale token stays refused', async () => {
+      const j = job({ ttrMs: 1000 });
+      await store.push([j], T0);
+      const [first] = await store.reserve([topic], 1, T0);
+      await store.retry(j.id, first!.token, T0 + 1000, T0 + 1000, 'TTR lapsed');
+      const [second] = await store.reserve([topic], 1, T0 + 1001);
+      expect(await store.finish(j.id, second!.token, T0 + 1002)).toMatchObject({ ok: true });
+      expect(await store.finish(j.id, first!.token, T0 + 1003)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
+      expect(await store.finish(j.id, second!.token, T0 + 1004)).toMatchObject({ ok: true, repeated: true });
+      // Other transitions are not repeatable: a finished job refuses them whatever the token.
+      expect(await store.touch(j.id, second!.token, T0 + 1005)).toMatchObject({ ok: false, reason: 'wrong_state' });
+      expect(await store.bury(j.id, second!.token, T0 + 1005, 'x')).toMatchObject({ ok: false, reason: 'wrong_state' });
     });
 
     test('a job re-delivered after its TTR lapsed refuses the first consumer\'s token', async () => {
@@ -218,6 +292,43 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect(again!.job.attempts).toBe(1);
     });
 
+    test('release with a runAt delays the job until then, the attempt given back', async () => {
+      const j = job();
+      await store.push([j], T0);
+      const [r] = await store.reserve([topic], 1, T0);
+      expect(await store.release(j.id, r!.token, T0 + 1, T0 + 5000)).toMatchObject({ ok: true, value: { state: 'delayed', attempts: 0, runAt: T0 + 5000 } });
+      expect(await store.reserve([topic], 1, T0 + 2)).toEqual([]);
+      expect(await store.release(j.id, r!.token, T0 + 3, T0 + 9000)).toMatchObject({ ok: false, reason: 'wrong_state' });
+      await store.promoteDue(T0 + 5000, 10);
+      const [again] = await store.reserve([topic], 1, T0 + 5000);
+      expect(again!.job).toMatchObject({ id: j.id, attempts: 1 });
+      // A runAt already due: ready at once.
+      expect(await store.release(j.id, again!.token, T0 + 5001, T0 + 5001)).toMatchObject({ ok: true, value: { state: 'ready', attempts: 0 } });
+      expect((await store.history(j.id)).filter((h) => h.event === 'release').map((h) => h.state)).toEqual(['delayed', 'ready']);
+    });
+
+    test('keeps topic pauses: pause, replace, list, resume', async () => {
+      await store.pauses.pause(topic, null);
+      await store.pauses.pause(other, T0 + 1000);
+      expect((await store.pauses.list()).get(topic)).toBeNull();
+      expect((await store.pauses.list()).get(other)).toBe(T0 + 1000);
+      await store.pauses.pause(topic, T0 + 5);
+      expect((await store.pauses.list()).get(topic)).toBe(T0 + 5);
+      expect(await store.pauses.resume(topic)).toBe(true);
+      expect(await store.pauses.resume(topic)).toBe(false);
+      expect((await store.pauses.list()).has(topic)).toBe(false);
+      await store.pauses.resume(other);
+    });
+
+    test('gives each id one stable job number, never reused', async () => {
+      const [a, b] = await store.numbers.numbersOf([`${topic}-a`, `${topic}-b`]);
+      expect(a).toBeGreaterThan(0);
+      expect(b).toBeGreaterThan(a!);
+      expect(await store.numbers.numbersOf([`${topic}-b`, `${topic}-a`, `${topic}-c`])).toEqual([b, a, expect.any(Number)]);
+      expect(await store.numbers.idOf(a!)).toBe(`${topic}-a`);
+      expect(await store.numbers.idOf(0)).toBeNull();
+    });
+
     test('cancel works from delayed, ready and reserved, and only from those', async () => {
       const d = job({ delayMs: 1000 });
       const r = job();
@@ -225,7 +336,7 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       await store.push([d, r, s], T0);
       const [reserved] = await store.reserve([topic], 1, T0);
       for (const id of [d.id, r.id, s.id]) {
-        expect(await store.cancel(id, T0 + 1, 'no longer needed')).toMatchObject({ ok: true, value: { state: 'cancelled', finishedAt: T0 + 1 } });
+        expect(await store.cancel(id, T0 + 1, 'no longer needed')).toMatchObject({ ok: true, value: { job: { state: 'cancelled', finishedAt: T0 + 1 } } });
       }
       expect(await store.cancel(d.id, T0 + 2)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'cancelled' });
       expect(await store.cancel('nope', T0)).toMatchObject({ ok: false, reason: 'not_found' });
@@ -233,6 +344,22 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect((await store.promoteDue(T0 + 5000, 10)).count).toBe(0);
       expect(await store.reserve([topic], 10, T0 + 5000)).toEqual([]);
       expect(await store.nextWakeAt()).toBeNull();
+    });
+
+    test('cancel says whether the job had gone out, with its attempts', async () => {
+      const waiting = job({ delayMs: 1000 });
+      const ready = job();
+      await store.push([waiting, ready], T0);
+      const [out] = await store.reserve([topic], 1, T0);
+      expect(out!.job.id).toBe(ready.id);
+      expect(await store.cancel(waiting.id, T0 + 1)).toMatchObject({ ok: true, value: { dispatched: false, job: { attempts: 0 } } });
+      expect(await store.cancel(ready.id, T0 + 1)).toMatchObject({ ok: true, value: { dispatched: true, job: { state: 'cancelled', attempts: 1 } } });
+      // Tried once, back to wait for its retry: not out now, but attempts tells it ran before.
+      const again = job();
+      await store.push([again], T0);
+      const [r] = await store.reserve([topic], 1, T0 + 2);
+      await store.retry(again.id, r!.token, T0 + 60_000, T0 + 3, 'boom');
+      expect(await store.cancel(again.id, T0 + 4)).toMatchObject({ ok: true, value: { dispatched: false, job: { attempts: 1 } } });
     });
 
     test('reschedule moves a waiting job; a past time makes it ready', async () => {

@@ -17,7 +17,10 @@ interface ModelJob {
   attempts: number;
   token: string | null;
   staleToken: string | null;
+  /** The token that finished the job: a repeat with it is answered as done. */
+  finishedBy: string | null;
   deadlineAt: number | null;
+  createdAt: number;
 }
 
 interface Model {
@@ -41,7 +44,7 @@ type Cmd = fc.AsyncCommand<Model, Real>;
 const readyOrder = (m: Model) =>
   [...m.jobs.entries()]
     .filter(([, j]) => j.state === 'ready')
-    .sort(([ia, a], [ib, b]) => a.runAt - b.runAt || a.priority - b.priority || (ia < ib ? -1 : 1))
+    .sort(([ia, a], [ib, b]) => a.priority - b.priority || a.runAt - b.runAt || a.createdAt - b.createdAt || (ia < ib ? -1 : 1))
     .map(([id]) => id);
 
 async function agree(m: Model, r: Real): Promise<void> {
@@ -63,7 +66,7 @@ class Push implements Cmd {
     const [result] = await r.store.push([aJob({ id: `${r.topic}-${this.id}`, topic: r.topic, runAt: m.now + this.delayMs, priority: this.priority, ttrMs: TTR, retry: RETRY })], m.now);
     const exists = m.jobs.has(this.id);
     expect(result!.created).toBe(!exists);
-    if (!exists) m.jobs.set(this.id, { state: this.delayMs === 0 ? 'ready' : 'delayed', runAt: m.now + this.delayMs, priority: this.priority, attempts: 0, token: null, staleToken: null, deadlineAt: null });
+    if (!exists) m.jobs.set(this.id, { state: this.delayMs === 0 ? 'ready' : 'delayed', runAt: m.now + this.delayMs, priority: this.priority, attempts: 0, token: null, staleToken: null, finishedBy: null, deadlineAt: null, createdAt: m.now });
     await agree(m, r);
   }
   toString = () => `push(${this.id}, +${this.delayMs}ms, p${this.priority})`;
@@ -79,7 +82,12 @@ class Advance implements Cmd {
     m.now += this.ms;
     const promoted = await r.store.promoteDue(m.now, 1000);
     let expected = 0;
-    for (const job of m.jobs.values()) if (job.state === 'delayed' && job.runAt <= m.now) (job.state = 'ready'), expected++;
+    for (const job of m.jobs.values()) {
+      if (job.state === 'delayed' && job.runAt <= m.now) {
+        job.state = 'ready';
+        expected++;
+      }
+    }
     expect(promoted.count).toBe(expected);
     // TTR lapses, handled as the reaper does
     const lapsed = await r.store.listLapsed(m.now, 1000);
@@ -142,8 +150,10 @@ class Act implements Cmd {
     const key = `${r.topic}-${this.id}`;
     const token = (this.stale ? job?.staleToken : job?.token) ?? 'no-token';
     const reservedOk = job?.state === 'reserved' && job.token === token;
+    const repeatedFinish = this.action === 'finish' && job?.state === 'finished' && job.finishedBy === token;
     const expectedReason = (): string | undefined => {
       if (!job) return 'not_found';
+      if (repeatedFinish) return undefined;
       if (this.action === 'cancel') return ['delayed', 'ready', 'reserved'].includes(job.state) ? undefined : 'wrong_state';
       if (job.state !== 'reserved') return 'wrong_state';
       return reservedOk ? undefined : 'token_mismatch';
@@ -168,10 +178,12 @@ class Act implements Cmd {
     }
     const reason = expectedReason();
     expect(outcome.ok ? undefined : outcome.reason).toBe(reason);
-    if (reason === undefined && job) {
+    if (this.action === 'cancel' && outcome.ok) expect((outcome.value as { dispatched: boolean }).dispatched).toBe(job?.state === 'reserved');
+    if (repeatedFinish) expect(outcome).toMatchObject({ ok: true, repeated: true });
+    if (reason === undefined && job && !repeatedFinish) {
       const leave = () => Object.assign(job, { staleToken: job.token, token: null, deadlineAt: null });
       switch (this.action) {
-        case 'finish': job.state = 'finished'; leave(); break;
+        case 'finish': job.state = 'finished'; job.finishedBy = job.token; leave(); break;
         case 'touch': job.deadlineAt = m.now + TTR; break;
         case 'release': job.state = 'ready'; job.attempts--; leave(); break;
         case 'cancel': job.state = 'cancelled'; leave(); break;
@@ -199,7 +211,7 @@ const commands = [
 ];
 
 export interface StoreModelOptions {
-  /** Reserve must follow the global (runAt, priority, id) order; default true. */
+  /** Reserve must follow the global ready order (priority, runAt, createdAt, id); default true. */
   strictOrder?: boolean;
   /** Test timeout; long searches (many runs) need more than the default 120 s. */
   timeoutMs?: number;

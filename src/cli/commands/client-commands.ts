@@ -74,7 +74,7 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .description('cancel a delayed, ready or reserved job')
     .argument('<id>')
     .option('--reason <text>')
-    .action(async (id, flags, command) => print({ job: await clientOf(command).cancel(id, flags.reason) }));
+    .action(async (id, flags, command) => print(await clientOf(command).cancel(id, flags.reason)));
 
   program
     .command('reserve')

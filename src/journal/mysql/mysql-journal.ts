@@ -1,5 +1,5 @@
 import { Kysely, MysqlDialect, sql } from 'kysely';
-import { createPool } from 'mysql2';
+import type { Pool } from 'mysql2';
 import type { JournalDatabase } from '../journal-schema.js';
 import { SqlJournal, type JournalDialect } from '../sql-journal.js';
 
@@ -48,13 +48,17 @@ export class MysqlJournal extends SqlJournal {
       },
     };
     super(dialect, () => {
-      const pool = createPool({
-        uri: options.uri,
-        connectionLimit: options.maxConnections ?? 10,
-        charset: 'utf8mb4',
-        supportBigNumbers: true,
-        bigNumberStrings: false,
-      });
+      // The driver is loaded when the pool first connects: a start without this journal never loads it.
+      const pool = async (): Promise<Pool> => {
+        const { createPool } = await import('mysql2');
+        return createPool({
+          uri: options.uri,
+          connectionLimit: options.maxConnections ?? 10,
+          charset: 'utf8mb4',
+          supportBigNumbers: true,
+          bigNumberStrings: false,
+        });
+      };
       return new Kysely<JournalDatabase>({ dialect: new MysqlDialect({ pool }) });
     });
   }

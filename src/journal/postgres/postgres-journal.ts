@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { JobRow, JournalDatabase } from '../journal-schema.js';
 import { SqlJournal, type JournalDialect } from '../sql-journal.js';
 
@@ -65,16 +65,20 @@ export class PostgresJournal extends SqlJournal {
         }),
     };
     super(dialect, () => {
-      const pool = new pg.Pool({
-        connectionString: options.connectionString,
-        max: options.maxConnections ?? 10,
-        options: `-c search_path=${schema}`,
-        // BIGINT as a JS number (epoch ms fit easily); set per pool, not globally.
-        types: {
-          getTypeParser: ((oid: number, format?: string) =>
-            oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-        },
-      });
+      // The driver is loaded when the pool first connects: a start without this journal never loads it.
+      const pool = async (): Promise<pg.Pool> => {
+        const { default: pg } = await import('pg');
+        return new pg.Pool({
+          connectionString: options.connectionString,
+          max: options.maxConnections ?? 10,
+          options: `-c search_path=${schema}`,
+          // BIGINT as a JS number (epoch ms fit easily); set per pool, not globally.
+          types: {
+            getTypeParser: ((oid: number, format?: string) =>
+              oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+          },
+        });
+      };
       return new Kysely<JournalDatabase>({ dialect: new PostgresDialect({ pool }) });
     });
   }

@@ -2,7 +2,7 @@ import fastifyStatic from '@fastify/static';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DelayqError } from '../../core/errors.js';
-import type { DelayqApp } from '../app.js';
+import type { DelayqApp } from '../route-context.js';
 
 /** console/dist at the package root: three levels up from both src/server/routes and dist/server/routes. */
 export const CONSOLE_DIR = fileURLToPath(new URL('../../../console/dist/', import.meta.url));

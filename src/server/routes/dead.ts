@@ -1,10 +1,10 @@
 /** Dead letters: list them, and redrive them (dead → ready with attempts reset) by topic or by ids. */
 import { Type } from 'typebox';
 import { CountResponse, ListResponse, RedriveRequest, Topic } from '../../protocol/schemas.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { toWireJob } from '../wire.js';
-import { authorizeJob, errorResponses } from './jobs.js';
+import { authorizeJob, errorResponses } from '../route-helpers.js';
 
 const DeadQuery = Type.Object(
   {

@@ -1,7 +1,7 @@
 import { DueHistogramQuerySchema, DueHistogramResponse } from '../../protocol/due-histogram-schemas.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
-import { errorResponses } from './jobs.js';
+import { errorResponses } from '../route-helpers.js';
 
 /** GET /v1/stats/due: delayed jobs per due-time bucket, for one topic or all (a topic-limited token must name one). */
 export function registerDueHistogramRoute(app: DelayqApp, { service }: RouteContext): void {

@@ -1,5 +1,5 @@
 import { HealthResponse } from '../../protocol/schemas.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 
 /** Liveness (`/health`: the process answers) and readiness (`/ready`: the service is open and the store answers). */
 export function registerHealthRoutes(app: DelayqApp, { service }: RouteContext): void {

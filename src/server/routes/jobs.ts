@@ -1,9 +1,8 @@
 /** Producers and operators: push (one, batch), get, history, cancel, reschedule, list, purge. */
-import type { FastifyRequest } from 'fastify';
 import {
   CancelRequest,
+  CancelResponse,
   CountResponse,
-  ErrorResponse,
   GetJobQuery,
   GetJobResponse,
   HistoryResponse,
@@ -18,19 +17,12 @@ import {
   PushResponse,
   RescheduleRequest,
 } from '../../protocol/schemas.js';
-import type { DelayqService } from '../../service.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
+import { authorizeJob, errorResponses } from '../route-helpers.js';
 import { toWireJob } from '../wire.js';
 
-export const errorResponses = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
 
-/** For routes addressed by job id: a token limited to topics may only act on jobs of those topics. */
-export async function authorizeJob(request: FastifyRequest, service: DelayqService, id: string): Promise<void> {
-  if (!request.principal || request.principal.topicPrefixes === null) return;
-  const job = await service.get(id);
-  authorizeTopic(request, job.topic);
-}
 
 export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(
@@ -103,7 +95,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
         summary: 'Cancel a delayed, ready or reserved job',
         params: JobIdParams,
         body: CancelRequest,
-        response: { 200: JobResponse, ...errorResponses },
+        response: { 200: CancelResponse, ...errorResponses },
       },
       // The body is optional: `curl -X POST …/cancel` with nothing to say is fine.
       preValidation: async (request) => {
@@ -112,7 +104,8 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      return { job: toWireJob(await service.cancel(request.params.id, request.body?.reason)) };
+      const { job, dispatched } = await service.cancel(request.params.id, request.body?.reason);
+      return { job: toWireJob(job), dispatched, attempts: job.attempts };
     },
   );
 

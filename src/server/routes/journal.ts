@@ -1,10 +1,10 @@
 import Type from 'typebox';
 import type { DelayqService } from '../../service.js';
 import { JobIdParams } from '../../protocol/schemas.js';
-import type { DelayqApp } from '../app.js';
+import type { DelayqApp } from '../route-context.js';
 import { authorizeAllTopics } from '../auth.js';
-import { errorResponses } from './jobs.js';
-import type { RestoreHandler } from './mykit.js';
+import { errorResponses } from '../route-helpers.js';
+import type { RestoreHandler } from '../route-context.js';
 
 const RestoreBody = Type.Object(
   {

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { DelayqApp } from '../app.js';
+import type { DelayqApp } from '../route-context.js';
 import { authorizeAllTopics } from '../auth.js';
 
 /** Prometheus exposition of the process's registry (sink deliveries, store gauges, process metrics). */

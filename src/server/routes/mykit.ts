@@ -8,22 +8,14 @@ import { Type } from 'typebox';
 import type { Job } from '../../core/job.js';
 import { invalid } from '../../core/errors.js';
 import { RESERVE_MAX_WAIT_MS, Topic } from '../../protocol/schemas.js';
-import type { RouteContext } from '../app.js';
+import type { RestoreHandler, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
 import { compatStatus } from '../compat-status.js';
 import { toDelayqError } from '../error-handler.js';
-import { authorizeJob } from './jobs.js';
-import { reserveForRequest } from './reservations.js';
+import { authorizeJob } from '../route-helpers.js';
+import { reserveForRequest } from '../reserve-for-request.js';
 
-/** Restore from the SQL journal; wired by the composition root when a journal is configured. */
-export interface RestoreHandler {
-  /** Re-schedules every unfinished job of the journal; `expire`: also those whose time has passed. Returns a summary. */
-  restoreAll(expire: boolean): Promise<string>;
-  restoreOne(id: string): Promise<string>;
-  /** Cancels every unfinished job (guarded: `confirm` must be "clear-all"; audited). Returns a summary. */
-  clearAll(confirm: string | undefined, actor: string): Promise<string>;
-}
 
 export interface MykitOptions extends RouteContext {
   compat: CompatReservations;
@@ -105,11 +97,11 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     return ok(result.job.id);
   });
 
-  app.get('/delete', { schema: { ...base('cancel a job'), querystring: JobIdQuery } }, async (request) => {
+  app.get('/delete', { schema: { ...base('cancel a job (data: {dispatched, attempts} when it was cancelled, null when it had ended)'), querystring: JobIdQuery } }, async (request) => {
     const id = requireJobId(request.query.jobId);
     await authorizeJob(request, service, id);
-    await deleteById(service, compat, id);
-    return ok(null);
+    const cancelled = await deleteById(service, compat, id);
+    return ok(cancelled ? { dispatched: cancelled.dispatched, attempts: cancelled.job.attempts } : null);
   });
 
   app.get('/finish', { schema: { ...base('finish a job reserved by /get, or cancel one not yet delivered'), querystring: JobIdQuery } }, async (request) => {
@@ -168,3 +160,5 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     async (request) => (restore ? ok(await restore.clearAll(request.query.confirm, request.principal?.id ?? 'anonymous')) : refused(NO_JOURNAL)),
   );
 };
+
+export type { RestoreHandler } from '../route-context.js';

@@ -2,8 +2,6 @@
  * Consumers: reserve (long-poll), touch, finish, fail, release. Every call after reserve carries the
  * reservation token, so a consumer whose TTR lapsed cannot finish a job that was delivered again.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Reservation } from '../../core/job.js';
 import {
   FailRequest,
   FailResponse,
@@ -12,48 +10,16 @@ import {
   ReserveRequest,
   ReserveResponse,
   TokenRequest,
+  ReleaseRequest,
   TouchRequest,
 } from '../../protocol/schemas.js';
-import type { DelayqService, ReserveRequest as ServiceReserveRequest } from '../../service.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { toWireJob, toWireReservation } from '../wire.js';
-import { authorizeJob, errorResponses } from './jobs.js';
+import { reserveForRequest } from '../reserve-for-request.js';
+import { authorizeJob, errorResponses } from '../route-helpers.js';
 
-/** Gives reservations back at once: their consumer went away before it could receive them. */
-export async function releaseAll(service: DelayqService, reservations: readonly Reservation[]): Promise<number> {
-  const results = await Promise.allSettled(reservations.map((r) => service.release(r.job.id, r.token)));
-  return results.filter((r) => r.status === 'fulfilled').length;
-}
 
-/**
- * Reserves for an HTTP request, tied to its connection: if the client disconnects while waiting, the
- * wait stops; if it disconnected by the time jobs were reserved, they are released at once (instead of
- * waiting out their TTR) and the answer is empty. Used by every route that reserves.
- */
-export async function reserveForRequest(
-  service: DelayqService,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  reserve: ServiceReserveRequest,
-): Promise<Reservation[]> {
-  const clientGone = new AbortController();
-  const onClose = (): void => {
-    if (!reply.raw.writableEnded) clientGone.abort();
-  };
-  reply.raw.once('close', onClose);
-  try {
-    const reservations = await service.reserve(reserve, clientGone.signal);
-    if (reservations.length && (clientGone.signal.aborted || request.raw.socket.destroyed)) {
-      const released = await releaseAll(service, reservations);
-      request.log.info({ released }, 'consumer disconnected during reserve; released its jobs');
-      return [];
-    }
-    return reservations;
-  } finally {
-    reply.raw.off('close', onClose);
-  }
-}
 
 export function registerReservationRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(
@@ -134,15 +100,16 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
     {
       schema: {
         tags: ['reservations'],
-        summary: 'Give a reservation back at once (the attempt does not count)',
+        summary: 'Give a reservation back, at once or after delayMs (the attempt does not count)',
         params: JobIdParams,
-        body: TokenRequest,
+        body: ReleaseRequest,
         response: { 200: JobResponse, ...errorResponses },
       },
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      return { job: toWireJob(await service.release(request.params.id, request.body.token)) };
+      const { token, delayMs } = request.body;
+      return { job: toWireJob(await service.release(request.params.id, token, { delayMs })) };
     },
   );
 }

@@ -1,12 +1,12 @@
 import Type from 'typebox';
 import { DelayqError } from '../../core/errors.js';
 import { TopicParams } from '../../protocol/schemas.js';
-import { SinkConfigSchema } from '../../sink/sink-config.js';
-import { publicRoute, type SinkRouter } from '../../sink/sink-router.js';
-import type { DelayqApp } from '../app.js';
+import { SinkConfigSchema } from '../../delivery/sink-config.js';
+import { publicRoute, type SinkRouter } from '../../delivery/sink-router.js';
+import type { DelayqApp } from '../route-context.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
 import { authorizeSinkConfig } from '../sink-route-policy.js';
-import { errorResponses } from './jobs.js';
+import { errorResponses } from '../route-helpers.js';
 
 /** A route as answered: the sink config with secrets masked (so it is described loosely, not re-validated). */
 export const SinkRouteSchema = Type.Object({

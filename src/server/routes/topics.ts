@@ -1,8 +1,8 @@
 import { StatsResponse, TopicParams, TopicStatsSchema } from '../../protocol/schemas.js';
 import { DelayqError } from '../../core/errors.js';
-import type { DelayqApp, RouteContext } from '../app.js';
+import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
-import { errorResponses } from './jobs.js';
+import { errorResponses } from '../route-helpers.js';
 
 /** Counts per topic and state. A token limited to topic prefixes sees only its topics. */
 export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): void {

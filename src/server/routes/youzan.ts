@@ -6,13 +6,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { invalid } from '../../core/errors.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
 import { compatStatus } from '../compat-status.js';
 import { toDelayqError } from '../error-handler.js';
-import { authorizeJob } from './jobs.js';
-import { reserveForRequest } from './reservations.js';
+import { authorizeJob } from '../route-helpers.js';
+import { reserveForRequest } from '../reserve-for-request.js';
 
 export const YOUZAN_PATH = '/youzan';
 
@@ -31,6 +31,9 @@ const YouzanResponse = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
   id: Type.Union([Type.String(), Type.Null()]),
   value: Type.Union([Type.String(), Type.Null()]),
+  // delete only, when it cancelled the job: whether it had already gone out (was reserved), and how often.
+  dispatched: Type.Optional(Type.Boolean({ description: 'delete: true when the job was reserved (out) as it was cancelled' })),
+  attempts: Type.Optional(Type.Integer({ description: 'delete: how many times the cancelled job was handed out' })),
 });
 
 export interface YouzanOptions extends RouteContext {
@@ -101,8 +104,9 @@ export const youzanRoutes: FastifyPluginAsyncTypebox<YouzanOptions> = async (app
         case 'delete': {
           const id = required(cmd.id, 'id');
           await authorizeJob(request, service, id);
-          await deleteById(service, compat, id);
-          return { success: true, error: null, id, value: null };
+          const cancelled = await deleteById(service, compat, id);
+          const out = cancelled ? { dispatched: cancelled.dispatched, attempts: cancelled.job.attempts } : {};
+          return { success: true, error: null, id, value: null, ...out };
         }
       }
     },

@@ -116,9 +116,3 @@ export function decodeRetry(text: string): RetryPolicy {
       return JSON.parse(text) as RetryPolicy;
   }
 }
-
-/** Ready order inside and across topics: (runAt, priority, id). */
-export function compareReadyOrder(a: Job, b: Job): number {
-  return a.runAt - b.runAt || a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-

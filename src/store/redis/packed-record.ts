@@ -11,7 +11,7 @@ import type { RecordArray } from './job-record.js';
  * The number of the record layout (lua/record.lua). A partition remembers the layout its jobs are written
  * in (register-node.lua), so a delayq never misreads records of another layout: it refuses to open.
  */
-export const RECORD_LAYOUT = 2;
+export const RECORD_LAYOUT = 3;
 /** Head bytes before the optional fields: B state+flags, H attempts, h priority, I4 ttr, i6 createdAt, i6 runAt, I3 bucket. */
 export const HEAD_BYTES = 24;
 /** Flag bits of the head's first byte (bits 0–2 hold the state). */
@@ -19,6 +19,7 @@ export const FLAG = { ttl: 8, readyAt: 16, reservedAt: 32, finishedAt: 64, lastE
 /** A history entry without its reason: i6 at, B event × 8 + state (+128: reason), H attempt, I3 node. */
 export const ENTRY_BYTES = 12;
 const RESERVED = 3;
+const FINISHED = 4;
 
 /**
  * Decodes a stored record into the positional shape job-record.ts reads (the fields in the order
@@ -58,6 +59,9 @@ export function unpackRecord(b: Buffer, withHistory = false): RecordArray {
     const n = b[pos + 6]!;
     token = b.toString('latin1', pos + 7, pos + 7 + n);
     pos += 7 + n;
+  } else if (state === FINISHED) {
+    // The token that finished the job (a repeat of that finish is answered as done): the scripts' business.
+    pos += 1 + b[pos]!;
   }
   const topicLength = b[pos]!;
   const topic = b.toString('utf8', pos + 1, pos + 1 + topicLength);

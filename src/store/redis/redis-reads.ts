@@ -5,7 +5,6 @@ import { nul, recordHistory, recordToJob, stateCode } from './job-record.js';
 import { unpackRecord } from './packed-record.js';
 import type { PartitionKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
-export { redisDueHistogram } from './redis-due-histogram.js';
 
 /**
  * What the read side and the scheduler side (redis-scheduling.ts) need of RedisStore: its partitions,

@@ -4,29 +4,20 @@ import { layoutRefusal, toStoreError, unavailable } from './redis-errors.js';
 import { newTokenBase } from '../../core/ids.js';
 import { pushedJob, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
-import {
-  ok,
-  type JobPage,
-  type JobQuery,
-  type LapsedReservation,
-  type Outcome,
-  type PromoteOptions,
-  type PromoteResult,
-  type PushResult,
-  type RedriveTarget,
-  type ReserveOptions,
-  type StoreCapabilities,
-  type StoreWatcher,
-  type WatchableStore,
-} from '../store.js';
+import { ok, repeatedOk, type CancelledJob, type JobPage, type JobQuery, type LapsedReservation, type Outcome } from '../store.js';
+import type { PromoteOptions, PromoteResult, PushResult, RedriveTarget, ReserveOptions, StoreCapabilities, StoreWatcher, WatchableStore } from '../store.js';
 import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
-import { compareReadyOrder, nul, recordToJob, recordToken, stateOf } from './job-record.js';
+import { nul, recordToJob, recordToken, stateCode, stateOf } from './job-record.js';
+import { compareReadyOrder } from '../ready-order.js';
+import { withDispatched } from '../cancelled.js';
 import { DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
 import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
-import { listJobs, readHistory, readJob, redisDueHistogram, topicStats, type PartitionAccess } from './redis-reads.js';
+import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
+import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
+import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { WakeBus } from './wake-bus.js';
@@ -49,17 +40,12 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number;
 }
 
-
 interface PushItem {
   job: NewJob;
   now: EpochMs;
 }
 
-interface FinishItem {
-  id: string;
-  token: string;
-  now: EpochMs;
-}
+interface FinishItem { id: string; token: string; now: EpochMs }
 
 /**
  * The shared store: jobs live in Redis, every transition is one Lua script on one partition (one Cluster
@@ -89,6 +75,8 @@ export class RedisStore implements WatchableStore {
   private bucketSlot = Math.floor(Math.random() * 0x40000000);
   /** The read side's view of this store (redis-reads.ts). */
   private readonly access: PartitionAccess;
+  readonly pauses = new RedisTopicPauses((fn) => this.guard(fn), () => this.prefix);
+  readonly numbers = new RedisJobNumbers((fn) => this.guard(fn), () => this.prefix);
 
   constructor(options: RedisStoreOptions) {
     const parsed = options.url === undefined ? undefined : parseRedisUrl(options.url);
@@ -243,15 +231,16 @@ export class RedisStore implements WatchableStore {
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
   private outcome(id: string, reply: unknown): Outcome<Job> {
     const [code, payload] = reply as [number, unknown];
-    if (code !== OUTCOME_CODES.ok) return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
+    if (code < OUTCOME_CODES.ok) return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
     const job = recordToJob(id, unpackRecord(payload as Buffer));
     if (job.state === 'ready') this.bus.ready([job.topic]);
     else if (job.state === 'delayed') this.bus.due(job.runAt);
-    return ok(job);
+    return code === OUTCOME_CODES.repeated ? repeatedOk(job) : ok(job);
   }
 
-  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
-    return this.outcome(id, await this.run('cancel', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, nul(reason)], true));
+  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
+    const reply = (await this.run('cancel', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, nul(reason)], true)) as unknown[];
+    return withDispatched(this.outcome(id, reply), reply[2] === stateCode('reserved'));
   }
 
   async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
@@ -262,7 +251,7 @@ export class RedisStore implements WatchableStore {
 
   /**
    * Partitions are visited from a rotating start; each call takes what a partition has, until `count`.
-   * Within one call the jobs come back in (runAt, priority, id) order; across partitions the order is that
+   * Within one call the jobs come back in the ready order (ready-order.ts); across partitions the order is that
    * of each partition's head, so a job may overtake a slightly earlier one of another partition.
    */
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
@@ -329,8 +318,8 @@ export class RedisStore implements WatchableStore {
     return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error)]);
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!]);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '']);
   }
 
   async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {

@@ -35,12 +35,15 @@ const RECORD_CODEC = read('record');
 const DUE_JOBS = read('due-jobs');
 /** The log of ended jobs, shared by the scripts that end jobs and by purge. */
 const ENDED_LOG = read('ended-log');
-const ENDING: readonly ScriptName[] = ['finish', 'bury', 'cancel', 'expire', 'purge'];
+const ENDING: readonly ScriptName[] = ['finish', 'bury', 'cancel', 'expire', 'purge', 'reserve'];
+/** Expiry of ready jobs whose ttl ran out, shared by expire and reserve (which runs it first). */
+const EXPIRE_DUE = read('expire-due');
+const EXPIRING: readonly ScriptName[] = ['expire', 'reserve'];
 
 /**
  * A script as sent to Redis: its file, with the record codec (lua/record.lua), for promote and reserve
- * the due-job search (lua/due-jobs.lua), and for the scripts that end jobs the ended log
- * (lua/ended-log.lua), inserted after the file's header comment, so the source still opens with
+ * the due-job search (lua/due-jobs.lua), for the scripts that end jobs the ended log
+ * (lua/ended-log.lua), and for expire and reserve the ttl expiry (lua/expire-due.lua), inserted after the file's header comment, so the source still opens with
  * `--[[ name: …` (as MONITOR shows it).
  */
 export function scriptSource(name: ScriptName): string {
@@ -48,7 +51,10 @@ export function scriptSource(name: ScriptName): string {
   if (name === 'register-node') return source;
   const cut = source.indexOf(']]\n') + 3;
   const shared =
-    RECORD_CODEC + (name === 'promote' || name === 'reserve' ? DUE_JOBS : '') + (ENDING.includes(name) ? ENDED_LOG : '');
+    RECORD_CODEC +
+    (name === 'promote' || name === 'reserve' ? DUE_JOBS : '') +
+    (ENDING.includes(name) ? ENDED_LOG : '') +
+    (EXPIRING.includes(name) ? EXPIRE_DUE : '');
   return `${source.slice(0, cut)}${shared}${source.slice(cut)}`;
 }
 

@@ -8,6 +8,8 @@ import { emptyCounts, pushedJob, type HistoryEntry, type Job, type JobEvent, typ
 import {
   notFound,
   ok,
+  repeatedOk,
+  type CancelledJob,
   tokenMismatch,
   wrongState,
   type JobPage,
@@ -22,6 +24,7 @@ import {
   type StoreCapabilities,
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
+import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
 import { migrate } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
 import { listSql, SQL } from './statements.js';
@@ -37,6 +40,8 @@ export interface SqliteStoreOptions {
    */
   synchronous?: 'NORMAL' | 'FULL';
 }
+
+const EXPIRED_REASON = 'ttl elapsed before a consumer reserved it';
 
 type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
@@ -55,6 +60,9 @@ export class SqliteStore implements Store {
   private readonly listStatements = new Map<string, Database.Statement>();
 
   private readonly options: SqliteStoreOptions;
+  private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
+  readonly pauses = new SqliteTopicPauses(this.access);
+  readonly numbers = new SqliteJobNumbers(this.access);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
@@ -123,14 +131,14 @@ export class SqliteStore implements Store {
     );
   }
 
-  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<Job>> {
-    return this.write((): Outcome<Job> => {
+  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
+    return this.write((): Outcome<CancelledJob> => {
       const row = this.row(id);
       if (!row) return notFound();
       if (row.state !== 'delayed' && row.state !== 'ready' && row.state !== 'reserved') return wrongState(row.state as JobState);
       const updated = this.stmt.toCancelled.get({ id, now }) as JobRow;
       this.record(id, now, 'cancel', 'cancelled', updated.attempts, reason ?? null);
-      return ok(rowToJob(updated));
+      return ok({ job: rowToJob(updated), dispatched: row.state === 'reserved' });
     });
   }
 
@@ -161,6 +169,8 @@ export class SqliteStore implements Store {
   async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
     if (topics.length === 0 || count <= 0) return [];
     return this.write((): Reservation[] => {
+      const expired = this.stmt.expireReadyOfTopics.all({ now, topics: JSON.stringify(topics) }) as { id: string; attempts: number }[];
+      for (const row of expired) this.record(row.id, now, 'expire', 'expired', row.attempts, EXPIRED_REASON);
       const candidates = (
         topics.length === 1
           ? this.stmt.readyCandidatesOneTopic.all(topics[0], count)
@@ -184,6 +194,12 @@ export class SqliteStore implements Store {
     return row;
   }
 
+  /** A finished job asked to finish again with the token that finished it: answered as done. */
+  private repeatedFinish(id: string, token: string): Outcome<Job> | undefined {
+    const row = this.row(id);
+    return row && row.state === 'finished' && row.token === token ? repeatedOk(rowToJob(row)) : undefined;
+  }
+
   private fencedTransition(id: string, token: string, apply: (row: JobRow) => JobRow): Promise<Outcome<Job>> {
     return this.write((): Outcome<Job> => {
       const found = this.fenced(id, token);
@@ -198,11 +214,12 @@ export class SqliteStore implements Store {
     );
   }
 
-  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => {
+  async finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    const outcome = await this.fencedTransition(id, token, (row) => {
       this.record(id, now, 'finish', 'finished', row.attempts);
       return this.stmt.toFinished.get({ id, now }) as JobRow;
     });
+    return (!outcome.ok && outcome.state === 'finished' && this.repeatedFinish(id, token)) || outcome;
   }
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
@@ -220,10 +237,16 @@ export class SqliteStore implements Store {
     });
   }
 
-  release(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
-      this.record(id, now, 'release', 'ready', Math.max(row.attempts - 1, 0), 'consumer gone before delivery');
-      return this.stmt.toReleased.get({ id }) as JobRow;
+      const attempt = Math.max(row.attempts - 1, 0);
+      if (runAt === undefined) {
+        this.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
+        return this.stmt.toReleased.get({ id }) as JobRow;
+      }
+      const updated = this.toWaiting(row, runAt, now, null);
+      this.record(id, now, 'release', updated.state as JobState, attempt, runAt > now ? `released until ${runAt}` : 'released');
+      return this.stmt.giveAttemptBack.get({ id }) as JobRow;
     });
   }
 
@@ -271,7 +294,7 @@ export class SqliteStore implements Store {
   expireDue(now: EpochMs, limit: number): Promise<number> {
     return this.write((): number => {
       const rows = this.stmt.expireDue.all({ now, limit }) as { id: string; attempts: number }[];
-      for (const row of rows) this.record(row.id, now, 'expire', 'expired', row.attempts, 'ttl elapsed before a consumer reserved it');
+      for (const row of rows) this.record(row.id, now, 'expire', 'expired', row.attempts, EXPIRED_REASON);
       return rows.length;
     });
   }

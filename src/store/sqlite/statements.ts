@@ -17,21 +17,28 @@ export const SQL = {
   toReserved: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @token, reserved_at = @now,
       deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL WHERE id = @id RETURNING *`,
   touch: `UPDATE jobs SET deadline_at = @deadlineAt WHERE id = @id RETURNING *`,
-  toFinished: `UPDATE jobs SET state = 'finished', token = NULL, deadline_at = NULL, finished_at = @now
+  // The token stays: a repeat of the same finish is recognised by it (store.ts, finish).
+  toFinished: `UPDATE jobs SET state = 'finished', deadline_at = NULL, finished_at = @now
       WHERE id = @id RETURNING *`,
   toDead: `UPDATE jobs SET state = 'dead', token = NULL, deadline_at = NULL, finished_at = @now,
       last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
   toReleased: `UPDATE jobs SET state = 'ready', attempts = MAX(attempts - 1, 0), token = NULL, deadline_at = NULL,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END WHERE id = @id RETURNING *`,
+  giveAttemptBack: `UPDATE jobs SET attempts = MAX(attempts - 1, 0) WHERE id = @id RETURNING *`,
   toRedriven: `UPDATE jobs SET state = 'ready', attempts = 0, run_at = @now, ready_at = @now, finished_at = NULL,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END WHERE id = @id AND state = 'dead'
       RETURNING id, attempts`,
   oldestDead: `SELECT id FROM jobs WHERE state = 'dead' AND topic = ? ORDER BY finished_at, id LIMIT ?`,
 
   readyCandidates: `SELECT id FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(?))
-      ORDER BY run_at, priority, id LIMIT ?`,
+      ORDER BY priority, run_at, created_at, id LIMIT ?`,
   readyCandidatesOneTopic: `SELECT id FROM jobs WHERE state = 'ready' AND topic = ?
-      ORDER BY run_at, priority, id LIMIT ?`,
+      ORDER BY priority, run_at, created_at, id LIMIT ?`,
+  /** Reserve first expires the asked topics' ready jobs whose ttl ran out, so it never hands one out. */
+  expireReadyOfTopics: `UPDATE jobs SET state = 'expired', expire_at = NULL, finished_at = @now
+    WHERE state = 'ready' AND expire_at IS NOT NULL AND expire_at <= @now
+      AND topic IN (SELECT value FROM json_each(@topics))
+    RETURNING id, attempts`,
 
   promoteDue: `UPDATE jobs SET state = 'ready', ready_at = @now,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END

@@ -2,7 +2,7 @@
  * A delayq process for the crash test: jobs and routes in the SQLite file argv[2]; routes argv[4] to the
  * webhook argv[3], pushes one job and reports its id, then keeps delivering until it is killed.
  */
-import { PushHarness } from '../../sink/support/harness.js';
+import { PushHarness } from '../../delivery/support/harness.js';
 
 const [path, url, topic] = process.argv.slice(2) as [string, string, string];
 const harness = await new PushHarness({ path }).start();

@@ -21,7 +21,7 @@ elseif topic ~= '\0' and state == 5 then
   ids = redis.call('ZRANGE', tp .. 'dead:' .. topic, 0, -1)
 elseif topic ~= '\0' and state == 2 then
   ids = {}
-  for i, m in ipairs(redis.call('ZRANGE', tp .. 'ready:' .. topic, 0, -1)) do ids[i] = string.sub(m, 6) end
+  for i, m in ipairs(redis.call('ZRANGE', tp .. 'ready:' .. topic, 0, -1)) do ids[i] = string.sub(m, READY_ID_AT) end
 else
   ids = redis.call('HKEYS', jobs)
 end

@@ -2,7 +2,7 @@
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] now (ms)  ARGV[3] limit  ARGV[4] node index
   ARGV[5] drain window (ms, '' = promote every due job)  ARGV[6] longest hold (ms)
-  With a drain window, a topic whose consumers took jobs within that window (the `draining` hash, stamped
+  With a drain window, a topic without priorities (push.lua marks those with) whose consumers took jobs within that window (the `draining` hash, stamped
   by reserve.lua) keeps its due jobs delayed: its consumers reserve them straight from their delayed sets,
   one transition instead of two. Such a set is promoted anyway once its head has waited the longest hold.
   Returns: {count, dueHead, deadlineHead, expiryHead, topic1, topic2, …}: the topics that got ready jobs or
@@ -22,7 +22,8 @@ if drainWindow then
     local topic = topicOfSet(member)
     local at = drainedAt[topic]
     if at == nil then
-      at = tonumber(redis.call('HGET', tp .. 'draining', topic)) or false
+      -- A topic with priorities (push.lua) is always promoted: its ready set orders jobs by priority.
+      at = not redis.call('HGET', counts, topic .. '|prio') and tonumber(redis.call('HGET', tp .. 'draining', topic)) or false
       drainedAt[topic] = at
     end
     if not at or at + drainWindow <= now or headAt + hold <= now then return false end
@@ -49,16 +50,6 @@ for i = 1, taken, 4000 do
   local part = redis.call('HMGET', jobs, unpack(ids, i, math.min(i + 3999, taken)))
   for k = 1, #part do packs[#packs + 1] = part[k] end
 end
--- Ready members start with the 5-digit priority + 32768, formatted once per priority.
-local priorityKeys = {}
-local function priorityKey(priority)
-  local k = priorityKeys[priority]
-  if not k then
-    k = string.format('%05d', priority + 32768)
-    priorityKeys[priority] = k
-  end
-  return k
-end
 local topics, out, leaving, arriving, withTtl, stored = {}, { 0, false, false, false }, {}, {}, {}, {}
 local h = {} -- each job's head in turn
 for i = 1, taken do
@@ -76,8 +67,8 @@ for i = 1, taken do
     arriving[topic] = ready
     out[#out + 1] = topic
   end
-  ready[#ready + 1] = int(h.runAt)
-  ready[#ready + 1] = priorityKey(h.priority) .. id
+  ready[#ready + 1] = h.priority
+  ready[#ready + 1] = readyMember(h, id)
   if h.ttl then
     withTtl[#withTtl + 1] = int(h.runAt + h.ttl)
     withTtl[#withTtl + 1] = id

@@ -43,7 +43,7 @@ local ids = {}
 for i = 1, #meta, 7 do ids[#ids + 1] = meta[i] end
 local existing = redis.call('HMGET', jobs, unpack(ids))
 local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
-local stored, made, delayedIn, readyIn, expiring = {}, {}, {}, {}, {}
+local stored, made, delayedIn, readyIn, expiring, prioritized = {}, {}, {}, {}, {}, {}
 local function listOf(lists, key)
   local list = lists[key]
   if not list then
@@ -69,11 +69,14 @@ for k = 1, #ids do
     stored[#stored + 1] = id
     stored[#stored + 1] = record
     local state = 1
+    -- A topic that ever holds a job of another priority than 0 is marked (counts `topic|prio`): its due
+    -- jobs are promoted before consumers take them, so the ready set orders them by priority (reserve.lua).
+    if not prioritized[topic] and struct.unpack('>h', blob, from + 3) ~= 0 then prioritized[topic] = true end
     if priority then
       state = 2
       local ready = listOf(readyIn, topic)
-      ready[#ready + 1] = int(runAt)
-      ready[#ready + 1] = string.format('%05d', priority + 32768) .. id
+      ready[#ready + 1] = priority
+      ready[#ready + 1] = struct.pack('>i6', runAt) .. string.sub(blob, from + 9, from + 14) .. id -- readyMember
       if ttl then
         expiring[#expiring + 1] = int(runAt + ttl)
         expiring[#expiring + 1] = id
@@ -99,5 +102,6 @@ for topic, list in pairs(readyIn) do redis.call('ZADD', tp .. 'ready:' .. topic,
 if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
 for member, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', int(at), member) end
 for field, count in pairs(added) do redis.call('HINCRBY', counts, field, count) end
+for topic in pairs(prioritized) do redis.call('HSET', counts, topic .. '|prio', 1) end
 if earliest and (not head or earliest < head) then out[1] = earliest end
 return out

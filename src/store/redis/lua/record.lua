@@ -1,13 +1,14 @@
 --[[ record: the stored job record's codec, which scripts.ts inserts after each script's header (with
-  int(), the one helper that is not codec: every script that writes scores needs it). This is
-  layout 2 (RECORD_LAYOUT in packed-record.ts): a change to the layout takes a new number. A record
+  int() and readyMember(), the helpers that are not codec). This is
+  layout 3 (RECORD_LAYOUT in packed-record.ts): a change to the layout takes a new number. A record
   is head .. body .. history, integers big-endian (Redis Lua's struct library; Node: packed-record.ts):
   head    B  state (bits 0-2: 1 delayed … 7 expired) + 8 ttl, 16 readyAt, 32 reservedAt, 64 finishedAt and
              128 lastError when that field is present
           H  attempts  h priority  I4 ttrMs  i6 createdAt  i6 runAt  I3 delayed bucket   (24 bytes)
           then only the fields present, in this order: i6 ttlMs, i6 readyAt, i6 reservedAt, i6 finishedAt,
-          I4-length lastError, i6 deadlineAt and B-length token (these two only while reserved, state 3);
-          then the B-length topic.
+          I4-length lastError, i6 deadlineAt and B-length token (these two only while reserved, state 3),
+          or the B-length token that finished the job (only when finished, state 4: a repeat of that
+          finish is answered as done); then the B-length topic.
   body    msgpack array {tag, bizKey, body, retry} (null = false), packed once by push-args.ts; scripts copy
           it as bytes and never decode it (list and lapsed excepted).
   history one entry appended per transition: i6 at, B event × 8 + state (+128: a reason follows),
@@ -25,6 +26,8 @@ local BUCKET_AT = 22 -- 1-based offset of the I3 bucket in the head (push.lua wr
 -- this path reads that head in ≈ 0.7–1.2 µs against ≈ 2.3 for the general one (EVAL loop of 100k).
 local RESERVED = 3 + 16 + 32
 local RESERVED_HEAD = HEAD .. 'i6i6i6Bc0'
+-- A finished job keeps the token that finished it (h.token), without a deadline.
+local FINISHED_STATE = 4
 local function readReservedHead(s, h)
   local _, pos
   _, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, h.readyAt, h.reservedAt, h.deadline, h.token, pos =
@@ -51,7 +54,11 @@ local function readHead(s, h)
     if bit.band(b, 64) ~= 0 then h.finishedAt, pos = struct.unpack('>i6', s, pos) end
     if b >= 128 then h.lastError, pos = struct.unpack('>I4c0', s, pos) end
   end
-  if state == 3 then h.deadline, h.token, pos = struct.unpack('>i6Bc0', s, pos) end
+  if state == 3 then
+    h.deadline, h.token, pos = struct.unpack('>i6Bc0', s, pos)
+  elseif state == FINISHED_STATE then
+    h.token, pos = struct.unpack('>Bc0', s, pos)
+  end
   h.topicAt = pos
   h.topic, h.bodyAt = struct.unpack('>Bc0', s, pos)
   return h
@@ -59,7 +66,7 @@ end
 
 -- The head up to the topic, for h's fields (false = absent); deadline and token only in state 3.
 local FINISHED = 4 + 16 + 32 + 64
-local FINISHED_HEAD = HEAD .. 'i6i6i6'
+local FINISHED_HEAD = HEAD .. 'i6i6i6Bc0'
 local function writeHead(h)
   -- The two heads of a drained job's transitions, in one pack (as readReservedHead reads one of them).
   if not h.ttl and not h.lastError and h.readyAt and h.reservedAt then
@@ -67,8 +74,9 @@ local function writeHead(h)
       return struct.pack(RESERVED_HEAD, RESERVED, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, h.readyAt,
         h.reservedAt, h.deadline, #h.token, h.token)
     elseif h.state == 4 and h.finishedAt then
+      local token = h.token or ''
       return struct.pack(FINISHED_HEAD, FINISHED, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, h.readyAt,
-        h.reservedAt, h.finishedAt)
+        h.reservedAt, h.finishedAt, #token, token)
     end
   end
   local flags, opt = h.state, ''
@@ -77,7 +85,12 @@ local function writeHead(h)
   if h.reservedAt then flags, opt = flags + 32, opt .. struct.pack('>i6', h.reservedAt) end
   if h.finishedAt then flags, opt = flags + 64, opt .. struct.pack('>i6', h.finishedAt) end
   if h.lastError then flags, opt = flags + 128, opt .. struct.pack('>I4c0', #h.lastError, h.lastError) end
-  if h.state == 3 then opt = opt .. struct.pack('>i6Bc0', h.deadline, #h.token, h.token) end
+  if h.state == 3 then
+    opt = opt .. struct.pack('>i6Bc0', h.deadline, #h.token, h.token)
+  elseif h.state == FINISHED_STATE then
+    local token = h.token or ''
+    opt = opt .. struct.pack('>Bc0', #token, token)
+  end
   return struct.pack(HEAD, flags, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket) .. opt
 end
 
@@ -112,6 +125,14 @@ local function int(n)
     intTexts[n] = s
   end
   return s
+end
+
+-- A ready job's member of its topic's ready set, whose score is the priority: members of one priority
+-- sort bytewise by runAt, then createdAt (big-endian, so bytes order as numbers), then id: the ready order
+-- (src/store/ready-order.ts) is the set's own order. The id starts at byte READY_ID_AT.
+local READY_ID_AT = 13
+local function readyMember(h, id)
+  return struct.pack('>i6i6', h.runAt, h.createdAt) .. id
 end
 
 -- The body's fields {tag, bizKey, body, retry} (for the rare scripts that need them).

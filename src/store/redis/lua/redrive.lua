@@ -16,7 +16,7 @@ for i = 4, #ARGV do
     -- no longer terminal, or ended again in a later slot. The sorted set is the layout before the log.
     redis.call('ZREM', ended, id)
     redis.call('ZREM', tp .. 'dead:' .. topic, id)
-    redis.call('ZADD', tp .. 'ready:' .. topic, at, string.format('%05d', h.priority + 32768) .. id)
+    redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
     if h.ttl then redis.call('ZADD', expiry, at + h.ttl, id) end
     redis.call('HINCRBY', counts, topic .. '|5', -1)
     redis.call('HINCRBY', counts, topic .. '|2', 1)

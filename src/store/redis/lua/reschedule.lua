@@ -15,7 +15,7 @@ local delayed = tp .. 'delayed:' .. member
 if old == 1 then
   redis.call('ZREM', delayed, id)
 elseif old == 2 then
-  redis.call('ZREM', tp .. 'ready:' .. topic, string.format('%05d', h.priority + 32768) .. id)
+  redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
   redis.call('ZREM', expiry, id)
 else
   return { -2, old }
@@ -24,7 +24,7 @@ local state = runAt <= now and 2 or 1
 h.state, h.runAt = state, runAt
 if state == 2 then
   h.readyAt = now
-  redis.call('ZADD', tp .. 'ready:' .. topic, runAt, string.format('%05d', h.priority + 32768) .. id)
+  redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
   if h.ttl then redis.call('ZADD', expiry, runAt + h.ttl, id) end
 else
   h.readyAt = false

@@ -1,7 +1,10 @@
---[[ reserve: ready → reserved for up to ARGV[3] jobs of the given topics, in (runAt, priority, id) order;
-  then, when fewer are ready, delayed → reserved for due jobs of those topics the promoter has not moved
-  (it leaves a draining topic's due jobs to its consumers: promote.lua), earliest first, each recorded as
-  promoted and reserved at the same instant. The topics that got jobs are stamped in the `draining` hash.
+--[[ reserve: ready → reserved for up to ARGV[3] jobs of the given topics, in the ready order (priority,
+  runAt, createdAt, id: src/store/ready-order.ts). First it expires ready jobs whose ttl ran out
+  (expire-due.lua), so none is handed out. A topic without priorities (push.lua marks the others) may also
+  have due jobs the promoter has not moved (it leaves a draining topic's due jobs to its consumers:
+  promote.lua): those are taken straight from their delayed sets, merged with the ready ones in the same
+  order, each recorded as promoted and reserved at the same instant. The topics that got jobs are stamped
+  in the `draining` hash.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] now (ms)  ARGV[3] max jobs  ARGV[4] TTR override (ms, '' = the job's own)
   ARGV[5] node index  ARGV[6] n topics, then the topics, then a token base (16 random hex digits from the
@@ -10,96 +13,107 @@
 ]]
 local jobs, reserved, expiry, counts, tp = KEYS[1], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
 local RESERVED_MARKER = '# a marker, not a job: it keeps this sorted set a skiplist (reserve.lua)'
+-- Ttl expiries handled per call before reserving; more (a rare pile-up) are left to the scheduler's expire,
+-- and any such job met below is passed over.
+local EXPIRE_AT_RESERVE = 1000
 local now, max, node, nt = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local ttr = ARGV[4] ~= '' and tonumber(ARGV[4]) or nil
--- The ready members to take, in (runAt, priority, id) order, and the ready set each comes from.
-local members, setOf = {}, {}
-if nt == 1 then
-  -- One topic's set already answers in that order: no scores, no sort, no table per job.
-  local key = tp .. 'ready:' .. ARGV[7]
-  members = redis.call('ZRANGE', key, 0, max - 1)
-  for i = 1, #members do setOf[i] = key end
-else
-  local candidates, seen = {}, {}
-  for t = 1, nt do
-    local key = tp .. 'ready:' .. ARGV[6 + t]
-    if not seen[key] then -- a topic named twice is read once, so each job is reserved once
-      seen[key] = true
-      local head = redis.call('ZRANGE', key, 0, max - 1, 'WITHSCORES')
-      for i = 1, #head, 2 do
-        candidates[#candidates + 1] = { tonumber(head[i + 1]), head[i], key }
-      end
+expireDue(KEYS, tp, now, EXPIRE_AT_RESERVE, node)
+-- Candidates: ids[i], and for a ready one its set and member, for a due delayed one its delayed set.
+local ids, setOf, memberOf, dueSetOf = {}, {}, {}, {}
+local sources, seen, dueTopics, anyDue = 0, {}, {}, false
+for t = 1, nt do
+  local topic = ARGV[6 + t]
+  local key = tp .. 'ready:' .. topic
+  if not seen[key] then -- a topic named twice is read once, so each job is reserved once
+    seen[key] = true
+    -- A set answers in the ready order already (score: priority; member: runAt, createdAt, id).
+    local members = redis.call('ZRANGE', key, 0, max - 1)
+    if #members > 0 then sources = sources + 1 end
+    for i = 1, #members do
+      local n = #ids + 1
+      ids[n], setOf[n], memberOf[n] = string.sub(members[i], READY_ID_AT), key, members[i]
+    end
+    if not redis.call('HGET', counts, topic .. '|prio') then
+      dueTopics[topic], anyDue = true, true
     end
   end
-  -- Several topics' sets are merged.
-  table.sort(candidates, function(a, b)
-    if a[1] ~= b[1] then return a[1] < b[1] end
-    return a[2] < b[2]
-  end)
-  for i, c in ipairs(candidates) do members[i], setOf[i] = c[2], c[3] end
 end
--- Many members a call (one HMGET, one HSET, one ZREM per topic, one ZADD): a redis.call per job and
--- command costs more than the command itself. At most 100 jobs, under Lua's unpack limit.
-local taken = math.min(max, #members)
-local ids, leaving = {}, {}
-for i = 1, taken do
-  ids[i] = string.sub(members[i], 6)
-  local gone = leaving[setOf[i]] or {}
-  leaving[setOf[i]] = gone
-  gone[#gone + 1] = members[i]
-end
--- Then due jobs still delayed, after the ready ones (the promoter moves the earliest due first, so what is
--- ready is due no later, bar ties): the due-index member of each one's set. A few more than needed are
--- read, in case some must be passed over (a lapsed ttl); only those handed out are moved.
-local dueSetOf = {}
-if taken < max then
-  local wanted = {}
-  for t = 1, nt do wanted[ARGV[6 + t]] = true end
-  local dueIds, dueSets = dueJobs(KEYS[2], tp, now, max - taken + 8, function(member) return not wanted[topicOfSet(member)] end)
+-- Then due jobs still delayed, of the topics without priorities (all 0, so the order is runAt, then
+-- arrival). A few more than needed are read, in case some must be passed over (a lapsed ttl).
+if anyDue then
+  local dueIds, dueSets = dueJobs(KEYS[2], tp, now, max + 8, function(member) return not dueTopics[topicOfSet(member)] end)
+  if #dueIds > 0 then sources = sources + 1 end
   for i = 1, #dueIds do
-    taken = taken + 1
-    ids[taken], dueSetOf[taken] = dueIds[i], dueSets[i]
+    local n = #ids + 1
+    ids[n], dueSetOf[n] = dueIds[i], dueSets[i]
   end
 end
-if taken == 0 then return {} end
-for key, gone in pairs(leaving) do redis.call('ZREM', key, unpack(gone)) end
+if #ids == 0 then return {} end
 local packs = redis.call('HMGET', jobs, unpack(ids))
+-- Several sources (topics, or ready and due jobs) are merged in the ready order; one is in order already.
+local order, heads = {}, nil
+for i = 1, #ids do order[i] = i end
+if sources > 1 then
+  heads = {}
+  for i = 1, #ids do heads[i] = packs[i] and readHead(packs[i]) or false end
+  table.sort(order, function(a, b)
+    local x, y = heads[a], heads[b]
+    if not x or not y then return y and true or false end
+    if x.priority ~= y.priority then return x.priority < y.priority end
+    if x.runAt ~= y.runAt then return x.runAt < y.runAt end
+    if x.createdAt ~= y.createdAt then return x.createdAt < y.createdAt end
+    return ids[a] < ids[b]
+  end)
+end
+-- Many members a call (one HSET, one ZREM per set, one ZADD): a redis.call per job and command costs more
+-- than the command itself. At most 100 jobs, under Lua's unpack limit.
 local out, tokenBase, moved, deadlines, stored, withTtl = {}, ARGV[7 + nt], {}, {}, {}, {}
-local fromDelayed, delayedGone = {}, {}
-local h = {} -- each job's head in turn
-for i = 1, taken do
+local fromDelayed, delayedGone, leaving = {}, {}, {}
+local h = {} -- each job's head in turn (when not read for the merge)
+local taken = 0
+for _, i in ipairs(order) do
+  if taken >= max then break end
   local id, s, dueSet = ids[i], packs[i], dueSetOf[i]
-  readHead(s, h)
-  -- A due job whose ttl has run out is left to promote and expire; so is anything not delayed (defensive).
-  if #out < 2 * max and not (dueSet and (h.state ~= 1 or (h.ttl and h.runAt + h.ttl <= now))) then
-    -- Nor before the job was due (runAt may come from another process's clock too).
-    local at = math.max(stampAfter(h, now), h.runAt)
-    local deadline = at + (ttr or h.ttr)
-    local attempt = h.attempts
-    h.state, h.attempts, h.token, h.deadline, h.reservedAt = 3, attempt + 1, tokenBase .. string.format('%08x', i), deadline, at
-    deadlines[#deadlines + 1] = int(deadline)
-    deadlines[#deadlines + 1] = id
-    moved[h.topic] = (moved[h.topic] or 0) + 1
-    local packed
-    if dueSet then
-      -- Promoted and reserved at one instant: the history shows both, as if the promoter had run first.
-      h.readyAt = at
-      packed = writeHead(h) .. string.sub(s, h.topicAt) .. entry(at, 2, 2, attempt, node, false) .. entry(at, 3, 3, h.attempts, node, false)
-      fromDelayed[h.topic] = (fromDelayed[h.topic] or 0) + 1
-      local gone = delayedGone[dueSet] or {}
-      delayedGone[dueSet] = gone
-      gone[#gone + 1] = id
-    else
-      if h.ttl then withTtl[#withTtl + 1] = id end
-      packed = rewrite(s, h, at, 3, false, node)
+  if s then
+    if heads then h = heads[i] else readHead(s, h) end
+    -- A job whose ttl ran out is never handed out (expired above, or left to the scheduler); nor a job
+    -- that is not in the state its set says (defensive).
+    if h.state == (dueSet and 1 or 2) and not (h.ttl and h.runAt + h.ttl <= now) then
+      taken = taken + 1
+      -- Not before the job was due (runAt may come from another process's clock too).
+      local at = math.max(stampAfter(h, now), h.runAt)
+      local deadline = at + (ttr or h.ttr)
+      local attempt = h.attempts
+      h.state, h.attempts, h.token, h.deadline, h.reservedAt = 3, attempt + 1, tokenBase .. string.format('%08x', taken), deadline, at
+      deadlines[#deadlines + 1] = int(deadline)
+      deadlines[#deadlines + 1] = id
+      moved[h.topic] = (moved[h.topic] or 0) + 1
+      local packed
+      if dueSet then
+        -- Promoted and reserved at one instant: the history shows both, as if the promoter had run first.
+        h.readyAt = at
+        packed = writeHead(h) .. string.sub(s, h.topicAt) .. entry(at, 2, 2, attempt, node, false) .. entry(at, 3, 3, h.attempts, node, false)
+        fromDelayed[h.topic] = (fromDelayed[h.topic] or 0) + 1
+        local gone = delayedGone[dueSet] or {}
+        delayedGone[dueSet] = gone
+        gone[#gone + 1] = id
+      else
+        if h.ttl then withTtl[#withTtl + 1] = id end
+        packed = rewrite(s, h, at, 3, false, node)
+        local gone = leaving[setOf[i]] or {}
+        leaving[setOf[i]] = gone
+        gone[#gone + 1] = memberOf[i]
+      end
+      stored[#stored + 1] = id
+      stored[#stored + 1] = packed
+      out[#out + 1] = id
+      out[#out + 1] = packed
     end
-    stored[#stored + 1] = id
-    stored[#stored + 1] = packed
-    out[#out + 1] = id
-    out[#out + 1] = packed
   end
 end
 if #out == 0 then return out end
+for key, gone in pairs(leaving) do redis.call('ZREM', key, unpack(gone)) end
 -- The marker goes first: a sorted set created by a member over 64 bytes is a skiplist, and stays one while
 -- the marker is in it. Redis would keep a set of at most 128 short members (what consumers hold) as a
 -- listpack, where each ZADD scans and reallocates the whole set: ≈ 2.5 µs a job at 100 held, against

@@ -20,7 +20,7 @@ if err then h.lastError = err end
 redis.call('ZREM', reserved, id)
 if state == 2 then
   h.readyAt = now
-  redis.call('ZADD', tp .. 'ready:' .. topic, runAt, string.format('%05d', h.priority + 32768) .. id)
+  redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
   if h.ttl then redis.call('ZADD', expiry, runAt + h.ttl, id) end
 else
   h.readyAt = false

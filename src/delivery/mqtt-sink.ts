@@ -1,4 +1,4 @@
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import type { Job } from '../core/job.js';
 import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
 import type { MqttSinkConfig } from './sink-config.js';
@@ -13,7 +13,7 @@ import type { MqttSinkConfig } from './sink-config.js';
 export class MqttSink implements Sink {
   readonly type = 'mqtt' as const;
   private readonly config: MqttSinkConfig;
-  private client: MqttClient | undefined;
+  private client: Promise<MqttClient> | undefined;
   private closed = false;
 
   constructor(config: MqttSinkConfig) {
@@ -23,9 +23,9 @@ export class MqttSink implements Sink {
   async deliver(job: Job, signal: AbortSignal): Promise<DeliveryResult> {
     if (this.closed) return failed('the sink is closed');
     const topic = renderDestination(this.config.topic ?? '{topic}', job);
-    if (/[+#\u0000]/.test(topic) || topic.length === 0) return failed(`invalid MQTT topic "${topic}"`, false);
+    if (topic.length === 0 || topic.includes('+') || topic.includes('#') || topic.includes('\0')) return failed(`invalid MQTT topic "${topic}"`, false);
     try {
-      const client = this.ensureClient();
+      const client = await raceAbort(this.ensureClient(), signal);
       if (!client.connected) await onceConnected(client, signal);
       const v5 = (this.config.protocolVersion ?? 5) === 5;
       await raceAbort(
@@ -42,30 +42,35 @@ export class MqttSink implements Sink {
     }
   }
 
-  private ensureClient(): MqttClient {
-    if (!this.client) {
-      const client = mqtt.connect(this.config.url, {
-        protocolVersion: this.config.protocolVersion ?? 5,
-        clientId: `delayq-${Math.random().toString(36).slice(2, 12)}`,
-        clean: true,
-        reconnectPeriod: 250,
-        connectTimeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),
-        // Publishes are only made while connected; nothing is parked in an offline queue.
-        queueQoSZero: false,
-        ...(this.config.username === undefined ? {} : { username: this.config.username }),
-        ...(this.config.password === undefined ? {} : { password: this.config.password }),
-      });
-      client.on('error', () => undefined); // surfaced per delivery as a timeout or publish error
-      this.client = client;
-    }
+  private ensureClient(): Promise<MqttClient> {
+    this.client ??= this.createClient();
     return this.client;
+  }
+
+  private async createClient(): Promise<MqttClient> {
+    const { default: mqtt } = await import('mqtt'); // loaded only when an MQTT sink is used
+    const client = mqtt.connect(this.config.url, {
+      protocolVersion: this.config.protocolVersion ?? 5,
+      clientId: `delayq-${Math.random().toString(36).slice(2, 12)}`,
+      clean: true,
+      reconnectPeriod: 250,
+      connectTimeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),
+      // Publishes are only made while connected; nothing is parked in an offline queue.
+      queueQoSZero: false,
+      ...(this.config.username === undefined ? {} : { username: this.config.username }),
+      ...(this.config.password === undefined ? {} : { password: this.config.password }),
+    });
+    client.on('error', () => undefined); // surfaced per delivery as a timeout or publish error
+    if (this.closed) await client.endAsync(true).catch(() => undefined);
+    return client;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const client = this.client;
     this.client = undefined;
-    await client?.endAsync(true).catch(() => undefined);
+    const connected = await client?.catch(() => undefined);
+    await connected?.endAsync(true).catch(() => undefined);
   }
 }
 

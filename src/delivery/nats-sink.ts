@@ -1,5 +1,5 @@
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { Job } from '../core/job.js';
 import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
 import type { NatsSinkConfig } from './sink-config.js';
@@ -14,10 +14,16 @@ const SUBJECT_RE = /^[^\s*>.]+(\.[^\s*>.]+)*$/;
  * the at-least-once hand-over effectively once. The stream itself is the operator's (it decides
  * retention and replicas); until one captures the subject, publishes fail and the job retries.
  */
+interface NatsLink {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  newHeaders: () => MsgHdrs;
+}
+
 export class NatsSink implements Sink {
   readonly type = 'nats' as const;
   private readonly config: NatsSinkConfig;
-  private link: Promise<{ nc: NatsConnection; js: JetStreamClient }> | undefined;
+  private link: Promise<NatsLink> | undefined;
   private closed = false;
 
   constructor(config: NatsSinkConfig) {
@@ -29,8 +35,8 @@ export class NatsSink implements Sink {
     const subject = renderDestination(this.config.subject ?? '{topic}', job);
     if (!SUBJECT_RE.test(subject)) return failed(`invalid NATS subject "${subject}"`, false);
     try {
-      const { js } = await raceAbort(this.connect(), signal);
-      const hdrs = natsHeaders();
+      const { js, newHeaders } = await raceAbort(this.connect(), signal);
+      const hdrs = newHeaders();
       for (const [key, value] of Object.entries({ ...this.config.headers, ...jobMetadata(job) })) hdrs.set(key, value);
       await raceAbort(js.publish(subject, job.body, { msgID: job.id, headers: hdrs, timeout: this.config.timeoutMs ?? 10_000 }), signal);
       return delivered();
@@ -39,9 +45,11 @@ export class NatsSink implements Sink {
     }
   }
 
-  private connect(): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
+  private connect(): Promise<NatsLink> {
     if (!this.link) {
       const attempt = (async () => {
+        // The NATS client is loaded only when a NATS sink is used.
+        const [{ connect, headers }, { jetstream }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
         const nc = await connect({
           servers: this.config.servers,
           timeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),
@@ -57,7 +65,7 @@ export class NatsSink implements Sink {
           await nc.close();
           throw new Error('the sink is closed');
         }
-        return { nc, js: jetstream(nc) };
+        return { nc, js: jetstream(nc), newHeaders: headers };
       })();
       this.link = attempt;
       attempt.catch(() => {

@@ -1,4 +1,4 @@
-import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
+import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import type { Job } from '../core/job.js';
 import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
 import type { RabbitmqSinkConfig } from './sink-config.js';
@@ -83,6 +83,7 @@ export class RabbitmqSink implements Sink {
   }
 
   private async open(forget: () => void): Promise<Link> {
+    const { default: amqp } = await import('amqplib'); // loaded only when a RabbitMQ sink is used
     const connection = await amqp.connect(this.config.url, { timeout: this.config.timeoutMs ?? 10_000 });
     connection.on('error', forget);
     connection.on('close', forget);

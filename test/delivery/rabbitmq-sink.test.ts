@@ -1,6 +1,6 @@
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSinkConfig } from '../../src/sink/sink-config.js';
+import { parseSinkConfig } from '../../src/delivery/sink-config.js';
 import { PushHarness, uniqueName, waitFor } from './support/harness.js';
 import { requireServer } from './support/local-server.js';
 

@@ -2,13 +2,10 @@ import { pino, type Logger } from 'pino';
 import { isDelayqError } from '../core/errors.js';
 import type { Reservation } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
-import type { DelayqService } from '../service.js';
-import type { SinkRoute } from '../sink/route-store.js';
-import { failed, type DeliveryObserver, type DeliveryResult, type Sink } from '../sink/sink.js';
-import type { SinkConfig } from '../sink/sink-config.js';
-
-/** What the dispatcher needs from the service: the same calls a pull consumer makes. */
-export type DispatchService = Pick<DelayqService, 'reserve' | 'finish' | 'fail' | 'release'>;
+import type { Consumer } from './consumer.js';
+import type { SinkRoute } from './route-store.js';
+import { failed, type DeliveryObserver, type DeliveryResult, type Sink } from './sink.js';
+import type { SinkConfig } from './sink-config.js';
 
 /** Where routes come from (the SinkRouter): the current table and its changes. */
 export interface RouteSource {
@@ -17,7 +14,7 @@ export interface RouteSource {
 }
 
 export interface DispatcherOptions {
-  service: DispatchService;
+  service: Consumer;
   routes: RouteSource;
   /** Builds the sink of a route (service.ts passes `createSink`). */
   createSink: (config: SinkConfig) => Sink;
@@ -113,7 +110,7 @@ class TopicPump {
   private readonly concurrency: number;
   private readonly timeoutMs: number;
   private readonly ttrMs: number;
-  private readonly service: DispatchService;
+  private readonly service: Consumer;
   private readonly observer: DeliveryObserver | undefined;
   private readonly pollWaitMs: number;
   private readonly logger: Logger;

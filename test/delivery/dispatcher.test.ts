@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dispatcher, type DispatchService } from '../../src/scheduler/dispatcher.js';
-import { createSink } from '../../src/sink/create-sink.js';
-import { PushHarness, uniqueName, waitFor } from '../sink/support/harness.js';
-import { HttpReceiver } from '../sink/support/http-receiver.js';
+import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import type { Consumer } from '../../src/delivery/consumer.js';
+import { createSink } from '../../src/delivery/create-sink.js';
+import { PushHarness, uniqueName, waitFor } from '../delivery/support/harness.js';
+import { HttpReceiver } from '../delivery/support/http-receiver.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -47,7 +48,7 @@ describe('Dispatcher', () => {
     cleanups.push(() => h.stop());
     await h.dispatcher.stop(); // replace the harness's dispatcher by one whose reserve calls are counted
     let reserveCalls = 0;
-    const counted: DispatchService = {
+    const counted: Consumer = {
       reserve: (request, signal) => {
         reserveCalls++;
         return h.service.reserve(request, signal);

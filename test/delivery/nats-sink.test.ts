@@ -2,8 +2,8 @@ import { AckPolicy, jetstream, jetstreamManager, type JetStreamManager, type JsM
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/job.js';
-import { NatsSink } from '../../src/sink/nats-sink.js';
-import { parseSinkConfig, type NatsSinkConfig } from '../../src/sink/sink-config.js';
+import { NatsSink } from '../../src/delivery/nats-sink.js';
+import { parseSinkConfig, type NatsSinkConfig } from '../../src/delivery/sink-config.js';
 import { PushHarness, uniqueName, waitFor } from './support/harness.js';
 import { natsServer, requireServer, type LocalServer } from './support/local-server.js';
 

@@ -1,5 +1,4 @@
-import { Client, type IFrame } from '@stomp/stompjs';
-import { TCPWrapper } from '@stomp/tcp-wrapper';
+import type { Client, IFrame } from '@stomp/stompjs';
 import type { Job } from '../core/job.js';
 import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
 import type { StompSinkConfig } from './sink-config.js';
@@ -18,7 +17,7 @@ interface Pending {
 export class StompSink implements Sink {
   readonly type = 'stomp' as const;
   private readonly config: StompSinkConfig;
-  private client: Client | undefined;
+  private client: Promise<Client> | undefined;
   private readonly pending = new Map<string, Pending>();
   private readonly connectWaiters = new Set<() => void>();
   private seq = 0;
@@ -33,7 +32,7 @@ export class StompSink implements Sink {
     const destination = renderDestination(this.config.destination ?? '/queue/{topic}', job);
     if (/[\r\n\0]/.test(destination)) return failed(`invalid STOMP destination "${destination}"`, false);
     try {
-      const client = this.ensureClient();
+      const client = await raceAbort(this.ensureClient(), signal);
       if (!client.connected) await this.onceConnected(signal);
       const receipt = `${job.id}#${++this.seq}`;
       const confirmed = new Promise<void>((resolve, reject) => this.pending.set(receipt, { resolve, reject }));
@@ -88,8 +87,14 @@ export class StompSink implements Sink {
     });
   }
 
-  private ensureClient(): Client {
-    if (this.client) return this.client;
+  private ensureClient(): Promise<Client> {
+    this.client ??= this.createClient();
+    return this.client;
+  }
+
+  private async createClient(): Promise<Client> {
+    // The STOMP client is loaded only when a STOMP sink is used.
+    const [{ Client }, { TCPWrapper }] = await Promise.all([import('@stomp/stompjs'), import('@stomp/tcp-wrapper')]);
     const { host, port } = this.config;
     const client = new Client({
       webSocketFactory: () => new TCPWrapper(host, port),
@@ -115,8 +120,7 @@ export class StompSink implements Sink {
       onWebSocketClose: () => this.failAll(new Error('the STOMP connection closed before the receipt arrived')),
       onWebSocketError: () => this.failAll(new Error('the STOMP connection failed')),
     });
-    client.activate();
-    this.client = client;
+    if (!this.closed) client.activate();
     return client;
   }
 
@@ -126,7 +130,8 @@ export class StompSink implements Sink {
     this.client = undefined;
     this.failAll(new Error('the sink is closed'));
     this.connectWaiters.clear();
-    await client?.deactivate().catch(() => undefined);
+    const created = await client?.catch(() => undefined);
+    await created?.deactivate().catch(() => undefined);
   }
 }
 

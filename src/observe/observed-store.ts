@@ -6,9 +6,8 @@
  */
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';
-import type { RestoreSummary } from '../journal/journal.js';
 import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service-events.js';
-import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from './store.js';
+import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
 
 type AnyMethod = (...args: unknown[]) => unknown;
 
@@ -73,6 +72,11 @@ const REPORTERS: Record<string, Reporter> = {
     if (restored > 0) events.job({ event: 'restore', topic: UNKNOWN_TOPIC, id: args[0] as string, count: restored, at: clock.now() });
   },
 };
+
+/** What the journal's restore answers (journal/journal.ts RestoreSummary), as far as events need it. */
+interface RestoreSummary {
+  restored: number;
+}
 
 /** Methods not worth timing (synchronous accessors). */
 const UNTIMED = new Set(['status', 'watch', 'constructor']);

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisRouteStore } from '../../src/sink/redis-route-store.js';
-import type { RouteStore } from '../../src/sink/route-store.js';
-import { parseSinkConfig } from '../../src/sink/sink-config.js';
-import { publicRoute, SinkRouter } from '../../src/sink/sink-router.js';
-import { SqliteRouteStore } from '../../src/sink/sqlite-route-store.js';
+import { RedisRouteStore } from '../../src/delivery/redis-route-store.js';
+import type { RouteStore } from '../../src/delivery/route-store.js';
+import { parseSinkConfig } from '../../src/delivery/sink-config.js';
+import { publicRoute, SinkRouter } from '../../src/delivery/sink-router.js';
+import { SqliteRouteStore } from '../../src/delivery/sqlite-route-store.js';
 import { uniqueName, waitFor } from './support/harness.js';
 import { requireServer } from './support/local-server.js';
 

@@ -1,0 +1,27 @@
+--[[ expire-due: ready → expired for a partition's jobs whose ttl ran out (runAt + ttlMs <= now), at most
+  `limit`, earliest expiry first; scripts.ts inserts it into expire and reserve (reserve runs it first, so
+  it never hands out such a job, whatever the scheduler did). Needs ended-log.lua. Returns the count.
+]]
+local EXPIRED_REASON = 'ttl elapsed before a consumer reserved it'
+local function expireDue(keys, tp, now, limit, node)
+  local jobs, expiry, counts = keys[1], keys[4], keys[6]
+  local n, ended = 0, {}
+  for _, id in ipairs(redis.call('ZRANGE', expiry, '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit)) do
+    redis.call('ZREM', expiry, id)
+    local packed = redis.call('HGET', jobs, id)
+    local h = packed and readHead(packed)
+    if h and h.state == 2 then
+      local at = stampAfter(h, now)
+      redis.call('ZREM', tp .. 'ready:' .. h.topic, readyMember(h, id))
+      h.state, h.finishedAt = 7, at
+      ended[#ended + 1] = at
+      ended[#ended + 1] = id
+      redis.call('HINCRBY', counts, h.topic .. '|2', -1)
+      redis.call('HINCRBY', counts, h.topic .. '|7', 1)
+      redis.call('HSET', jobs, id, rewrite(packed, h, at, 9, EXPIRED_REASON, node))
+      n = n + 1
+    end
+  end
+  if #ended > 0 then logEndedAt(keys[5], ended) end
+  return n
+end
