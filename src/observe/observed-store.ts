@@ -17,9 +17,10 @@ type Reporter = (events: ServiceEvents, args: unknown[], result: unknown, store:
 const outcomeEvent =
   (event: ServiceJobEventName, nowArg: number): Reporter =>
   (events, args, result) => {
-    const outcome = result as Outcome<Job>;
+    const outcome = result as Outcome<Job | { job: Job }>;
     if (!outcome.ok) return;
-    const job = outcome.value;
+    // cancel answers { job, dispatched }; the other transitions the job itself.
+    const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
     events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt });
   };
 
