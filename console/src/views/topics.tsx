@@ -1,7 +1,7 @@
 import { useRef } from 'preact/hooks';
 import { get, post, type TopicStats } from '../api.js';
 import { duration, seconds } from '../format.js';
-import { counterByTopic, parseMetrics, quantileByTopic } from '../metrics-text.js';
+import { counterByTopic, parseMetrics, quantileByTopic } from '../../../src/observe/metrics-text.js';
 import { useLoad } from './use-load.js';
 
 const STATES = ['delayed', 'ready', 'reserved', 'finished', 'dead', 'cancelled', 'expired'];

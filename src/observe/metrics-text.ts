@@ -1,4 +1,4 @@
-/** Reads the few series the console shows out of the Prometheus text of GET /metrics. */
+/** Reads a few series out of the Prometheus text of GET /metrics (the console and `delayq stats --watch`). */
 export interface Sample {
   name: string;
   labels: Record<string, string>;
