@@ -14,6 +14,9 @@ const LAYERS = {
   journal: ['scheduler', 'delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
   scheduler: ['delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
   delivery: ['server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
+  schedule: ['server', 'client', 'cli', 'beanstalkd', 'grpc', 'delivery', 'runtime'],
+  beanstalkd: ['server', 'client', 'cli', 'grpc', 'schedule', 'delivery', 'runtime'],
+  grpc: ['client', 'cli', 'beanstalkd', 'schedule', 'delivery', 'runtime'],
   client: ['store', 'journal', 'scheduler', 'delivery', 'server', 'cli', 'beanstalkd', 'grpc', 'service', 'runtime'],
 };
 

@@ -56,6 +56,12 @@ wait_for nats "port_open 4222"
 
 # Servers the tests start themselves on their own ports.
 need_pkg beanstalkd beanstalkd
+# Third-party beanstalkd clients that test/beanstalkd/third-party-clients.test.ts drives as their users
+# install them: PHP's pheanstalk and Ruby's beaneater (libraries: checked by file, not binary).
+need_pkg php php-cli php-pda-pheanstalk
+[ -f /usr/share/php/Pheanstalk/autoload.php ] || need_pkg /no-such-binary php-pda-pheanstalk
+need_pkg ruby ruby ruby-beaneater
+ruby -e 'require "beaneater"' 2>/dev/null || need_pkg /no-such-binary ruby-beaneater
 # ActiveMQ Classic (Debian's package, Java 17): test/delivery/stomp-sink.test.ts starts its own broker from
 # /usr/share/activemq/bin/activemq.jar on 127.0.0.1:7261 (STOMP) and 7262 (OpenWire); nothing to start here.
 need_pkg activemq activemq
@@ -65,4 +71,12 @@ command -v java >/dev/null 2>&1 || fail "java is missing (the activemq package s
 need_pkg faketime faketime
 # chromium: the web console's browser tests (test/console/console.test.ts, playwright-core drives /usr/bin/chromium)
 need_pkg chromium chromium
+# Client tests: PHP with curl (test/clients/php-client.test.ts), Debian's gRPC for Python in /usr/bin/python3
+# (test/grpc/python-grpc.test.ts; a pyenv python3 on PATH does not see these modules).
+need_pkg php php-cli php-curl
+if ! php -m 2>/dev/null | grep -qx curl || ! /usr/bin/python3 -c 'import grpc, grpc_tools' >/dev/null 2>&1; then
+  [ $apt_updated = 0 ] && { apt-get update -qq || fail "apt-get update failed"; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends php-curl python3-grpcio python3-grpc-tools >/dev/null \
+    || fail "could not install php-curl python3-grpcio python3-grpc-tools"
+fi
 echo "services ready"

@@ -1,9 +1,9 @@
 // delayq over HTTP (Redis store): push single and batch with autocannon, and reserve+finish round trips
-// with the SDK client. The server runs in a child process (bench/http-server.ts) on our own Redis.
+// with the SDK client. The server runs in a child process (bench/http-server.mjs, the built dist/) on our own Redis.
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { fileURLToPath } from 'node:url';
 import { DelayqClient } from '../src/client/client.js';
+import { SERVER_SCRIPT } from './build-server.js';
 import { summarize } from './lib.js';
 import { freePort, startProcess, type Server } from './servers.js';
 import { bodyFor } from './subject.js';
@@ -37,8 +37,7 @@ export class HttpBench {
     await redis.flushall(); // our own benchmark Redis
     await redis.quit();
     const port = await freePort();
-    const script = fileURLToPath(new URL('./http-server.ts', import.meta.url));
-    this.server = await startProcess('delayq http-server', process.execPath, ['--import', 'tsx', script, String(port), String(this.redisPort)], port);
+    this.server = await startProcess('delayq http-server', process.execPath, [SERVER_SCRIPT, String(port), String(this.redisPort)], port);
     this.url = `http://127.0.0.1:${port}`;
   }
 

@@ -1,6 +1,7 @@
 // Turns the collected numbers into BENCHMARKS.md (tables, goals, where the time goes) and the SVG chart.
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { apiSection } from './api-report.js';
 import { fmt } from './lib.js';
 import { REFERENCE, table, type Results } from './results-table.js';
 import type { LatenessResult } from './scenarios.js';
@@ -199,7 +200,8 @@ The system is first filled with ${fmt(info.pending)} jobs due in 30 min (inside 
 are all in Redis), then the 1k/s scenario runs ${info.runs} time(s). ${info.quick ? '' : tenMillionNote(info.pending)}
 
 ${table(results, 'pending', [...lat, { metric: 'preloadS', header: 'fill time', digits: 1, unit: 's' }, { metric: 'bytes', header: 'bytes/pending job' }], 'p99')}
-## delayq over HTTP (Redis store; server in its own process)
+${apiSection(results)}
+## delayq over HTTP, per request (Redis store; server in its own process)
 
 autocannon for pushes (jobs due in 30 min), the TypeScript SDK for reserve + finish (1 job per reserve).
 Latency is per request (a batch request carries 100 jobs).
@@ -214,6 +216,14 @@ ${table(
     { metric: 'errors', header: 'errors' },
   ],
 )}
+## A burst drained through each protocol (${fmt(info.mode['drain']!)} ready jobs; one server, Redis store)
+
+One delayq server in its own process serves HTTP and gRPC; for each protocol in turn a fresh topic is filled
+with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (concurrency 100, finishing each
+job with its own request), over gRPC by one reserve stream (credit 100; each batch of reservations finished
+with acks on the stream, the credit given back with them). Rate = jobs ÷ (last finish answered − start).
+
+${table(results, 'drain', [{ metric: 'rate', header: 'jobs/s' }, { metric: 'missing', header: 'not finished' }], 'rate')}
 ## Where the time goes
 
 CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,

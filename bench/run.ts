@@ -6,11 +6,13 @@
 //                                      the 1k/s scenario, then the same with 10M jobs pending (full mode only; BullMQ fills ≈ 8 GB)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http,drain  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
+import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
+import { ProtocolDrain } from './protocol-drain.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -19,7 +21,9 @@ import { cleanup, startRedis } from './servers.js';
 import type { Subject } from './subject.js';
 import { BeanstalkdSubject } from './subjects/beanstalkd-subject.js';
 import { BullmqSubject } from './subjects/bullmq-subject.js';
+import { DelayqBeanstalkdSubject } from './subjects/delayq-beanstalkd-subject.js';
 import { DelayqSubject } from './subjects/delayq-subject.js';
+import { DelayqHttpSubject } from './subjects/delayq-http-subject.js';
 import { MARIADB, POSTGRES } from './subjects/sql-databases.js';
 
 const argv = process.argv.slice(2);
@@ -28,9 +32,11 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 
 const mode = quick
-  ? { runs: 1, enqueue: 2000, bulk: 2000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 2000, burstSlackMs: 300, pending: 5000, httpS: 1, httpWarmupS: 1, rf: 200, beyond: 1000 }
-  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, burstSlackMs: 1000, pending: 1_000_000, httpS: 5, httpWarmupS: 3, rf: 3000, beyond: 20_000 };
+  ? { runs: 1, enqueue: 2000, bulk: 2000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 2000, burstSlackMs: 300, pending: 5000, httpS: 1, httpWarmupS: 1, rf: 200, beyond: 1000, drain: 5000 }
+  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, burstSlackMs: 1000, pending: 1_000_000, httpS: 5, httpWarmupS: 3, rf: 3000, beyond: 20_000, drain: 100_000 };
 const runs = Number(option('runs') ?? mode.runs);
+/** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
+const API_BULK_RATE = 20_000;
 const pending = Number(option('pending') ?? mode.pending);
 if (quick && option('pending')) throw new Error('--pending is a full-mode option');
 const withMariadb = flag('mariadb') || (!quick && !flag('no-mariadb'));
@@ -48,7 +54,7 @@ const chartPath = join(resultsDir, `${base}-lateness.svg`);
 const jsonPath = join(resultsDir, `${base}.json`);
 
 // Bounded time, whatever happens: the watchdog cleans up and exits non-zero.
-const WATCHDOG_MS = quick ? 150_000 : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000;
+const WATCHDOG_MS = quick ? 300_000 : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000;
 const watchdog = setTimeout(() => {
   process.stderr.write(`bench: watchdog fired after ${WATCHDOG_MS / 1000} s; stopping servers\n`);
   void cleanup().finally(() => process.exit(2));
@@ -73,15 +79,30 @@ async function main(): Promise<void> {
     bull10: () => new BullmqSubject(redis.port, 10),
     bull100: () => new BullmqSubject(redis.port, 100),
     beanstalkd: () => new BeanstalkdSubject(),
+    bsdelayq: () => new DelayqBeanstalkdSubject(redis.port),
+    // Over the API: the server in its own process, the SDK (client + Worker) or a plain-HTTP consumer.
+    'api-embedded-sdk': () => new DelayqHttpSubject({ kind: 'sqlite' }, 'sdk'),
+    'api-embedded-plain': () => new DelayqHttpSubject({ kind: 'sqlite' }, 'plain'),
+    'api-redis-sdk': () => new DelayqHttpSubject({ kind: 'redis', port: redis.port }, 'sdk'),
+    'api-redis-plain': () => new DelayqHttpSubject({ kind: 'redis', port: redis.port }, 'plain'),
+    'api-postgres-sdk': () => new DelayqHttpSubject({ kind: 'journal', port: redis.port, sql: POSTGRES }, 'sdk'),
+    'api-postgres-plain': () => new DelayqHttpSubject({ kind: 'journal', port: redis.port, sql: POSTGRES }, 'plain'),
   };
   type Key = keyof typeof make;
   const pick = (keys: readonly Key[]): Key[] => keys.filter((k) => !systemsWanted || systemsWanted.includes(k));
   const journals: Key[] = withMariadb ? ['postgres', 'mariadb'] : ['postgres'];
+  // Quick mode (CI) keeps the over-the-API part to Redis, so it stays under a minute.
+  const api: Key[] = quick
+    ? ['api-redis-sdk', 'api-redis-plain']
+    : ['api-embedded-sdk', 'api-embedded-plain', 'api-redis-sdk', 'api-redis-plain', 'api-postgres-sdk', 'api-postgres-plain'];
+  /** Over-the-API figures go to their own tables (`api-enqueue`…), never among the in-process ones. */
+  const scenarioOf = (key: Key, scenario: string) => (key.startsWith('api-') ? `api-${scenario}` : scenario);
   const results = new Results();
   const notes = new Map<string, string>();
   const latenessRuns = new Map<string, LatenessResult[]>();
 
   const failures: string[] = [];
+  if (want('http') || ((want('enqueue') || want('late1k') || want('burst')) && pick(api).length > 0)) ensureServerBuilt(log);
   /** One system through one scenario; a failure is reported and the run goes on with the next. */
   async function measure(key: Key, fn: (s: Subject) => Promise<void>, scenario = current): Promise<void> {
     const subject = make[key]();
@@ -135,14 +156,14 @@ async function main(): Promise<void> {
   const pushRates = new Map<string, number>();
   for (let run = 1; run <= runs; run++) {
     scenarioStart('enqueue', `run ${run}/${runs}: enqueue, 100 in flight`);
-    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd'] : [])) {
+    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [])) {
       await measure(key, async (s) => {
         let r = { jobsPerS: 0, bytesPerJob: undefined as number | undefined };
-        await profiled('enqueue', s, mode.enqueue, async () => {
+        await profiled(scenarioOf(key, 'enqueue'), s, mode.enqueue, async () => {
           r = await enqueue(s, mode.enqueue);
         });
-        results.add('enqueue', s.name, 'rate', r.jobsPerS);
-        results.add('memory', s.name, 'bytes', r.bytesPerJob);
+        results.add(scenarioOf(key, 'enqueue'), s.name, 'rate', r.jobsPerS);
+        if (!key.startsWith('api-')) results.add('memory', s.name, 'bytes', r.bytesPerJob);
         pushRates.set(s.name, r.jobsPerS);
       });
     }
@@ -161,31 +182,33 @@ async function main(): Promise<void> {
     });
 
     for (const [scenario, rate, seconds, keys] of [
-      ['late1k', 1000, mode.lateS, ['embedded', 'redis', ...journals, 'bull10', 'bull100', 'beanstalkd']],
+      ['late1k', 1000, mode.lateS, ['embedded', 'redis', ...journals, 'bull10', 'bull100', 'beanstalkd', ...api]],
       ['late5k', 5000, mode.late5kS, ['embedded', 'redis', 'postgres', 'bull10', 'bull100', 'beanstalkd']],
     ] as const) {
       scenarioStart(scenario, `run ${run}/${runs}: lateness at ${rate}/s for ${seconds} s`);
       for (const key of pick(want(scenario) ? keys : [])) {
         await measure(key, async (s) => {
-          await profiled(scenario, s, Math.round(rate * seconds), async () => {
-            recordLateness(scenario, s.name, await lateness(s, rate, seconds * 1000, mode.leadMs));
+          await profiled(scenarioOf(key, scenario), s, Math.round(rate * seconds), async () => {
+            recordLateness(scenarioOf(key, scenario), s.name, await lateness(s, rate, seconds * 1000, mode.leadMs));
           });
         });
       }
     }
 
     scenarioStart('burst', `run ${run}/${runs}: burst of ${mode.burst} due at once`);
-    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd'] : [])) {
+    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [])) {
       await measure(key, async (s) => {
-        const rate = pushRates.get(s.name) ?? 5000;
+        // Over the API the burst is pushed with the batch endpoint, far faster than the single pushes measured.
+        const rate = key.startsWith('api-') ? API_BULK_RATE : (pushRates.get(s.name) ?? 5000);
         const leadMs = Math.ceil((mode.burst / rate) * 1000 * 1.5) + mode.burstSlackMs;
-        await profiled('burst', s, mode.burst, async () => {
+        const scenario = scenarioOf(key, 'burst');
+        await profiled(scenario, s, mode.burst, async () => {
           const r = await burst(s, mode.burst, leadMs);
-          results.add('burst', s.name, 'rate', r.jobsPerS);
-          results.add('burst', s.name, 'lastLate', r.lastLateMs);
-          results.add('burst', s.name, 'missing', r.missing);
+          results.add(scenario, s.name, 'rate', r.jobsPerS);
+          results.add(scenario, s.name, 'lastLate', r.lastLateMs);
+          results.add(scenario, s.name, 'missing', r.missing);
           if (r.missing > 0) failures.push(`burst · ${s.name}: ${r.missing} job(s) never delivered`);
-          results.add('burst', s.name, 'overrun', r.overrunMs);
+          results.add(scenario, s.name, 'overrun', r.overrunMs);
         });
       });
     }
@@ -248,6 +271,33 @@ async function main(): Promise<void> {
     failures.push(`http: ${(err as Error).message}`);
   } finally {
     await http.close();
+  }
+
+  // One server, each protocol in turn, alternating over the runs (the beanstalkd protocol joins when delayq serves it).
+  const drain = new ProtocolDrain(redis.port);
+  try {
+    if (want('drain')) {
+      log(`drain: a burst of ${mode.drain} ready jobs through each protocol of one server`);
+      await drain.open();
+      await drain.grpc(Math.min(1000, mode.drain)); // unrecorded warm-up
+    }
+    for (let run = 1; run <= (want('drain') ? runs : 0); run++) {
+      const order = run % 2 ? (['HTTP (SDK Worker)', 'gRPC reserve stream'] as const) : (['gRPC reserve stream', 'HTTP (SDK Worker)'] as const);
+      for (const name of order) {
+        const r = await (name === 'HTTP (SDK Worker)' ? drain.http(mode.drain) : drain.grpc(mode.drain)).catch((err: unknown) => {
+          failures.push(`drain · ${name}: ${(err as Error).message}`);
+          return undefined;
+        });
+        if (!r) continue;
+        results.add('drain', name, 'rate', r.jobsPerS);
+        results.add('drain', name, 'missing', r.missing);
+        if (r.missing > 0) failures.push(`drain · ${name}: ${r.missing} job(s) not finished`);
+      }
+    }
+  } catch (err) {
+    failures.push(`drain: ${(err as Error).message}`);
+  } finally {
+    await drain.close();
   }
 
   const info: RunInfo = {

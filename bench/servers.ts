@@ -70,7 +70,7 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port in ${PORT_MIN}–${PORT_MAX} for a benchmark server`);
 }
 
-async function waitForPort(port: number, name: string, child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+async function waitForPort(port: number, name: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before listening on ${port}`);
@@ -94,14 +94,14 @@ export interface Server {
 }
 
 /** Spawns a server process, tracked for cleanup, and waits until it listens on `port`. */
-export function startProcess(name: string, command: string, args: string[], port: number): Promise<Server> {
+export function startProcess(name: string, command: string, args: string[], port: number, startTimeoutMs?: number): Promise<Server> {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   child.once('error', (err) => (stderr += `\n${err.message}`));
   children.add(child);
   guardian(child.pid, undefined);
-  return waitForPort(port, name, child).then(
+  return waitForPort(port, name, child, startTimeoutMs).then(
     () => ({
       port,
       pid: child.pid!,

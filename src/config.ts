@@ -24,6 +24,16 @@ export const ConfigSchema = obj({
     /** Largest request body, bytes; larger requests get 413 E_BODY_TOO_LARGE. @defaultValue 4 MiB */
     bodyLimitBytes: Type.Integer({ default: 4 * MiB, minimum: 1024, maximum: 256 * MiB }),
   }),
+  grpc: obj({
+    /** Serve the gRPC API (proto/delayq/v1/delayq.proto, docs/grpc.md) on its own port. @defaultValue false */
+    enabled: Type.Boolean({ default: false }),
+    /** Interface the gRPC server listens on. @defaultValue 127.0.0.1 */
+    host: Type.String({ default: '127.0.0.1', minLength: 1 }),
+    /** gRPC port; 0 picks a free one. @defaultValue 7751 */
+    port: Type.Integer({ default: 7751, minimum: 0, maximum: 65535 }),
+    /** Largest gRPC message, bytes; larger ones are refused with RESOURCE_EXHAUSTED. @defaultValue 4 MiB */
+    maxMessageBytes: Type.Integer({ default: 4 * MiB, minimum: 1024, maximum: 256 * MiB }),
+  }),
   store: obj({
     /** Where jobs live: the embedded SQLite file, or Redis. @defaultValue sqlite */
     kind: Type.Union([Type.Literal('sqlite'), Type.Literal('redis')], { default: 'sqlite' }),
@@ -133,6 +143,27 @@ export const ConfigSchema = obj({
     topicLabelLimit: Type.Integer({ default: 100, minimum: 1, maximum: 10_000 }),
     /** How long a scrape reuses the store's stats (the per-state gauges), ms. @defaultValue 5000 */
     statsCacheMs: Type.Integer({ default: 5000, minimum: 0, maximum: 600_000 }),
+  }),
+  schedules: obj({
+    /** How long before its tick a schedule's job is pushed (an ordinary delayed job), ms. @defaultValue 2000 */
+    leadMs: Type.Integer({ default: 2000, minimum: 100, maximum: 3_600_000 }),
+    /** How late a tick may be found before it counts as missed (the schedule's `missed` policy applies), ms. @defaultValue 2000 */
+    graceMs: Type.Integer({ default: 2000, minimum: 0, maximum: 3_600_000 }),
+    /** Longest sleep between runner rounds, so schedules changed on other instances are picked up, ms. @defaultValue 1000 */
+    refreshIntervalMs: Type.Integer({ default: 1000, minimum: 100, maximum: 600_000 }),
+  }),
+  beanstalkd: obj({
+    /** Serve beanstalkd's protocol beside HTTP (docs/beanstalkd.md). @defaultValue false */
+    enabled: Type.Boolean({ default: false }),
+    /** Interface to listen on. @defaultValue 127.0.0.1 */
+    host: Type.String({ default: '127.0.0.1', minLength: 1 }),
+    /** TCP port; 0 picks a free one. @defaultValue 11300 (beanstalkd's) */
+    port: Type.Integer({ default: 11_300, minimum: 0, maximum: 65535 }),
+    /**
+     * The protocol has no authentication: with auth tokens configured, a listener on a non-loopback host is
+     * refused at start unless this is true. @defaultValue false
+     */
+    allowUnauthenticated: Type.Boolean({ default: false }),
   }),
   log: obj({
     /** pino level. @defaultValue info */

@@ -14,6 +14,24 @@ export function createMetricsRegistry(): Registry {
 export const metricsRegistry = createMetricsRegistry();
 
 /**
+ * delayq_store_resets_total: times this process noticed its store came back empty (a Redis restart without
+ * persistence, FLUSHALL, a failover to an empty replica): the jobs it held are gone unless a journal restores them.
+ */
+export function registerStoreResetCounter(registry: Registry, resets: () => number): void {
+  let counted = 0;
+  new Counter({
+    name: 'delayq_store_resets_total',
+    help: 'Times the store was noticed to have come back empty (its jobs lost unless a journal restored them)',
+    registers: [registry],
+    collect() {
+      const now = resets();
+      if (now > counted) this.inc(now - counted);
+      counted = now;
+    },
+  });
+}
+
+/**
  * Push delivery, per sink (`sink` = the route's name, the topic by default; `type` = webhook, rabbitmq…):
  *  - delayq_sink_delivered_total: deliveries the target confirmed;
  *  - delayq_sink_failed_total{retryable}: attempts that failed (each goes to retry or the dead letters);

@@ -9,7 +9,7 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createService, type CreateServiceOptions } from './create-service.js';
-import { createMetricsRegistry, SinkMetrics } from './metrics.js';
+import { createMetricsRegistry, registerStoreResetCounter, SinkMetrics } from './metrics.js';
 import { registerServiceMetrics } from './observe/service-metrics.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import type { DelayqService } from './service.js';
@@ -19,21 +19,32 @@ import type { RouteStore } from './delivery/route-store.js';
 import { SinkRouter } from './delivery/sink-router.js';
 import { SqliteRouteStore } from './delivery/sqlite-route-store.js';
 import { createRedisClient, parseRedisUrl } from './store/redis/connection.js';
+import { createScheduleStore } from './schedule/create-schedule-store.js';
+import { ScheduleRunner } from './schedule/schedule-runner.js';
+import type { ScheduleStore } from './schedule/schedule-store.js';
+import { Schedules } from './schedule/schedules.js';
 
 export class DelayqRuntime {
   readonly config: Readonly<Config>;
   readonly service: DelayqService;
   readonly sinks: SinkRouter;
   readonly metrics: Registry;
+  readonly schedules: Schedules;
+  private readonly scheduleRunner: ScheduleRunner;
   private readonly dispatcher: Dispatcher;
   private readonly logger: Logger;
 
-  constructor(config: Readonly<Config>, service: DelayqService, routeStore: RouteStore, logger: Logger) {
+  constructor(config: Readonly<Config>, service: DelayqService, routeStore: RouteStore, logger: Logger, scheduleStore: ScheduleStore) {
     this.config = config;
+    this.scheduleRunner = new ScheduleRunner(scheduleStore, service, config.schedules, (err) =>
+      logger.error({ err }, 'schedule round failed; retrying'),
+    );
+    this.schedules = new Schedules(scheduleStore, service, () => this.scheduleRunner.kick());
     this.service = service;
     this.logger = logger;
     this.metrics = createMetricsRegistry();
     registerServiceMetrics(service, this.metrics, config.metrics);
+    registerStoreResetCounter(this.metrics, () => service.storeNotices.resets);
     this.sinks = new SinkRouter({
       store: routeStore,
       refreshIntervalMs: config.sinks.refreshIntervalMs,
@@ -56,10 +67,14 @@ export class DelayqRuntime {
       if (!(await this.sinks.getRoute(topic))) await this.sinks.setRoute(topic, sink);
     }
     this.dispatcher.start();
+    await this.schedules.store.open();
+    this.scheduleRunner.start();
   }
 
   /** Finishes in-flight deliveries, then closes routes and the service (which settles in-flight calls). */
   async close(): Promise<void> {
+    await this.scheduleRunner.stop();
+    await this.schedules.store.close();
     await this.dispatcher.stop();
     await this.sinks.close();
     await this.service.close();
@@ -77,8 +92,12 @@ function createRouteStore(config: Readonly<Config>): RouteStore {
   return new SqliteRouteStore({ path });
 }
 
-export function createRuntime(config: Readonly<Config>, options: CreateServiceOptions & { routeStore?: RouteStore } = {}): DelayqRuntime {
+export function createRuntime(
+  config: Readonly<Config>,
+  options: CreateServiceOptions & { routeStore?: RouteStore; scheduleStore?: ScheduleStore } = {},
+): DelayqRuntime {
   const logger = options.logger ?? pino({ level: 'silent' });
   const service = createService(config, { ...options, logger: logger.child({ component: 'service' }) });
-  return new DelayqRuntime(config, service, options.routeStore ?? createRouteStore(config), logger);
+  const scheduleStore = options.scheduleStore ?? createScheduleStore(config);
+  return new DelayqRuntime(config, service, options.routeStore ?? createRouteStore(config), logger, scheduleStore);
 }

@@ -16,6 +16,8 @@ import { ServiceEvents } from './service-events.js';
 import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-input.js';
 import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
 import { observeStore } from './observe/observed-store.js';
+import { StoreNoticeLog } from './store-notice-log.js';
+import { isNoticing } from './store/store-notices.js';
 import { isWatchable, type CancelledJob, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
 
 export interface ServiceOptions {
@@ -72,6 +74,8 @@ export class DelayqService {
   readonly paused: PausedTopics;
   private readonly runScheduler: boolean;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The store's notices: resets (came back empty) logged at error level and counted, setup warnings. */
+  readonly storeNotices: StoreNoticeLog;
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
 
   constructor(options: ServiceOptions) {
@@ -82,6 +86,8 @@ export class DelayqService {
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
     this.runScheduler = options.runScheduler ?? true;
+    this.storeNotices = new StoreNoticeLog(this.logger);
+    if (isNoticing(this.store)) this.store.notices(this.storeNotices); // before open: open-time notices count too
     this.scheduler = new Scheduler(
       this.store,
       this.clock,
@@ -98,7 +104,7 @@ export class DelayqService {
           this.journal,
           this.clock,
           {
-            onLoaded: () => this.scheduler.kick(),
+            onLoaded: () => this.scheduler.wakeNow(),
             onError: (err) => this.logger.error({ err, code: (err as DelayqError).code }, 'journal loader round failed; retrying'),
           },
           options.loader,
@@ -213,7 +219,7 @@ export class DelayqService {
   get(id: string): Promise<Job> {
     return this.run(async () => {
       const job = await this.store.get(validateJobId(id));
-      if (!job) throw notFoundError(id);
+      if (!job) throw this.storeNotices.explainNotFound(notFoundError(id));
       return job;
     });
   }
@@ -222,7 +228,7 @@ export class DelayqService {
     return this.run(async () => {
       validateJobId(id);
       const entries = await this.store.history(id);
-      if (entries.length === 0 && !(await this.store.get(id))) throw notFoundError(id);
+      if (entries.length === 0 && !(await this.store.get(id))) throw this.storeNotices.explainNotFound(notFoundError(id));
       return entries;
     });
   }
@@ -233,7 +239,7 @@ export class DelayqService {
   }
 
   /** Moves a delayed (or ready) job to a new due time. */
-  reschedule(id: string, when: { delayMs?: number | string; runAt?: number | string }): Promise<Job> {
+  reschedule(id: string, when: { delayMs?: number | string; runAt?: number | string; timeZone?: string }): Promise<Job> {
     return this.run(async () => {
       const now = this.clock.now();
       const probe = this.normalize({ topic: 'reschedule', ...pickTime(when) }, now);
@@ -394,9 +400,9 @@ function checkTopics(topics: readonly string[]): string[] {
   return topics.map((t, i) => validateTopic(t, `topics[${i}]`));
 }
 
-function pickTime(when: { delayMs?: number | string; runAt?: number | string }): Pick<PushInput, 'delayMs' | 'runAt'> {
+function pickTime(when: { delayMs?: number | string; runAt?: number | string; timeZone?: string }): Pick<PushInput, 'delayMs' | 'runAt' | 'timeZone'> {
   if (when.delayMs === undefined && when.runAt === undefined) throw invalid('delayMs', 'give delayMs or runAt');
-  return { delayMs: when.delayMs, runAt: when.runAt };
+  return { delayMs: when.delayMs, runAt: when.runAt, timeZone: when.timeZone };
 }
 
 function notFoundError(id: string): DelayqError {

@@ -33,19 +33,19 @@ async function connect(port: number): Promise<JackdClient> {
 }
 
 export class BeanstalkdSubject implements Subject {
-  readonly family = 'beanstalkd' as const;
+  readonly family: Subject['family'] = 'beanstalkd';
   readonly resolutionMs = 1000;
-  readonly memoryKind = 'beanstalkd RSS';
-  readonly name = 'beanstalkd';
-  readonly note =
+  readonly memoryKind: string = 'beanstalkd RSS';
+  readonly name: string = 'beanstalkd';
+  readonly note: string =
     'beanstalkd 1.12 (Debian), no binlog; delays in whole seconds (rounded up). Client jackd 2.2.2 over 10 producer connections ' +
     'and one connection per consumer slot; jackd, not the server, limits its push rate (one connection put ≈ 22k/s here)';
-  private server: Server | undefined;
+  protected server: Pick<Server, 'port' | 'stop'> & { pid?: number } | undefined;
   private producers: JackdClient[] = [];
   private nextProducer = 0;
 
   async open(): Promise<void> {
-    this.server = await startBeanstalkd();
+    this.server = await this.startServer();
     const port = this.server.port;
     this.producers = await Promise.all(
       Array.from({ length: PRODUCER_CONNECTIONS }, async () => {
@@ -54,6 +54,11 @@ export class BeanstalkdSubject implements Subject {
         return client;
       }),
     );
+  }
+
+  /** The server the jackd clients talk to: beanstalkd itself here. */
+  protected startServer(): Promise<Pick<Server, 'port' | 'stop'> & { pid?: number }> {
+    return startBeanstalkd();
   }
 
   async close(): Promise<void> {
@@ -72,11 +77,11 @@ export class BeanstalkdSubject implements Subject {
   }
 
   async memoryBytes(): Promise<number> {
-    return rssBytes(this.server!.pid);
+    return rssBytes(this.server!.pid!);
   }
 
   async serverCpuMs(): Promise<number> {
-    return cpuMsOf(this.server!.pid);
+    return cpuMsOf(this.server!.pid!);
   }
 
   async consume(concurrency: number, onJob: OnJob): Promise<Consumer> {

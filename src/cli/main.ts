@@ -7,6 +7,7 @@ import { registerClientCommands } from './commands/client-commands.js';
 import { registerJobCommands } from './commands/job-commands.js';
 import { registerTopicCommands } from './commands/topic-commands.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
+import { registerScheduleCommands } from './commands/schedule-commands.js';
 import { serve } from './commands/serve.js';
 
 const defaults = clientSettings();
@@ -34,6 +35,8 @@ program
   .addOption(new Option('--store <kind>', 'store (DELAYQ_STORE_KIND)').choices(['sqlite', 'redis'] as const))
   .option('--redis-url <url>', 'Redis URL (DELAYQ_REDIS_URL)')
   .option('--log-level <level>', 'pino level (DELAYQ_LOG_LEVEL)')
+  .option('--beanstalkd-port <port>', 'also serve the beanstalkd protocol on this port, 0 for any free one (DELAYQ_BEANSTALKD_ENABLED + DELAYQ_BEANSTALKD_PORT)', (v) => Number(v))
+  .option('--beanstalkd-host <host>', 'beanstalkd listen address (DELAYQ_BEANSTALKD_HOST)')
   .action(async (flags) => {
     await serve(flags);
   });
@@ -41,6 +44,7 @@ program
 registerClientCommands(program);
 registerJobCommands(program);
 registerTopicCommands(program);
+registerScheduleCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (isDelayqError(err)) {

@@ -1,9 +1,11 @@
 /**
- * The typed SDK: every operation of the HTTP API over the global `fetch`. Error answers come back as
+ * The typed SDK: every operation of the HTTP API, over kept-alive connections (transport.ts). Error answers come back as
  * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
+import type { Ack, AckResponse, AckResult, ReserveAndAckRequest, ReserveAndAckResponse } from '../protocol/ack-schemas.js';
+import { fetchTransport, poolTransport, type HttpMethod, type Transport } from './transport.js';
 import type {
   CancelRequest,
   CancelResponse,
@@ -30,13 +32,14 @@ import type {
   WireReservation,
   WireTopicStats,
 } from '../protocol/schemas.js';
+import type { PutScheduleRequest, Schedule } from '../protocol/schedule-schemas.js';
 
 export interface DelayqClientOptions {
   /** Base URL of the server. @defaultValue http://127.0.0.1:7750 */
   url?: string;
   /** Bearer token, when the server requires one. */
   token?: string | undefined;
-  /** A fetch implementation. @defaultValue globalThis.fetch */
+  /** A fetch implementation to send requests through. @defaultValue kept-alive connections of an undici Pool */
   fetch?: typeof fetch;
 }
 
@@ -50,12 +53,17 @@ const KNOWN_CODES = new Set<string>(ERROR_CODES);
 export class DelayqClient {
   readonly url: string;
   private readonly token: string | undefined;
-  private readonly fetchImpl: typeof fetch;
+  private readonly transport: Transport;
 
   constructor(options: DelayqClientOptions = {}) {
     this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
     this.token = options.token;
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
+  }
+
+  /** Closes the client's kept-alive connections; idle ones never keep the process alive. */
+  close(): Promise<void> {
+    return this.transport.close();
   }
 
   /** Pushes one job; `created: false` when a job with that id already existed (idempotent push). */
@@ -102,6 +110,23 @@ export class DelayqClient {
    */
   async reserve(request: ReserveRequest, options?: RequestOptions): Promise<WireReservation[]> {
     return (await this.request<ReserveResponse>('POST', '/v1/reserve', request, options)).reservations;
+  }
+
+  /**
+   * Reserve carrying the acknowledgements of the previous batch: they are settled first (results in
+   * `acks`, one per item, in order), then up to `count` jobs are reserved. One round trip per batch.
+   */
+  reserveAndAck(request: ReserveAndAckRequest, options?: RequestOptions): Promise<ReserveAndAckResponse> {
+    return this.request('POST', '/v1/reserve', request, options);
+  }
+
+  /**
+   * Settles up to 1000 reservations in one request (finish, fail, release, touch). Each item has its own
+   * result, in order: a stale token or a foreign topic refuses that item only (`ok: false`, `error.code`).
+   */
+  async ack(acks: Ack[], options: RequestOptions & { jobs?: boolean } = {}): Promise<AckResult[]> {
+    const body = options.jobs === undefined ? { acks } : { acks, jobs: options.jobs };
+    return (await this.request<AckResponse>('POST', '/v1/ack', body, options)).results;
   }
 
   async touch(id: string, token: string, ttrMs?: number, options?: RequestOptions): Promise<WireJob> {
@@ -154,31 +179,53 @@ export class DelayqClient {
     return this.request('GET', '/health', undefined, options);
   }
 
-  private async request<T>(method: 'GET' | 'POST', path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+  /** Creates or replaces a schedule (docs/schedules.md); it applies from its first tick not yet pushed. */
+  async putSchedule(name: string, schedule: PutScheduleRequest, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('PUT', `/v1/schedules/${encodeURIComponent(name)}`, schedule, options)).schedule;
+  }
+
+  async getSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('GET', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options)).schedule;
+  }
+
+  async listSchedules(options?: RequestOptions): Promise<Schedule[]> {
+    return (await this.request<{ schedules: Schedule[] }>('GET', '/v1/schedules', undefined, options)).schedules;
+  }
+
+  /** Deletes a schedule; jobs it already pushed stay. E_NOT_FOUND when there is none. */
+  async deleteSchedule(name: string, options?: RequestOptions): Promise<void> {
+    await this.request<{ deleted: boolean }>('DELETE', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options);
+  }
+
+  async pauseSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('POST', `/v1/schedules/${encodeURIComponent(name)}/pause`, undefined, options)).schedule;
+  }
+
+  /** Resumes a paused schedule; ticks due while it was paused are not fired. */
+  async resumeSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return (await this.request<{ schedule: Schedule }>('POST', `/v1/schedules/${encodeURIComponent(name)}/resume`, undefined, options)).schedule;
+  }
+
+  private async request<T>(method: HttpMethod, path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.token) headers['authorization'] = `Bearer ${this.token}`;
-    let response: Response;
+    let response: { status: number; text: string };
     try {
-      response = await this.fetchImpl(this.url + path, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      response = await this.transport.send(method, path, headers, body === undefined ? undefined : JSON.stringify(body), options.signal);
     } catch (err) {
       if (options.signal?.aborted) throw err;
       throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${this.url}: ${(err as Error).message}`, { cause: err });
     }
-    const text = await response.text();
+    const { status, text } = response;
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch {
       parsed = undefined;
     }
-    if (response.ok) return parsed as T;
-    throw errorFromResponse(response.status, parsed, text);
+    if (status >= 200 && status < 300) return parsed as T;
+    throw errorFromResponse(status, parsed, text);
   }
 }
 

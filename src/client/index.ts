@@ -3,3 +3,4 @@ export { DelayqClient, errorFromResponse, type DelayqClientOptions, type Request
 export { Worker, type JobContext, type JobHandler, type WorkerOptions } from './worker.js';
 export { DelayqError, isDelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 export type * from '../protocol/schemas.js';
+export type * from '../protocol/ack-schemas.js';

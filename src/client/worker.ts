@@ -3,15 +3,17 @@
  * Its slots are shared out among `lanes` reserve loops; each long-polls `reserve` for as many jobs as
  * it has free slots, runs each handler, touches the reservation at about half its TTR while the handler
  * runs, finishes the job when the handler resolves and fails it (with the error text) when it throws.
+ * The finishes and fails of one event-loop turn (or of `ackDelayMs`) go out together as one batch
+ * acknowledgement (`POST /v1/ack`, ack-batcher.ts); close() flushes them.
  * With two lanes one reserve call is under way while the other lane's jobs run, instead of the server
  * and the consumer taking turns: an in-process consumer built this way drained a 100k burst 11–36 %
- * faster (bench/profiling-notes.md); over HTTP, where each finish is a request of its own, it measured
- * the same as one lane. Never more than `concurrency` jobs are held. `close()` stops reserving, drops
+ * faster (bench/profiling-notes.md). Never more than `concurrency` jobs are held. `close()` stops reserving, drops
  * the pending long-polls (the server releases anything reserved for them) and waits for the running
  * handlers, whose jobs are still finished or failed.
  */
-import { DelayqError, isDelayqError } from '../core/errors.js';
+import { DelayqError, isDelayqError, type ErrorCode } from '../core/errors.js';
 import type { WireJob, WireReservation } from '../protocol/schemas.js';
+import { AckBatcher } from './ack-batcher.js';
 import type { DelayqClient } from './client.js';
 
 export interface JobContext {
@@ -42,6 +44,8 @@ export interface WorkerOptions {
   autoTouch?: boolean;
   /** Wait after a failed reserve call before trying again, ms (doubles up to 30 s). @defaultValue 500 */
   errorBackoffMs?: number;
+  /** Gather finishes and fails this long before sending them as one batch, ms; 0: those of one event-loop turn. @defaultValue 0 */
+  ackDelayMs?: number;
   /** Errors the worker survives: reserve/finish/fail/touch calls that failed. @defaultValue ignore */
   onError?: (err: unknown, job?: WireJob) => void;
 }
@@ -57,6 +61,7 @@ export class Worker {
   private readonly errorBackoffMs: number;
   private readonly onError: (err: unknown, job?: WireJob) => void;
   private readonly lanes: Lane[];
+  private readonly acks: AckBatcher;
   private loops: Promise<void>[] | undefined;
   private closing = false;
   private processedCount = 0;
@@ -83,6 +88,11 @@ export class Worker {
     this.autoTouch = options.autoTouch ?? true;
     this.errorBackoffMs = options.errorBackoffMs ?? 500;
     this.onError = options.onError ?? (() => {});
+    const ackDelayMs = options.ackDelayMs ?? 0;
+    if (!Number.isInteger(ackDelayMs) || ackDelayMs < 0 || ackDelayMs > 10_000) {
+      throw new DelayqError('E_VALIDATION', 'ackDelayMs: must be an integer from 0 to 10000', { field: 'ackDelayMs' });
+    }
+    this.acks = new AckBatcher(client, ackDelayMs);
   }
 
   /** Jobs handled so far (finished or failed). */
@@ -107,7 +117,10 @@ export class Worker {
       lane.wake?.();
     }
     await Promise.all(this.loops ?? []);
-    await Promise.allSettled(this.lanes.flatMap((lane) => [...lane.inFlight]));
+    const running = Promise.allSettled(this.lanes.flatMap((lane) => [...lane.inFlight]));
+    await this.acks.flush(); // what is gathered goes out now, not after ackDelayMs
+    await running;
+    await this.acks.flush();
   }
 
   /** One lane's loop: reserve for its free slots, start a handler per job, and again. */
@@ -193,8 +206,13 @@ export class Worker {
     this.processedCount++;
     if (lost.signal.aborted) return; // the job belongs to another delivery now; nothing to report
     try {
-      if (failed) await this.client.fail(job.id, token, { error: describe(failure) });
-      else await this.client.finish(job.id, token);
+      const result = await this.acks.add(
+        failed ? { id: job.id, token, op: 'fail', error: describe(failure) } : { id: job.id, token, op: 'finish' },
+      );
+      if (!result.ok) {
+        const { code, message, field } = result.error;
+        this.onError(new DelayqError(code as ErrorCode, message, { field }), job);
+      }
     } catch (err) {
       this.onError(err, job);
     }

@@ -4,6 +4,7 @@ import { DelayqError, invalid } from './errors.js';
 import type { Backoff, NewJob, RetryPolicy } from './job.js';
 import { CONTROL_CHARS_RE, ID_RE, LIMITS, TOPIC_RE } from './limits.js';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
+import { hasUtcOffset, parseLocalDateTime, validateTimeZone } from './time-zone.js';
 
 /** A push as a caller writes it: every field but `topic` optional; times relative or absolute. */
 export interface PushInput {
@@ -14,8 +15,10 @@ export interface PushInput {
   body?: unknown;
   /** Delay from arrival, ms (or a duration text such as "30m"). Exclusive with runAt. */
   delayMs?: number | string | undefined;
-  /** Absolute due time: epoch ms or an ISO-8601 text. Exclusive with delayMs. */
+  /** Absolute due time: epoch ms, an ISO-8601 text with offset, or a local one with `timeZone`. Exclusive with delayMs. */
   runAt?: number | string | undefined;
+  /** IANA zone of a `runAt` text written without offset (`"2026-12-01T10:00"` + `"Asia/Shanghai"`). */
+  timeZone?: string | undefined;
   priority?: number | undefined;
   ttrMs?: number | string | undefined;
   ttlMs?: number | string | null | undefined;
@@ -90,17 +93,32 @@ function durationIn(value: unknown, field: string, min: number, max: number): nu
   return ms;
 }
 
-function parseRunAt(value: number | string, now: EpochMs): EpochMs {
-  const at = typeof value === 'number' ? value : Date.parse(value);
-  if (typeof value === 'string' && !/^\d{4}-\d\d-\d\d/.test(value)) {
-    throw invalid('runAt', 'must be epoch milliseconds or an ISO-8601 date-time');
+/** A runAt text: with its own offset, or local time in `timeZone` (docs/schedules.md has the DST rule). */
+function parseRunAtText(value: string, timeZone: string | undefined): number {
+  if (!/^\d{4}-\d\d-\d\d/.test(value)) throw invalid('runAt', 'must be epoch milliseconds or an ISO-8601 date-time');
+  if (timeZone !== undefined) {
+    const zone = validateTimeZone(timeZone);
+    if (hasUtcOffset(value)) throw invalid('timeZone', 'give it only with a runAt written without offset');
+    return parseLocalDateTime(value, zone, 'runAt');
   }
+  if (!hasUtcOffset(value)) {
+    throw invalid('runAt', 'has no UTC offset: add one ("2026-12-01T10:00+08:00", "…Z") or give timeZone');
+  }
+  return Date.parse(value);
+}
+
+function parseRunAt(value: number | string, now: EpochMs, timeZone: string | undefined): EpochMs {
+  if (typeof value === 'number' && timeZone !== undefined) {
+    throw invalid('timeZone', 'give it only with a runAt text written without offset');
+  }
+  const at = typeof value === 'number' ? value : parseRunAtText(value, timeZone);
   if (!Number.isFinite(at) || !Number.isInteger(at)) {
     throw invalid('runAt', 'must be epoch milliseconds (an integer) or an ISO-8601 date-time');
   }
   if (at - now > LIMITS.maxDelayMs) throw invalid('runAt', 'is more than 10 years away');
   if (now - at > LIMITS.pastRunAtToleranceMs) throw invalid('runAt', 'is more than a year in the past');
-  return Math.max(at, now);
+  // A past time is kept (the job is ready at once): past-due jobs keep their order, earliest first.
+  return at;
 }
 
 export function normalizeBackoff(input: BackoffInput | string, field: string): Backoff {
@@ -221,8 +239,9 @@ export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
     if (typeof input.runAt !== 'number' && typeof input.runAt !== 'string') {
       throw invalid('runAt', 'must be epoch milliseconds or an ISO-8601 date-time');
     }
-    runAt = parseRunAt(input.runAt, ctx.now);
+    runAt = parseRunAt(input.runAt, ctx.now, input.timeZone);
   }
+  if (input.timeZone !== undefined && input.runAt === undefined) throw invalid('timeZone', 'applies only to runAt');
 
   const body = bodyText(input.body);
   const bodyBytes = Buffer.byteLength(body);

@@ -6,6 +6,8 @@ export const LIMITS = {
   /** Job ids: letters, digits and `. _ - : @ + =`; no `/`, spaces or braces (ids appear in URLs and Redis keys). */
   idPattern: '^[A-Za-z0-9._:@+=-]{1,128}$',
   idMaxLength: 128,
+  /** A push's `id`: a job id, or `""` (like leaving it out) for a generated one. */
+  pushIdPattern: '^[A-Za-z0-9._:@+=-]{0,128}$',
   /** tag and bizKey: free text without control characters. */
   labelMaxLength: 256,
   priorityMin: -32768,
@@ -21,8 +23,18 @@ export const LIMITS = {
   dueHistogramMaxBuckets: 1000,
   /** Narrowest due-time histogram bucket, ms. */
   dueHistogramMinBucketMs: 1000,
+  /** Reservations a gRPC reserve stream may have asked for and not yet received. */
+  reserveStreamCreditMax: 1000,
+  /** Acknowledgements in one `POST /v1/ack` (or carried by one reserve). */
+  ackBatchMax: 1000,
   /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
   pastRunAtToleranceMs: 366 * 86_400_000,
+  /** Schedule names: as topics, without `:` (a fired job's id is `<name>:<tick epoch ms>`). */
+  scheduleNamePattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$',
+  scheduleNameMaxLength: 100,
+  /** The shortest interval schedule, and the upper bound of a schedule's `catchUpMax` (missed: "each"). */
+  scheduleMinEveryMs: 1000,
+  scheduleCatchUpMax: 1000,
 } as const;
 
 export const TOPIC_RE = new RegExp(LIMITS.topicPattern);

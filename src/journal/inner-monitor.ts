@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EpochMs } from '../core/clock.js';
 import type { Store } from '../store/store.js';
+import { isNoticing, type StoreNoticeListener } from '../store/store-notices.js';
 import type { InnerCheck, Journal, JournalStatus, RestoreMode, RestoreSummary } from './journal.js';
 import { MARKER_ID, markerJob } from './journal-jobs.js';
 
@@ -41,6 +42,21 @@ export class InnerMonitor {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /**
+   * The inner store's notices reach `listener`; a reset it noticed (its own markers, checked every second
+   * and at each reconnect) also starts a check at once, so auto mode restores without waiting for the loader.
+   */
+  forwardNotices(listener: StoreNoticeListener, now: () => EpochMs): void {
+    if (!isNoticing(this.inner)) return;
+    this.inner.notices({
+      onWarning: (warning) => listener.onWarning(warning),
+      onReset: (reset) => {
+        listener.onReset(reset);
+        void this.check(now()).catch((err: unknown) => this.logger.error({ err }, 'checking the inner store after a reset failed; the loader retries'));
+      },
+    });
   }
 
   async settled(): Promise<void> {

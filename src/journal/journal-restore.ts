@@ -44,7 +44,7 @@ export async function restoreFromJournal(ctx: RestoreContext, options: RestoreOp
 }
 
 /** The seeds' /reStore/{id}. */
-export async function restoreOne(ctx: RestoreContext, id: string, options: RestoreOptions, now: EpochMs): Promise<RestoreSummary> {
+export async function restoreJob(ctx: RestoreContext, id: string, options: RestoreOptions, now: EpochMs): Promise<RestoreSummary> {
   const started = Date.now();
   const summary: RestoreSummary = { scanned: 0, restored: 0, alreadyPresent: 0, skippedExpired: 0, leftInJournal: 0, raced: 0, startedAt: now, durationMs: 0 };
   const row = await ctx.journal.get(id);

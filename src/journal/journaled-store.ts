@@ -27,10 +27,11 @@ import {
 } from '../store/store.js';
 import type { Journal, JournalJob, JournalMaintenance, JournalOperations } from './journal.js';
 import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
-import { clearAllJobs, restoreFromJournal, restoreOne, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
+import { clearAllJobs, restoreFromJournal, restoreJob, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergeLists, mergeStats } from './merge-reads.js';
+import type { NoticingStore, StoreNoticeListener } from '../store/store-notices.js';
 
 export interface JournaledStoreOptions {
   /** Name of this process in the journal's history. */
@@ -58,7 +59,7 @@ export interface JournaledStoreOptions {
  * `asyncFlushMs`); promote, touch and expire are not journaled (the inner store has the detail), so a
  * restore can deliver such a job earlier than planned: at least once, never lost.
  */
-export class JournaledStore implements WatchableStore, JournalMaintenance, JournalOperations {
+export class JournaledStore implements WatchableStore, NoticingStore, JournalMaintenance, JournalOperations {
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
   readonly inner: Store;
@@ -376,6 +377,11 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
     return this.monitor.check(now);
   }
 
+  /** The inner store's notices (resets, risky setup); a reset also triggers the marker check, so the restore. */
+  notices(listener: StoreNoticeListener): void {
+    this.monitor.forwardNotices(listener, () => this.clock.now());
+  }
+
   status(): JournalStatus {
     return this.monitor.status(this.writer.pending);
   }
@@ -392,7 +398,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   /** The seeds' /reStore/{id}. */
   async restoreJob(id: string, options: RestoreOptions, now: EpochMs = this.clock.now()): Promise<RestoreSummary> {
     await this.writer.flush();
-    return restoreOne(this.context(), id, options, now);
+    return restoreJob(this.context(), id, options, now);
   }
 
   /** The seeds' /clearAll: cancels every unfinished job; needs `confirm: 'clear-all'`; audited in history. */
@@ -402,13 +408,7 @@ export class JournaledStore implements WatchableStore, JournalMaintenance, Journ
   }
 
   private context() {
-    return {
-      inner: this.inner,
-      journal: this.journal,
-      writer: this.writer,
-      nodeId: this.nodeId,
-      horizonMs: this.horizonMs,
-      batchSize: this.restoreBatchSize,
-    };
+    const { inner, journal, writer, nodeId, horizonMs, restoreBatchSize: batchSize } = this;
+    return { inner, journal, writer, nodeId, horizonMs, batchSize };
   }
 }

@@ -20,13 +20,13 @@ export const JobId = Type.String({
   description: `1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + =`,
 });
 export const Token = Type.String({ minLength: 1, maxLength: 64, description: 'the reservation token from reserve' });
-const EpochMs = Type.Integer({ description: 'epoch milliseconds' });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const EpochMs = Type.Integer({ description: 'epoch milliseconds' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A duration: milliseconds, or a text such as "500ms", "30s", "4m", "1h", "2d". */
-const Duration = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })], {
+export const Duration = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })], {
   description: 'milliseconds, or a text such as "30s", "4m", "1h"',
 });
-const Label = Nullable(Type.String({ maxLength: LIMITS.labelMaxLength }));
+export const Label = Nullable(Type.String({ maxLength: LIMITS.labelMaxLength }));
 export const JobStateSchema = Type.Enum(JOB_STATES);
 
 const BackoffInput = Type.Union([
@@ -46,7 +46,7 @@ const BackoffInput = Type.Union([
     strict,
   ),
 ]);
-const RetryInput = Type.Union([
+export const RetryInput = Type.Union([
   Type.String({ description: 'a list schedule: one retry per step, e.g. "4m,10m,10m,1h"' }),
   Type.Object(
     {
@@ -57,15 +57,35 @@ const RetryInput = Type.Union([
   ),
 ]);
 
+/** An absolute due time; a text without offset needs `timeZone` (docs/schedules.md: wall-clock time and DST). */
+export const RunAt = Type.Union(
+  [
+    EpochMs,
+    Type.String({ description: 'ISO-8601 date-time with offset ("2026-12-01T10:00+08:00"), or without one when timeZone is given' }),
+  ],
+  {
+    description:
+      'absolute due time, at most 10 years ahead; a time in the past (up to a year) is kept as given and the job is ready at once, served before later-due jobs of its priority',
+  },
+);
+export const TimeZone = Type.String({ maxLength: 64, description: 'IANA time zone of a runAt written without offset, e.g. "Asia/Shanghai"' });
+
 export const PushRequest = Type.Object(
   {
-    id: Type.Optional(Type.String({ maxLength: LIMITS.idMaxLength, description: 'your id (idempotent push); generated when absent' })),
+    id: Type.Optional(
+      Type.String({
+        pattern: LIMITS.pushIdPattern,
+        maxLength: LIMITS.idMaxLength,
+        description: `your id (idempotent push): 1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + =; absent or "" means "generate one"`,
+      }),
+    ),
     topic: Topic,
     tag: Type.Optional(Label),
     bizKey: Type.Optional(Label),
     body: Type.Optional(Type.Unknown({ description: 'any JSON value' })),
     delayMs: Type.Optional(Duration),
-    runAt: Type.Optional(Type.Union([EpochMs, Type.String({ description: 'ISO-8601 date-time' })])),
+    runAt: Type.Optional(RunAt),
+    timeZone: Type.Optional(TimeZone),
     priority: Type.Optional(Type.Integer({ minimum: LIMITS.priorityMin, maximum: LIMITS.priorityMax })),
     ttrMs: Type.Optional(Duration),
     ttlMs: Type.Optional(Nullable(Duration)),
@@ -151,7 +171,7 @@ export const CancelRequest = Type.Object({ reason: Type.Optional(Type.String({ m
 export type CancelRequest = Static<typeof CancelRequest>;
 
 export const RescheduleRequest = Type.Object(
-  { delayMs: Type.Optional(Duration), runAt: Type.Optional(Type.Union([EpochMs, Type.String()])) },
+  { delayMs: Type.Optional(Duration), runAt: Type.Optional(RunAt), timeZone: Type.Optional(TimeZone) },
   strict,
 );
 export type RescheduleRequest = Static<typeof RescheduleRequest>;
@@ -254,7 +274,11 @@ export type PauseTopicRequest = Static<typeof PauseTopicRequest>;
 export const TopicPauseResponse = Type.Object({ topic: Type.String(), paused: Type.Boolean(), pausedUntil: Nullable(EpochMs) });
 export type TopicPauseResponse = Static<typeof TopicPauseResponse>;
 export type WireTopicStats = Static<typeof TopicStatsSchema>;
-export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema) });
+const StoreResets = Type.Integer({
+  minimum: 0,
+  description: 'times this process noticed the store came back empty since it started (a Redis restart without persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
+});
+export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema), storeResets: StoreResets });
 export type StatsResponse = Static<typeof StatsResponse>;
 export const TopicParams = Type.Object({ topic: Topic }, strict);
 
@@ -262,6 +286,7 @@ export const HealthResponse = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   store: Type.Optional(Type.String()),
   waitingConsumers: Type.Optional(Type.Integer()),
+  storeResets: Type.Optional(StoreResets),
 });
 export type HealthResponse = Static<typeof HealthResponse>;
 

@@ -32,7 +32,13 @@ export class PausedTopics {
   private readonly refreshMs: number;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(store: TopicPauses, clock: Clock, onResumed: (topics: string[]) => void, logger: Logger, options: Partial<PausedTopicsOptions> = {}) {
+  constructor(
+    store: TopicPauses,
+    clock: Clock,
+    onResumed: (topics: string[]) => void,
+    logger: Logger,
+    options: Partial<PausedTopicsOptions> = {},
+  ) {
     this.store = store;
     this.clock = clock;
     this.onResumed = onResumed;
@@ -83,7 +89,8 @@ export class PausedTopics {
   withPauses(stats: readonly TopicStats[], now: EpochMs = this.clock.now()): TopicStatsWithPause[] {
     const all: TopicStatsWithPause[] = stats.map((s) => ({ ...s, ...this.pauseOf(s.topic, now) }));
     for (const topic of this.pausedNow(now)) {
-      if (!stats.some((s) => s.topic === topic)) all.push({ topic, counts: emptyCounts(), nextDueAt: null, ...this.pauseOf(topic, now) });
+      if (!stats.some((s) => s.topic === topic))
+        all.push({ topic, counts: emptyCounts(), nextDueAt: null, ...this.pauseOf(topic, now) });
     }
     return all.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
   }

@@ -61,7 +61,7 @@ export class Scheduler {
     if (!this.stopped) return;
     this.stopped = false;
     this.lastPurgeAt = this.clock.now();
-    this.kick();
+    this.wakeNow();
   }
 
   /** A job is due at `at`: wake earlier than planned if need be. */
@@ -88,7 +88,7 @@ export class Scheduler {
   }
 
   /** Runs a tick now (or right after the current one). */
-  kick(): void {
+  wakeNow(): void {
     if (this.stopped) return;
     if (this.running) {
       this.rerun = true;
@@ -105,7 +105,7 @@ export class Scheduler {
   private arm(at: EpochMs): void {
     this.timer?.cancel();
     this.wakeAt = at;
-    this.timer = this.clock.setTimer(() => this.kick(), at - this.clock.now());
+    this.timer = this.clock.setTimer(() => this.wakeNow(), at - this.clock.now());
   }
 
   /** One wake-up; loops while pushes during the run asked for an immediate re-run, then re-arms the timer. */

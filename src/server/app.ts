@@ -24,6 +24,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
+import { registerAckRoute } from './routes/ack.js';
 import { registerTopicRoutes } from './routes/topics.js';
 import { registerDueHistogramRoute } from './routes/due-histogram.js';
 import { registerConsoleRoutes } from './routes/console.js';
@@ -31,6 +32,9 @@ import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
+import { BEARER_SCHEME, documentObject, documentRoute } from './openapi-document.js';
+import { registerScheduleRoutes } from './routes/schedules.js';
+import type { Schedules } from '../schedule/schedules.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
 import type { SinkRouter } from '../delivery/sink-router.js';
 import type { Registry } from 'prom-client';
@@ -45,13 +49,16 @@ export interface BuildAppOptions {
   version?: string;
   /** Push routes (docs/sinks.md): when given, /v1/sinks and /v1/topics/:topic/sink manage them. */
   sinks?: SinkRouter;
+  /** Schedules (docs/schedules.md): when given, /v1/schedules manages them. */
+  schedules?: Schedules;
   /** When given, served at /metrics. */
   metrics?: Registry;
 }
 
 export async function buildApp(service: DelayqService, config: Readonly<Config>, options: BuildAppOptions = {}): Promise<DelayqApp> {
+  const logger = options.logger ?? pino({ level: 'silent' });
   const app: DelayqApp = Fastify({
-    loggerInstance: (options.logger ?? pino({ level: 'silent' })) as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.http.bodyLimitBytes,
     // Long-polls hold a request for up to RESERVE_MAX_WAIT_MS: no timeout may cut them short.
@@ -68,10 +75,15 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setErrorHandler(restErrorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  // Only JSON bodies: without this, Fastify's text/plain parser hands a JSON text over as a string, refused as `body`.
+  app.removeContentTypeParser('text/plain');
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // Registered only when debug is on: a hook on every request costs even when its line is dropped.
+  if (logger.isLevelEnabled('debug')) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    });
+  }
   if (config.log.bodies) {
     app.addHook('preHandler', async (request) => {
       if (request.body !== undefined) request.log.debug({ body: request.body }, 'request body');
@@ -86,19 +98,21 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         version: options.version ?? '0.1.0',
         description: 'A delay queue: push a job now, have it reserved by a consumer later, at least once.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      ...(config.auth.tokens.length ? { security: [{ bearer: [] }] } : {}),
+      components: { securitySchemes: { bearer: BEARER_SCHEME } },
       tags: [
         { name: 'jobs', description: 'push, get, cancel, reschedule, list' },
-        { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release' },
+        { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release, batch ack' },
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
+        { name: 'schedules', description: 'periodic jobs by cron or interval, fired once per tick (docs/schedules.md)' },
         { name: 'health' },
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
       ],
     },
+    transform: documentRoute,
+    transformObject: documentObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -110,11 +124,13 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerHealthRoutes(app, context);
   registerJobRoutes(app, context);
   registerReservationRoutes(app, context);
+  registerAckRoute(app, context);
   registerTopicRoutes(app, context);
   registerDueHistogramRoute(app, context);
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
+  if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   await registerConsoleRoutes(app);

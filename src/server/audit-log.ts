@@ -3,7 +3,7 @@
  * attempt, granted or refused, naming who asked (the token's identity, never the token) and what they
  * targeted. Matched on route patterns, so an encoded or odd URL cannot dodge it. Job bodies are never logged.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 
 export type AuditAction = 'redrive' | 'purge' | 'restore' | 'clearAll' | 'setSinkRoute' | 'deleteSinkRoute';
 
@@ -65,14 +65,15 @@ function resultOf(payload: unknown): Record<string, unknown> {
 const auditResult = Symbol('delayq.auditResult');
 type AuditedRequest = FastifyRequest & { [auditResult]?: Record<string, unknown> };
 
+/** The hooks go on the audited routes only (at route registration), so every other request pays nothing for them. */
 export function registerAuditLog(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, _reply, payload) => {
+  const onSend: onSendHookHandler = async (request, _reply, payload) => {
     if (auditedAction(request)) {
       (request as AuditedRequest)[auditResult] = resultOf(payload);
     }
     return payload;
-  });
-  app.addHook('onResponse', async (request, reply) => {
+  };
+  const onResponse: onResponseHookHandler = async (request, reply) => {
     const action = auditedAction(request);
     if (!action) return;
     const result = (request as AuditedRequest)[auditResult] ?? {};
@@ -92,5 +93,13 @@ export function registerAuditLog(app: FastifyInstance): void {
       },
       `audit: ${action} ${granted ? 'done' : 'refused'}`,
     );
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => AUDITED_ROUTES[`${m === 'HEAD' ? 'GET' : m} ${route.url}`])) return;
+    route.onSend = [...asList(route.onSend), onSend];
+    route.onResponse = [...asList(route.onResponse), onResponse];
   });
 }
+
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);

@@ -40,21 +40,31 @@ function isPublicRoute(request: FastifyRequest): boolean {
   return route !== undefined && isPublicPath(route);
 }
 
-export function registerAuth(app: FastifyInstance, tokens: readonly AuthToken[]): void {
-  const byDigest = new Map(
+/** The configured tokens by digest; the HTTP and gRPC servers both look bearers up here. */
+export function principalsByDigest(tokens: readonly AuthToken[]): Map<string, Principal> {
+  return new Map(
     tokens.map((t) => {
       const hex = digest(t.token);
       return [hex, { id: t.name ?? `token:${hex.slice(0, 12)}`, topicPrefixes: t.topics ?? null } satisfies Principal];
     }),
   );
+}
+
+/** The principal of an `Authorization` value ("Bearer <token>"), or undefined when it is not a known token. */
+export function principalOfBearer(byDigest: ReadonlyMap<string, Principal>, header: string): Principal | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? byDigest.get(digest(match[1]!)) : undefined;
+}
+
+export function registerAuth(app: FastifyInstance, tokens: readonly AuthToken[]): void {
+  const byDigest = principalsByDigest(tokens);
   app.decorateRequest('principal', null);
   if (byDigest.size === 0) return;
   app.addHook('onRequest', async (request) => {
     if (isPublicRoute(request)) return;
     const header = request.headers.authorization;
     if (!header) throw new DelayqError('E_UNAUTHORIZED', 'send Authorization: Bearer <token>', { field: 'authorization' });
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const principal = match ? byDigest.get(digest(match[1]!)) : undefined;
+    const principal = principalOfBearer(byDigest, header);
     if (!principal) throw new DelayqError('E_UNAUTHORIZED', 'the bearer token is not valid', { field: 'authorization' });
     request.principal = principal;
   });
@@ -65,7 +75,7 @@ export function mayUseTopic(principal: Principal | null, topic: string): boolean
 }
 
 /** Throws E_FORBIDDEN unless the request's token may act on every one of `topics`. */
-export function authorizeTopic(request: FastifyRequest, topics: string | readonly string[], field = 'topic'): void {
+export function authorizeTopic(request: Pick<FastifyRequest, 'principal'>, topics: string | readonly string[], field = 'topic'): void {
   const list = typeof topics === 'string' ? [topics] : topics;
   list.forEach((topic, i) => {
     if (!mayUseTopic(request.principal, topic)) {
@@ -77,7 +87,7 @@ export function authorizeTopic(request: FastifyRequest, topics: string | readonl
 }
 
 /** For routes that need the whole store (purge, unscoped lists): tokens limited to topics are refused. */
-export function authorizeAllTopics(request: FastifyRequest): void {
+export function authorizeAllTopics(request: Pick<FastifyRequest, 'principal'>): void {
   if (request.principal && request.principal.topicPrefixes !== null) {
     throw new DelayqError('E_FORBIDDEN', 'this token is limited to some topics; this operation spans all topics');
   }

@@ -54,6 +54,7 @@ function bestIssue(issues: readonly ValidationIssue[]): ValidationIssue | undefi
 const PATTERN_TEXT: Record<string, string> = {
   [LIMITS.topicPattern]: `must be 1–${LIMITS.topicMaxLength} characters of letters, digits, ".", "_", "-", ":" starting with a letter or digit`,
   [LIMITS.idPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + =`,
+  [LIMITS.pushIdPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + = (or "" for a generated id)`,
 };
 
 function describeIssue(issue: ValidationIssue, field: string, part: string): string {

@@ -16,8 +16,8 @@ export interface RouteContext {
 /** Restore from the SQL journal; wired by the composition root when a journal is configured. */
 export interface RestoreHandler {
   /** Re-schedules every unfinished job of the journal; `expire`: also those whose time has passed. Returns a summary. */
-  restoreAll(expire: boolean): Promise<string>;
-  restoreOne(id: string): Promise<string>;
+  restore(expire: boolean): Promise<string>;
+  restoreJob(id: string): Promise<string>;
   /** Cancels every unfinished job (guarded: `confirm` must be "clear-all"; audited). Returns a summary. */
   clearAll(confirm: string | undefined, actor: string): Promise<string>;
 }

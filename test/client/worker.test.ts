@@ -152,6 +152,40 @@ describe('Worker', () => {
     await single.close();
   });
 
+  it('sends the finishes of one turn as one batch acknowledgement, and flushes a gathered batch on close', async () => {
+    const batches: number[] = [];
+    class CountingClient extends DelayqClient {
+      override ack(...args: Parameters<DelayqClient['ack']>): ReturnType<DelayqClient['ack']> {
+        batches.push(args[0].length);
+        return super.ack(...args);
+      }
+    }
+    const counting = new CountingClient({ url: server.url });
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    let running = 0;
+    const worker = new Worker(counting, { handlers: { 'w-batch': async () => { running++; await gate; } }, concurrency: 8, lanes: 1, waitMs: 2000 }).start();
+    await client.pushBatch(Array.from({ length: 8 }, (_, i) => ({ topic: 'w-batch', id: `wb-${i}` })));
+    await waitFor(() => running === 8, 'eight handlers waiting on the gate');
+    openGate(); // all eight resolve in the same turn
+    await waitFor(async () => (await client.list({ topic: 'w-batch', state: 'finished' })).jobs.length === 8, 'all eight finished');
+    expect(batches).toEqual([8]);
+    await worker.close();
+
+    // A long gathering delay: close() sends what is gathered at once instead of waiting it out.
+    batches.length = 0;
+    const slow = new Worker(counting, { handlers: { 'w-batch-close': () => {} }, ackDelayMs: 10_000, waitMs: 2000 }).start();
+    await client.push({ topic: 'w-batch-close', id: 'wbc-1' });
+    await waitFor(async () => (await client.get('wbc-1')).state === 'reserved', 'the job reserved');
+    await waitFor(() => slow.processed === 1, 'the handler done');
+    const closing = performance.now();
+    await slow.close();
+    expect(performance.now() - closing).toBeLessThan(5000);
+    expect((await client.get('wbc-1')).state).toBe('finished');
+    expect(batches).toEqual([1]);
+    expect(() => new Worker(client, { handlers: { a: () => {} }, ackDelayMs: -1 })).toThrow(/ackDelayMs/);
+  });
+
   it('rejects a worker without handlers or with a silly concurrency or lane count', () => {
     expect(() => new Worker(client, { handlers: {} })).toThrow(/handlers/);
     expect(() => new Worker(client, { handlers: { a: () => {} }, concurrency: 0 })).toThrow(/concurrency/);

@@ -27,7 +27,7 @@ describe('normalizePush', () => {
     expect(push({ delayMs: '30m' }).runAt).toBe(now + 1800_000);
     expect(push({ runAt: now + 5 }).runAt).toBe(now + 5);
     expect(push({ runAt: new Date(now + 60_000).toISOString() }).runAt).toBe(now + 60_000);
-    expect(push({ runAt: now - 1000 }).runAt).toBe(now); // already due: runs now
+    expect(push({ runAt: now - 1000 }).runAt).toBe(now - 1000); // already due: ready at once, its time kept for the order
   });
 
   it('keeps ten-year delays and refuses longer ones', () => {

@@ -86,7 +86,7 @@ describe('delayq serve as the README says', () => {
       const token = reserved.body.reservations[0].token as string;
       const finished = await json(`${server.url}/v1/jobs/${jobId}/finish`, { method: 'POST', body: { token } });
       expect(finished.body.job.state).toBe('finished');
-      const mykit = await json(`${server.url}/push`, { method: 'POST', body: { topic: 'ces', body: '{hello world}', delay: 10000, id: '20' } });
+      const mykit = await json(`${server.url}/push`, { method: 'POST', body: { topic: 'ces', body: '{hello world}', delay: 600_000, id: '20' } });
       expect(mykit.body).toMatchObject({ success: true, data: '20' });
       expect((await json(`${server.url}/openapi.json`)).body.openapi).toMatch(/^3\./);
     } finally {

@@ -1,6 +1,6 @@
 /**
  * Optional parts load only when used: `delayq serve` on the embedded store, after serving a push, has
- * loaded no SQL journal driver and no broker client (each is imported when its journal or sink is used).
+ * loaded no SQL journal driver, no broker client and no gRPC library (each is imported when its journal or sink is used).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'delayq-lazy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const OPTIONAL = ['pg', 'mysql2', 'amqplib', 'mqtt'];
+const OPTIONAL = ['pg', 'mysql2', 'amqplib', 'mqtt', '@grpc/grpc-js', '@grpc/proto-loader'];
 
 it('a plain embedded start loads no journal driver and no broker client', async () => {
   const loadedFile = join(dir, 'loaded.json');

@@ -31,8 +31,8 @@ const app = await buildApp(runtime.service, config, {
   sinks: runtime.sinks,
   metrics: runtime.metrics,
   restore: {
-    restoreAll: async () => 'restored 0 jobs',
-    restoreOne: async (id) => `restored ${id}`,
+    restore: async () => 'restored 0 jobs',
+    restoreJob: async (id) => `restored ${id}`,
     clearAll: async () => 'cleared 0 jobs',
   },
 });

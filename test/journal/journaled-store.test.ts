@@ -46,6 +46,8 @@ for (const db of databases) {
       await store.push([a, b], now);
       const [r] = await store.reserve([topic], 1, now);
       await store.finish(r!.job.id, r!.token, now + 1);
+      // A repeat of the same finish is answered as done and journals nothing more.
+      expect(await store.finish(r!.job.id, r!.token, now + 2)).toMatchObject({ ok: true, repeated: true, value: { state: 'finished', finishedAt: now + 1 } });
       await store.cancel(b.id, now + 2, 'changed my mind');
       const rows = await db.query<{ id: string; state: string; finished_at: unknown; loaded: unknown }>(
         `SELECT id, state, finished_at, loaded FROM delayq_jobs WHERE id IN ('${a.id}', '${b.id}') ORDER BY id`,

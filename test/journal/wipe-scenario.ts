@@ -50,13 +50,14 @@ export async function wipeUnderLoad(store: JournaledStore, topic: string, startA
   expect(finished.size).toBeGreaterThan(50);
   expect(cancelled.size).toBeGreaterThan(40);
 
-  // The decorator notices the missing marker and restores by itself (retrying while the store reconnects).
+  // The decorator notices the missing marker and restores by itself (retrying while the store reconnects);
+  // the inner store's own reset notice may have started that restore already (then this check finds it done).
   let check: string | undefined;
   for (let i = 0; i < 100 && check === undefined; i++) {
     check = await store.checkInner(now).catch(() => undefined);
     if (check === undefined) await new Promise((r) => setTimeout(r, 100));
   }
-  expect(check).toBe('restored');
+  expect(check === 'restored' || (check === 'ok' && store.status().lastRestore !== null)).toBe(true);
   const first = store.status().lastRestore!;
   expect(first.restored).toBeGreaterThan(0);
   expect(first.leftInJournal).toBeGreaterThan(0);

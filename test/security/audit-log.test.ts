@@ -72,7 +72,7 @@ describe('audit of admin actions', () => {
     expect(lines[0]!.target).toEqual({ before: purgeBefore, limit: 10 });
     expect(lines[1]!.target).toEqual({ expire: 'false' });
     expect(lines[2]!.target).toEqual({ jobId: 'audit-x' });
-    expect(server.restore.calls).toEqual(['restoreAll(false)', 'restoreOne(audit-x)', 'clearAll']);
+    expect(server.restore.calls).toEqual(['restore(false)', 'restoreJob(audit-x)', 'clearAll']);
   });
 
   it('refused attempts are logged too, with who tried: a scoped token, an encoded path, no token', async () => {

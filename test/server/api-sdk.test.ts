@@ -61,6 +61,21 @@ describe('REST API through the SDK, over a real listening server', () => {
     expect(stats?.nextDueAt).toBeGreaterThan(Date.now());
   });
 
+  it('a cancel says whether the job had gone out; a repeated finish answers the job again', async () => {
+    const t = topic('out');
+    await client.push({ topic: t, id: `${t}-a` });
+    await client.push({ topic: t, id: `${t}-b`, priority: -1 });
+    const [first, second] = await client.reserve({ topics: [t], count: 2 });
+    expect([first!.job.id, second!.job.id]).toEqual([`${t}-b`, `${t}-a`]); // priority first
+    expect(await client.cancel(`${t}-a`)).toMatchObject({ job: { state: 'cancelled' }, dispatched: true, attempts: 1 });
+    const done = await client.finish(`${t}-b`, first!.token);
+    expect(done.state).toBe('finished');
+    // The answer was lost: the same finish again is a 200 with the same job.
+    expect(await client.finish(`${t}-b`, first!.token)).toMatchObject({ id: `${t}-b`, state: 'finished', finishedAt: done.finishedAt });
+    const stale = await client.finish(`${t}-b`, second!.token).catch((e: unknown) => e);
+    expect(stale).toMatchObject({ code: 'E_WRONG_STATE' });
+  });
+
   it('cancels and reschedules', async () => {
     const t = topic('resched');
     await client.push({ topic: t, id: `${t}-a`, delayMs: '1h' });

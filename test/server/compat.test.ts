@@ -54,8 +54,10 @@ describe('mykit-delay endpoints (seed 000)', () => {
   });
 
   it('GET /delete?jobId= cancels; errors are success:false with HTTP 200', async () => {
-    expect((await get('/delete?jobId=20')).body).toMatchObject({ success: true, code: 200 });
+    expect((await get('/delete?jobId=20')).body).toMatchObject({ success: true, code: 200, data: { dispatched: false, attempts: 0 } });
     expect((await server.service.get('20')).state).toBe('cancelled');
+    // Already over: success, nothing cancelled.
+    expect((await get('/delete?jobId=20')).body).toMatchObject({ success: true, code: 200, data: null });
     const missing = await get('/delete?jobId=');
     expect(missing).toMatchObject({ status: 200, body: { success: false, code: 500, data: null } });
     expect(missing.body.message).toMatch(/^E_VALIDATION: jobId/);
@@ -77,8 +79,8 @@ describe('mykit-delay endpoints (seed 000)', () => {
   it('restore and clearAll call the restore handler when one is wired', async () => {
     const calls: string[] = [];
     const restore: RestoreHandler = {
-      restoreAll: async (expire) => (calls.push(`all:${expire}`), 'restored 3 jobs'),
-      restoreOne: async (id) => (calls.push(`one:${id}`), `restored ${id}`),
+      restore: async (expire) => (calls.push(`all:${expire}`), 'restored 3 jobs'),
+      restoreJob: async (id) => (calls.push(`one:${id}`), `restored ${id}`),
       clearAll: async () => (calls.push('clear'), 'cleared 3 jobs'),
     };
     const withJournal = await startServer({ restore });
@@ -122,8 +124,14 @@ describe('Youzan JSON commands (seed 003) at POST /youzan', () => {
 
   it('deletes a job', async () => {
     await post('/youzan', { command: 'add', topic: 'yz', id: 'yz-2', delay: 30, TTR: 10, body: '{"a":1}' });
-    expect((await post('/youzan', { command: 'delete', id: 'yz-2' })).body.success).toBe(true);
+    expect((await post('/youzan', { command: 'delete', id: 'yz-2' })).body).toEqual({ success: true, error: null, id: 'yz-2', value: null, dispatched: false, attempts: 0 });
     expect((await server.service.get('yz-2')).state).toBe('cancelled');
+  });
+
+  it('says whether a deleted job had already gone out', async () => {
+    await post('/youzan', { command: 'add', topic: 'yz-out', id: 'yz-3', delay: 0, TTR: 60, body: 'x' });
+    expect((await post('/youzan', { command: 'pop', topic: 'yz-out' })).body.id).toBe('yz-3');
+    expect((await post('/youzan', { command: 'delete', id: 'yz-3' })).body).toMatchObject({ success: true, id: 'yz-3', dispatched: true, attempts: 1 });
   });
 
   it('answers refusals as {success: false, error} with HTTP 200', async () => {

@@ -31,7 +31,9 @@ describe('POST /v1/jobs/{id}/release with delayMs', () => {
     const bad = await http(server.url, 'POST', '/v1/jobs/rel-3/release', { json: { token: r!.token, delayMs: -5 } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toContain('delayMs');
-    const words = await http(server.url, 'POST', '/v1/jobs/rel-3/release', { json: { token: r!.token, delayMs: 'soon' } });
+    const words = await http(server.url, 'POST', '/v1/jobs/rel-3/release', {
+      json: { token: r!.token, delayMs: 'soon' },
+    });
     expect(words.status).toBe(400);
     expect(words.body.error.field).toBe('delayMs');
     const ok = await http(server.url, 'POST', '/v1/jobs/rel-3/release', { json: { token: r!.token, delayMs: '2h' } });
@@ -59,7 +61,10 @@ describe('paused topics over HTTP and the SDK', () => {
     const before = Date.now();
     const pause = await client.pauseTopic('pz-b', { delayMs: 300 });
     expect(pause.pausedUntil).toBeGreaterThanOrEqual(before + 300);
-    expect((await client.stats()).find((t) => t.topic === 'pz-b')).toMatchObject({ paused: true, counts: { ready: 0 } });
+    expect((await client.stats()).find((t) => t.topic === 'pz-b')).toMatchObject({
+      paused: true,
+      counts: { ready: 0 },
+    });
     await client.push({ topic: 'pz-b', id: 'pz-2', body: 2 });
     const [got] = await client.reserve({ topics: ['pz-b'], waitMs: 5000 });
     expect(got!.job.id).toBe('pz-2');
@@ -74,6 +79,10 @@ describe('paused topics over HTTP and the SDK', () => {
     expect(badTopic.status).toBe(400);
     const empty = await http(server.url, 'POST', '/v1/topics/pz-c/pause');
     expect(empty.status).toBe(200);
-    expect((await http(server.url, 'POST', '/v1/topics/pz-c/resume')).body).toEqual({ topic: 'pz-c', paused: false, pausedUntil: null });
+    expect((await http(server.url, 'POST', '/v1/topics/pz-c/resume')).body).toEqual({
+      topic: 'pz-c',
+      paused: false,
+      pausedUntil: null,
+    });
   });
 });

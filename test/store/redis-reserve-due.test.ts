@@ -85,6 +85,17 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       expect((await store.get(expired.id))!.state).toBe('expired');
     }));
 
+  it('takes an earlier due job before ready ones even when the ready set alone fills the call', () =>
+    withStore(async (store) => {
+      const ready = [0, 1].map(() => aJob({ topic: 'full', delayMs: 3000 }));
+      await store.push(ready, T0);
+      await store.promoteDue(T0 + 3000, 100);
+      const early = aJob({ topic: 'full', delayMs: 1000 });
+      await store.push([early], T0);
+      expect((await store.reserve(['full'], 1, T0 + 5000)).map((r) => r.job.id)).toEqual([early.id]);
+      expect(await store.reserve(['full'], 2, T0 + 5000)).toHaveLength(2);
+    }));
+
   it('takes the jobs due at one instant set by set, emptying whole sets', () =>
     withStore(async (store, keys) => {
       // One push call puts 8 consecutive jobs in a delayed set (push-args.ts): 3 sets of 8. The ids are
@@ -229,14 +240,14 @@ describe('a service drains a burst through the shortcut', () => {
     try {
       const total = 5000;
       // Far enough ahead that every batch is pushed delayed, even on a loaded host.
-      const runAt = store.clock.now() + 3000;
+      const runAt = store.clock.now() + 5000;
       for (let i = 0; i < total; i += 1000) {
         await service.pushBatch(Array.from({ length: 1000 }, (_, k) => ({ topic: 'burst', id: `b-${i + k}`, runAt, body: '{}' })));
       }
       const seen = new Set<string>();
       let direct = 0;
       while (seen.size < total) {
-        const got = await service.reserve({ topics: ['burst'], count: 100, waitMs: 5000 });
+        const got = await service.reserve({ topics: ['burst'], count: 100, waitMs: 10_000 });
         expect(got.length).toBeGreaterThan(0);
         for (const r of got) {
           expect(seen.has(r.job.id)).toBe(false);
@@ -248,7 +259,10 @@ describe('a service drains a burst through the shortcut', () => {
       }
       // The scheduler promotes the first batch (1000) before any consumer has taken a job; after that
       // the topic is draining and the consumer takes the rest from the delayed sets.
-      expect(direct).toBeGreaterThan(total / 2);
+      // How many batches the scheduler promotes before the consumer's first reserve lands depends on the
+      // host's load (seen: 1,200 and 2,100 of 5,000 taken directly at load 30 on 2 cores, most when idle),
+      // so the bound only shows the shortcut at work; the cases above pin down what it does.
+      expect(direct).toBeGreaterThan(total / 10);
       const counts = (await service.stats()).find((s) => s.topic === 'burst')!.counts;
       expect(counts).toMatchObject({ delayed: 0, ready: 0, reserved: 0, finished: total });
       for (const id of ['b-0', 'b-2500', `b-${total - 1}`]) {

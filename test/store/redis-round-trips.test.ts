@@ -124,7 +124,8 @@ describe('RedisStore round trips', () => {
     // The long-poll's first look, the push, the timer's promote (which also tells the scheduler when to
     // wake next: no nextWakeAt, lapsed or expire calls), the woken long-poll's reserve, the finish.
     // (A timer that fires a hair before the Redis clock reaches the due time makes a second promote.)
-    expect(watch.seen.filter((c) => c !== 'promote')).toEqual(['reserve', 'push', 'reserve', 'finish']);
+    // The paused-topics refresh (one HGETALL every 0.5 s a process) is not part of a job's life either.
+    expect(watch.seen.filter((c) => c !== 'promote' && c !== 'hgetall')).toEqual(['reserve', 'push', 'reserve', 'finish']);
     const promotes = watch.seen.flatMap((c, i) => (c === 'promote' ? [i] : []));
     expect(promotes.length).toBeGreaterThanOrEqual(1);
     expect(promotes.length).toBeLessThanOrEqual(2);

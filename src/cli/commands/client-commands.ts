@@ -18,6 +18,10 @@ type WireJobLike = Parameters<typeof jobRow>[0] & Record<string, unknown>;
 export const jobText = (job: WireJobLike): string => fields({ ...jobRow(job), lastError: job['lastError'], body: job['body'] });
 export const jobsText = (jobs: readonly WireJobLike[]): string => table(jobs.map(jobRow), JOB_COLUMNS);
 
+export function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
 /** A body given on the command line: JSON when it parses, else the text itself. */
 export function parseBody(text: string | undefined): unknown {
   if (text === undefined) return undefined;
@@ -42,7 +46,8 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .argument('[body]', 'job body: JSON, or plain text')
     .option('--id <id>', 'your job id (idempotent push)')
     .option('--delay <duration>', 'delay: ms or "30s", "4m", "1h"')
-    .option('--run-at <time>', 'absolute due time: epoch ms or ISO-8601')
+    .option('--run-at <time>', 'absolute due time: epoch ms, ISO-8601 with offset, or local time with --time-zone')
+    .option('--time-zone <zone>', 'IANA zone of a --run-at written without offset, e.g. Asia/Shanghai')
     .option('--ttr <duration>', 'time to run once reserved')
     .option('--priority <n>', 'lower runs first among jobs due together', asInt)
     .option('--tag <tag>')
@@ -55,6 +60,7 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
       if (flags.id !== undefined) job.id = flags.id;
       if (flags.delay !== undefined) job.delayMs = /^\d+$/.test(flags.delay) ? Number(flags.delay) : flags.delay;
       if (flags.runAt !== undefined) job.runAt = /^\d+$/.test(flags.runAt) ? Number(flags.runAt) : flags.runAt;
+      if (flags.timeZone !== undefined) job.timeZone = flags.timeZone;
       if (flags.ttr !== undefined) job.ttrMs = /^\d+$/.test(flags.ttr) ? Number(flags.ttr) : flags.ttr;
       if (flags.priority !== undefined) job.priority = flags.priority;
       if (flags.tag !== undefined) job.tag = flags.tag;

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
 import { createRuntime } from '../../runtime.js';
 import { buildApp, closeGracefully } from '../../server/app.js';
+import { startBeanstalkd } from '../../beanstalkd/start.js';
 
 export interface ServeFlags {
   config?: string | undefined;
@@ -16,6 +17,8 @@ export interface ServeFlags {
   store?: string | undefined;
   redisUrl?: string | undefined;
   logLevel?: string | undefined;
+  beanstalkdPort?: number | undefined;
+  beanstalkdHost?: string | undefined;
 }
 
 /** Flags → the partial config they override (only flags actually given). */
@@ -30,6 +33,9 @@ export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
   set('store', 'kind', flags.store);
   set('redis', 'url', flags.redisUrl);
   set('log', 'level', flags.logLevel);
+  set('beanstalkd', 'port', flags.beanstalkdPort);
+  set('beanstalkd', 'host', flags.beanstalkdHost);
+  if (flags.beanstalkdPort !== undefined || flags.beanstalkdHost !== undefined) set('beanstalkd', 'enabled', true);
   return overrides;
 }
 
@@ -38,16 +44,22 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const logger = pino({ level: config.log.level, base: { service: 'delayq' } });
   const runtime = createRuntime(config, { logger });
   await runtime.start();
-  const app = await buildApp(runtime.service, config, { logger, sinks: runtime.sinks, metrics: runtime.metrics });
+  const app = await buildApp(runtime.service, config, { logger, sinks: runtime.sinks, schedules: runtime.schedules, metrics: runtime.metrics });
   const url = await app.listen({ host: config.http.host, port: config.http.port });
   logger.info({ url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined }, 'delayq listening');
+  const beanstalkd = await startBeanstalkd(runtime.service, config, logger);
+  // gRPC (and its libraries) load only when enabled.
+  const grpc = config.grpc.enabled
+    ? new (await import('../../grpc/grpc-server.js')).DelayqGrpcServer(runtime.service, config, { logger: logger.child({ component: 'grpc' }) })
+    : undefined;
+  if (grpc) logger.info({ grpc: `${config.grpc.host}:${await grpc.listen()}` }, 'delayq gRPC listening');
 
   let closing = false;
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    closeGracefully(app, runtime).then(
+    Promise.all([beanstalkd?.close(), grpc?.close()]).then(() => closeGracefully(app, runtime)).then(
         () => {
           logger.info('closed');
           process.exit(0);

@@ -21,7 +21,12 @@ export function registerHealthRoutes(app: DelayqApp, { service }: RouteContext):
       }
       return reply
         .status(ready ? 200 : 503)
-        .send({ status: ready ? 'ok' : 'unavailable', store: service.store.kind, waitingConsumers: service.waitingConsumers });
+        .send({
+          status: ready ? 'ok' : 'unavailable',
+          store: service.store.kind,
+          waitingConsumers: service.waitingConsumers,
+          storeResets: service.storeNotices.resets,
+        });
     },
   );
 }

@@ -93,11 +93,13 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
       schema: {
         tags: ['jobs'],
         summary: 'Cancel a delayed, ready or reserved job',
+        description: 'The answer says whether the job had already gone out: `dispatched` is true when it was reserved (held by a consumer, or being delivered by a push sink) as it was cancelled.',
         params: JobIdParams,
         body: CancelRequest,
         response: { 200: CancelResponse, ...errorResponses },
       },
       // The body is optional: `curl -X POST …/cancel` with nothing to say is fine.
+      config: { optionalBody: true },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -122,9 +124,10 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      const when: { delayMs?: number | string; runAt?: number | string } = {};
+      const when: { delayMs?: number | string; runAt?: number | string; timeZone?: string } = {};
       if (request.body.delayMs !== undefined) when.delayMs = request.body.delayMs;
       if (request.body.runAt !== undefined) when.runAt = request.body.runAt;
+      if (request.body.timeZone !== undefined) when.timeZone = request.body.timeZone;
       return { job: toWireJob(await service.reschedule(request.params.id, when)) };
     },
   );

@@ -22,7 +22,7 @@ const RestoreSummarySchema = Type.Object({
   startedAt: Type.Integer(),
   durationMs: Type.Integer(),
 }, { additionalProperties: true });
-const ClearAllBody = Type.Object(
+export const ClearAllBody = Type.Object(
   {
     /** Must be the text "clear-all": this cancels every unfinished job. */
     confirm: Type.String({ maxLength: 32 }),
@@ -68,8 +68,8 @@ export function journalRestoreHandler(service: DelayqService): RestoreHandler {
   const text = (s: { scanned: number; restored: number; alreadyPresent: number; skippedExpired: number; leftInJournal: number; durationMs: number }) =>
     `restored ${s.restored} of ${s.scanned} unfinished jobs (${s.alreadyPresent} already present, ${s.skippedExpired} past due skipped, ${s.leftInJournal} left in the journal) in ${s.durationMs} ms`;
   return {
-    restoreAll: async (expire) => text(await service.journalOperations().restore({ expire })),
-    restoreOne: async (id) => text(await service.journalOperations().restoreJob(id, { expire: true })),
+    restore: async (expire) => text(await service.journalOperations().restore({ expire })),
+    restoreJob: async (id) => text(await service.journalOperations().restoreJob(id, { expire: true })),
     clearAll: async (confirm, actor) => {
       const summary = await service.journalOperations().clearAll({ confirm: confirm ?? '', actor });
       return `cancelled ${summary.cancelled} unfinished jobs in ${summary.durationMs} ms`;

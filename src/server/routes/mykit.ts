@@ -138,21 +138,21 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.addHook('preHandler', async (request) => {
     if (/^\/(reStore|clearAll)/.test(request.routeOptions.url ?? '')) authorizeAllTopics(request);
   });
-  const restoreAll = async (expire: string | undefined) => {
+  const restoreAnswer = async (expire: string | undefined) => {
     if (expire !== undefined && expire !== 'true' && expire !== 'false') throw invalid('expire', 'must be true or false');
     if (!restore) return refused(NO_JOURNAL);
-    return ok(await restore.restoreAll(expire !== 'false'));
+    return ok(await restore.restore(expire !== 'false'));
   };
-  const restoreOne = async (id: string) => (restore ? ok(await restore.restoreOne(requireJobId(id))) : refused(NO_JOURNAL));
+  const restoreJobAnswer = async (id: string) => (restore ? ok(await restore.restoreJob(requireJobId(id))) : refused(NO_JOURNAL));
 
   app.get('/reStore', { schema: { ...base('restore unfinished jobs from the journal'), querystring: Type.Object({ expire: Type.Optional(Type.String()) }) } }, async (request) =>
-    restoreAll(request.query.expire),
+    restoreAnswer(request.query.expire),
   );
   app.get('/reStore/:id', { schema: { ...base('restore one job from the journal'), params: Type.Object({ id: Type.String() }) } }, async (request) =>
-    restoreOne(request.params.id),
+    restoreJobAnswer(request.params.id),
   );
   app.get('/reStoreJob', { schema: { ...base('restore one job from the journal'), querystring: JobIdQuery } }, async (request) =>
-    restoreOne(request.query.jobId ?? ''),
+    restoreJobAnswer(request.query.jobId ?? ''),
   );
   app.get(
     '/clearAll',

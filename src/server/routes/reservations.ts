@@ -7,14 +7,14 @@ import {
   FailResponse,
   JobIdParams,
   JobResponse,
-  ReserveRequest,
-  ReserveResponse,
   TokenRequest,
   ReleaseRequest,
   TouchRequest,
 } from '../../protocol/schemas.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
+import { settleAcks } from '../batch-ack.js';
+import { ReserveAndAckRequest, ReserveAndAckResponse } from '../../protocol/ack-schemas.js';
 import { toWireJob, toWireReservation } from '../wire.js';
 import { reserveForRequest } from '../reserve-for-request.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
@@ -30,15 +30,19 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
         summary: 'Reserve up to `count` ready jobs; with `waitMs`, wait (long-poll) until one is ready',
         description:
           'Answers as soon as at least one job is reserved, or with an empty list after waitMs. If the client ' +
-          'disconnects before the answer is written, the jobs reserved for it are released at once.',
-        body: ReserveRequest,
-        response: { 200: ReserveResponse, ...errorResponses },
+          'disconnects before the answer is written, the jobs reserved for it are released at once. `acks` (the ' +
+          'previous batch\'s finishes, fails, releases, touches, as in POST /v1/ack) are settled before reserving and ' +
+          'answered in `acks`, one result per item, so a steady consumer needs one round trip per batch.',
+        body: ReserveAndAckRequest,
+        response: { 200: ReserveAndAckResponse, ...errorResponses },
       },
     },
     async (request, reply) => {
-      authorizeTopic(request, request.body.topics, 'topics');
-      const reservations = await reserveForRequest(service, request, reply, request.body);
-      return { reservations: reservations.map(toWireReservation) };
+      const { acks, ...reserve } = request.body;
+      authorizeTopic(request, reserve.topics, 'topics');
+      const settled = acks === undefined ? undefined : await settleAcks(service, request, acks);
+      const reservations = await reserveForRequest(service, request, reply, reserve);
+      return { reservations: reservations.map(toWireReservation), ...(settled === undefined ? {} : { acks: settled }) };
     },
   );
 
@@ -65,6 +69,8 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
       schema: {
         tags: ['reservations'],
         summary: 'Finish a reserved job',
+        description:
+          'A repeat with the token that finished the job (its answer was lost) answers 200 with the job as it is; another token on a finished job is refused with E_WRONG_STATE.',
         params: JobIdParams,
         body: TokenRequest,
         response: { 200: JobResponse, ...errorResponses },

@@ -11,7 +11,7 @@ export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): 
     { schema: { tags: ['topics'], summary: 'Job counts per topic and state', response: { 200: StatsResponse, ...errorResponses } } },
     async (request) => {
       const topics = await service.stats();
-      return { topics: topics.filter((t) => mayUseTopic(request.principal, t.topic)) };
+      return { topics: topics.filter((t) => mayUseTopic(request.principal, t.topic)), storeResets: service.storeNotices.resets };
     },
   );
 

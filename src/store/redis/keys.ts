@@ -22,6 +22,8 @@
  *   T:draining   hash  topic → when a reserve last took jobs of it (promote.lua leaves such a topic's due
  *                jobs to reserve.lua)
  *   T:nodes      hash  node name ↔ small index used in history entries
+ *   T:marker     string a value each process remembers: gone or changed means the partition lost its data
+ *                (reset-marker.ts)
  * The topic keys (`T:delayed:X` …) and `T:draining` are the one exception to "keys only in keys.ts": a
  * script that loads a job by id learns its topic from the record, so it appends the topic to `topicPrefix`
  * (ARGV[1]) itself; `draining` is built the same way, by the two scripts that use it.
@@ -37,6 +39,7 @@ export interface PartitionKeys {
   readonly ended: string;
   readonly counts: string;
   readonly nodes: string;
+  readonly marker: string;
   /** ARGV[1] of every script: the Lua side appends `delayed:X`, `ready:X` or `dead:X`. */
   readonly topicPrefix: string;
   delayed(topic: string, bucket: number): string;
@@ -61,6 +64,7 @@ export function partitionKeys(prefix: string, partition: number): PartitionKeys 
     ended: k('ended'),
     counts: k('counts'),
     nodes: k('nodes'),
+    marker: k('marker'),
     topicPrefix: tag,
     delayed: (topic, bucket) => k(`delayed:${topic}#${bucket}`),
     ready: (topic) => k(`ready:${topic}`),

@@ -19,8 +19,12 @@ import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
 import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
 import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
+import { redrive } from './redis-redrive.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { WakeBus } from './wake-bus.js';
+import { NoticeFanout, type NoticingStore, type StoreNoticeListener } from '../store-notices.js';
+import { persistenceWarnings } from './persistence-check.js';
+import { ResetMarker } from './reset-marker.js';
 
 export interface RedisStoreOptions {
   /** `redis://…`, `redis-sentinel://…` or `redis-cluster://…` (see parseRedisUrl); or give `connection`. */
@@ -52,7 +56,7 @@ interface FinishItem { id: string; token: string; now: EpochMs }
  * slot), and several delayq processes hear each other through pub/sub (WakeBus). Reads and writes that span
  * partitions (promote, reserve, stats…) fan out and merge in the client.
  */
-export class RedisStore implements WatchableStore {
+export class RedisStore implements WatchableStore, NoticingStore {
   readonly kind = 'redis';
   readonly capabilities: StoreCapabilities = { shared: true, durable: true };
   /** Redis's clock, for DelayqService's `clock` option when several processes share this Redis. */
@@ -77,6 +81,8 @@ export class RedisStore implements WatchableStore {
   private readonly access: PartitionAccess;
   readonly pauses = new RedisTopicPauses((fn) => this.guard(fn), () => this.prefix);
   readonly numbers = new RedisJobNumbers((fn) => this.guard(fn), () => this.prefix);
+  private readonly noticeFanout = new NoticeFanout();
+  private readonly marker: ResetMarker;
 
   constructor(options: RedisStoreOptions) {
     const parsed = options.url === undefined ? undefined : parseRedisUrl(options.url);
@@ -99,6 +105,8 @@ export class RedisStore implements WatchableStore {
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
     this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items));
     this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
+    // After a wipe the node names are gone too: register again, so history names the right nodes.
+    this.marker = new ResetMarker(this.parts.map((k) => k.marker), () => this.client, () => this.clock.now(), this.noticeFanout, () => this.registerNode(this.conn));
     this.access = {
       parts: this.parts,
       part: (id) => this.part(id),
@@ -131,15 +139,18 @@ export class RedisStore implements WatchableStore {
     this.client = client;
     await client.connect();
     await checkEvictionPolicy(client);
+    for (const warning of await persistenceWarnings(client)) this.noticeFanout.onWarning(warning);
     defineScripts(client);
     await this.registerNode(client);
     await this.clock.sync();
     this.clock.start();
+    await this.marker.open(client);
     // After a reconnect the server may be another one (failover) or a restarted one without its data:
     // register the node name again and re-sample the clock offset.
     client.on('ready', () => {
       void this.registerNode(client).catch(() => undefined);
       void this.clock.sync().catch(() => undefined);
+      void this.marker.check().catch(() => undefined);
     });
   }
 
@@ -155,10 +166,15 @@ export class RedisStore implements WatchableStore {
     if (!client) return;
     await this.opening?.catch(() => undefined);
     this.clock.stop();
+    this.marker.close();
     await this.bus.close();
     this.client = undefined;
     this.opening = undefined;
     await client.quit().catch(() => client.disconnect());
+  }
+
+  notices(listener: StoreNoticeListener): void {
+    this.noticeFanout.add(listener);
   }
 
   watch(watcher: StoreWatcher): void {
@@ -322,28 +338,8 @@ export class RedisStore implements WatchableStore {
     return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '']);
   }
 
-  async redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
-    const ids = 'ids' in target ? [...target.ids] : await this.oldestDead(target.topic, target.limit);
-    const byPartition = new Map<number, string[]>();
-    for (const id of ids) {
-      const p = this.part(id);
-      byPartition.set(p, [...(byPartition.get(p) ?? []), id]);
-    }
-    const replies = await Promise.all(
-      [...byPartition].map(([p, list]) => this.run('redrive', p, [now, this.nodeIndex[p]!, ...list]) as Promise<[number, ...string[]]>),
-    );
-    const topics = new Set(replies.flatMap(([, ...t]) => t));
-    if (topics.size) this.bus.ready(topics);
-    return replies.reduce((sum, [n]) => sum + Number(n), 0);
-  }
-
-  /** The topic's `limit` oldest dead jobs over all partitions (by finishedAt, then id). */
-  private async oldestDead(topic: string, limit: number): Promise<string[]> {
-    const heads = await this.guard((c) => this.all((p) => c.zrange(this.parts[p]!.dead(topic), 0, String(limit - 1), 'WITHSCORES')));
-    const entries: { id: string; at: number }[] = [];
-    for (const flat of heads) for (let i = 0; i < flat.length; i += 2) entries.push({ id: flat[i]!, at: Number(flat[i + 1]) });
-    entries.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1));
-    return entries.slice(0, limit).map((e) => e.id);
+  redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
+    return redrive(this.access, target, now);
   }
 
   // ---- the scheduler (redis-scheduling.ts)

@@ -18,12 +18,12 @@ export const bearer = (token: string): Record<string, string> => ({ authorizatio
 /** A RestoreHandler that only counts calls: proves whether a request reached restore/clearAll at all. */
 export class RecordingRestore implements RestoreHandler {
   calls: string[] = [];
-  async restoreAll(expire: boolean): Promise<string> {
-    this.calls.push(`restoreAll(${expire})`);
+  async restore(expire: boolean): Promise<string> {
+    this.calls.push(`restore(${expire})`);
     return 'restored 0 jobs';
   }
-  async restoreOne(id: string): Promise<string> {
-    this.calls.push(`restoreOne(${id})`);
+  async restoreJob(id: string): Promise<string> {
+    this.calls.push(`restoreJob(${id})`);
     return `restored ${id}`;
   }
   async clearAll(): Promise<string> {

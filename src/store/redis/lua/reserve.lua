@@ -22,6 +22,9 @@ expireDue(KEYS, tp, now, EXPIRE_AT_RESERVE, node)
 -- Candidates: ids[i], and for a ready one its set and member, for a due delayed one its delayed set.
 local ids, setOf, memberOf, dueSetOf = {}, {}, {}, {}
 local sources, seen, dueTopics, anyDue = 0, {}, {}, false
+-- Due delayed jobs are looked for up to this time: with one topic whose ready set fills the call, only
+-- those due before its last candidate could come first (priority 0 all: a topic with priorities takes none).
+local dueUpTo = now
 for t = 1, nt do
   local topic = ARGV[6 + t]
   local key = tp .. 'ready:' .. topic
@@ -30,6 +33,7 @@ for t = 1, nt do
     -- A set answers in the ready order already (score: priority; member: runAt, createdAt, id).
     local members = redis.call('ZRANGE', key, 0, max - 1)
     if #members > 0 then sources = sources + 1 end
+    if nt == 1 and #members >= max then dueUpTo = math.min(now, struct.unpack('>i6', members[#members]) - 1) end
     for i = 1, #members do
       local n = #ids + 1
       ids[n], setOf[n], memberOf[n] = string.sub(members[i], READY_ID_AT), key, members[i]
@@ -42,7 +46,7 @@ end
 -- Then due jobs still delayed, of the topics without priorities (all 0, so the order is runAt, then
 -- arrival). A few more than needed are read, in case some must be passed over (a lapsed ttl).
 if anyDue then
-  local dueIds, dueSets = dueJobs(KEYS[2], tp, now, max + 8, function(member) return not dueTopics[topicOfSet(member)] end)
+  local dueIds, dueSets = dueJobs(KEYS[2], tp, dueUpTo, max + 8, function(member) return not dueTopics[topicOfSet(member)] end)
   if #dueIds > 0 then sources = sources + 1 end
   for i = 1, #dueIds do
     local n = #ids + 1

@@ -1,0 +1,179 @@
+// delayq OVER THE API: the built server in its own process (bench/http-server.mjs) on the embedded store, on Redis,
+// or on Redis + the PostgreSQL journal, driven as its users drive it: pushes one request each (100 in
+// flight), consumed either by the SDK Worker (src/client/worker.ts) or by a plain-HTTP consumer written
+// from the docs as a Python or PHP client would be (one kept-alive connection; reserve count=100 carrying
+// the previous batch's finishes as acks: one round trip per batch).
+import http from 'node:http';
+import { Redis } from 'ioredis';
+import { join } from 'node:path';
+import { DelayqClient } from '../../src/client/client.js';
+import { Worker } from '../../src/client/worker.js';
+import { SERVER_SCRIPT } from '../build-server.js';
+import { cpuMsOf, freePort, onCleanup, startProcess, tempDir, type Server } from '../servers.js';
+import { bodyFor, type Consumer, type OnJob, type Subject } from '../subject.js';
+import { redisCommandCalls, usedMemory } from './delayq-subject.js';
+import { dropSqlDatabase, newSqlDatabase, type SqlTarget } from './sql-databases.js';
+
+const TOPIC = 'bench';
+const RESERVE_WAIT_MS = 1000;
+
+export type HttpBackend = { kind: 'sqlite' } | { kind: 'redis'; port: number } | { kind: 'journal'; port: number; sql: SqlTarget };
+export type HttpConsumer = 'sdk' | 'plain';
+
+export class DelayqHttpSubject implements Subject {
+  readonly family = 'delayq' as const;
+  readonly resolutionMs = 1;
+  readonly name: string;
+  readonly memoryKind: string;
+  readonly note: string;
+  private readonly backend: HttpBackend;
+  private readonly consumer: HttpConsumer;
+  private server: Server | undefined;
+  private client: DelayqClient | undefined;
+  private plain: PlainClient | undefined;
+  private admin: Redis | undefined;
+  private sqlName: string | undefined;
+  private readonly dir = tempDir('http');
+
+  constructor(backend: HttpBackend, consumer: HttpConsumer) {
+    this.backend = backend;
+    this.consumer = consumer;
+    const store = backend.kind === 'sqlite' ? 'embedded' : backend.kind === 'redis' ? 'Redis' : 'Redis + PostgreSQL';
+    this.name = `delayq · ${store} · ${consumer === 'sdk' ? 'SDK' : 'plain HTTP'}`;
+    this.memoryKind = backend.kind === 'sqlite' ? 'not measured over HTTP' : 'Redis used_memory';
+    this.note =
+      `over the API: server in its own process (${store}); ` +
+      (consumer === 'sdk'
+        ? 'SDK client.push per job, SDK Worker (2 lanes, finishes of a turn as one batch ack)'
+        : 'plain JSON over one kept-alive node:http agent per request flow, reserve count=100 carrying the previous batch as acks');
+  }
+
+  async open(): Promise<void> {
+    let overrides: Record<string, unknown>;
+    if (this.backend.kind === 'sqlite') {
+      overrides = { store: { kind: 'sqlite' }, sqlite: { path: join(this.dir, `bench-${Date.now()}.db`) } };
+    } else {
+      this.admin = new Redis({ host: '127.0.0.1', port: this.backend.port, lazyConnect: true });
+      await this.admin.connect();
+      await this.admin.flushall(); // our own benchmark Redis, never the shared 6379
+      overrides = { store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${this.backend.port}` } };
+      if (this.backend.kind === 'journal') {
+        const sql = this.backend.sql;
+        const name = await newSqlDatabase(sql);
+        this.sqlName = name;
+        onCleanup(() => dropSqlDatabase(sql, name));
+        overrides['journal'] = { kind: 'postgres', url: sql.url, schema: name };
+      }
+    }
+    const port = await freePort();
+    this.server = await startProcess(`delayq server (${this.name})`, process.execPath, [SERVER_SCRIPT, String(port), JSON.stringify(overrides)], port, 60_000);
+    const url = `http://127.0.0.1:${port}`;
+    this.client = new DelayqClient({ url });
+    this.plain = new PlainClient(port);
+  }
+
+  async close(): Promise<void> {
+    await this.client?.close();
+    this.plain?.close();
+    await this.server?.stop();
+    this.server = undefined;
+    if (this.backend.kind === 'journal' && this.sqlName) await dropSqlDatabase(this.backend.sql, this.sqlName).catch(() => undefined);
+    this.sqlName = undefined;
+    await this.admin?.quit();
+    this.admin = undefined;
+  }
+
+  async push(dueAt: number): Promise<void> {
+    if (this.consumer === 'sdk') await this.client!.push({ topic: TOPIC, runAt: dueAt, body: bodyFor(dueAt) });
+    else await this.plain!.post('/v1/jobs', { topic: TOPIC, runAt: dueAt, body: bodyFor(dueAt) });
+  }
+
+  async pushBulk(dueAts: readonly number[]): Promise<void> {
+    await this.client!.pushBatch(dueAts.map((dueAt) => ({ topic: TOPIC, runAt: dueAt, body: bodyFor(dueAt) })));
+  }
+
+  async memoryBytes(): Promise<number | undefined> {
+    return this.admin ? usedMemory(this.admin) : undefined;
+  }
+
+  /** The delayq server process's CPU (not Redis's): the per-request cost over the API. */
+  async serverCpuMs(): Promise<number | undefined> {
+    return this.server ? cpuMsOf(this.server.pid) : undefined;
+  }
+
+  commandCalls(): Promise<Map<string, { calls: number; usec: number }>> {
+    return this.admin ? redisCommandCalls(this.admin) : Promise.resolve(new Map());
+  }
+
+  async consume(concurrency: number, onJob: OnJob): Promise<Consumer> {
+    if (this.consumer === 'sdk') {
+      const worker = new Worker(this.client!, {
+        handlers: { [TOPIC]: (job) => onJob((job.body as { d: number }).d) },
+        concurrency,
+        waitMs: RESERVE_WAIT_MS,
+      }).start();
+      return { stop: () => worker.close() };
+    }
+    return this.plainConsumer(Math.min(concurrency, 100), onJob);
+  }
+
+  /** reserve → handle each job → the next reserve carries their finishes; the last ones go by POST /v1/ack. */
+  private plainConsumer(count: number, onJob: OnJob): Consumer {
+    const plain = this.plain!;
+    let stopped = false;
+    let acks: { id: string; token: string; op: 'finish' }[] = [];
+    const loop = (async () => {
+      while (!stopped) {
+        const answer = (await plain.post('/v1/reserve', { topics: [TOPIC], count, waitMs: RESERVE_WAIT_MS, ...(acks.length ? { acks } : {}) })) as {
+          reservations: { job: { id: string; body: { d: number } }; token: string }[];
+        };
+        acks = [];
+        for (const r of answer.reservations) {
+          onJob(r.job.body.d);
+          acks.push({ id: r.job.id, token: r.token, op: 'finish' });
+        }
+      }
+      if (acks.length) await plain.post('/v1/ack', { acks });
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await loop; // at most one long-poll (RESERVE_WAIT_MS) away
+      },
+    };
+  }
+}
+
+/** JSON over node:http with a keep-alive agent: what any language's HTTP client with a session does. */
+class PlainClient {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly port: number;
+
+  constructor(port: number) {
+    this.port = port;
+  }
+
+  post(path: string, body: unknown): Promise<unknown> {
+    const payload = JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: this.port, path, method: 'POST', agent: this.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => {
+            if (res.statusCode !== undefined && res.statusCode < 300) resolve(JSON.parse(text));
+            else reject(new Error(`POST ${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

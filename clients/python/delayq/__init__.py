@@ -1,0 +1,50 @@
+"""delayq's Python client: every HTTP operation (Client), the error catalogue as exceptions, and a Worker."""
+from .client import DEFAULT_URL, Client
+from .errors import (
+    BodyTooLargeError,
+    ConfigError,
+    ConflictError,
+    DelayqError,
+    ForbiddenError,
+    InternalError,
+    NotFoundError,
+    RateLimitedError,
+    ShuttingDownError,
+    SinkFailedError,
+    StoreUnavailableError,
+    TokenMismatchError,
+    UnauthorizedError,
+    ValidationError,
+    WrongStateError,
+)
+from .types import Ack, AckResult, HistoryEntry, Job, Reservation, TopicStats
+from .worker import JobContext, Worker, print_errors
+
+__all__ = [
+    "Ack",
+    "AckResult",
+    "BodyTooLargeError",
+    "Client",
+    "ConfigError",
+    "ConflictError",
+    "DEFAULT_URL",
+    "DelayqError",
+    "ForbiddenError",
+    "HistoryEntry",
+    "InternalError",
+    "Job",
+    "JobContext",
+    "NotFoundError",
+    "RateLimitedError",
+    "Reservation",
+    "ShuttingDownError",
+    "SinkFailedError",
+    "StoreUnavailableError",
+    "TokenMismatchError",
+    "TopicStats",
+    "UnauthorizedError",
+    "ValidationError",
+    "Worker",
+    "WrongStateError",
+    "print_errors",
+]

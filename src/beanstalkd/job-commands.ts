@@ -1,0 +1,245 @@
+/** The job commands: put, reserve, delete, release, bury, touch, kick, peek (mapping: docs/beanstalkd.md). */
+import { isDelayqError } from '../core/errors.js';
+import type { Job, JobState } from '../core/job.js';
+import { LIMITS } from '../core/limits.js';
+import { RESERVE_MAX_WAIT_MS } from '../service.js';
+import { BAD_FORMAT, NOT_FOUND, type Reply } from './replies.js';
+import type { ConnectionState as Connection, Held } from './connection-state.js';
+import { bodyFromBytes, bytesFromBody, priorityFromPri } from './job-codec.js';
+import type { PutArgs } from './wire-parser.js';
+
+/** beanstalkd's safety margin: a reserve by a client whose job's TTR ends within it answers DEADLINE_SOON. */
+export const DEADLINE_SOON_MS = 1000;
+/** A TTR lapse puts the job back at once, as many times as it happens (up to delayq's attempt limit). */
+const BEANSTALKD_RETRY = { maxAttempts: LIMITS.maxAttemptsMax, backoff: { type: 'fixed' as const, delayMs: 0 } };
+/** How many jobs peek-ready / peek-delayed / peek-buried look at to find the next one. */
+const PEEK_WINDOW = 100;
+/** Most jobs one kick moves. */
+const KICK_MAX = 1000;
+
+/** The refusals that mean "no such job for you" (NOT_FOUND) rather than a broken server. */
+function isGoneJob(err: unknown): boolean {
+  return (
+    isDelayqError(err) &&
+    (err.code === 'E_NOT_FOUND' || err.code === 'E_WRONG_STATE' || err.code === 'E_TOKEN_MISMATCH')
+  );
+}
+
+async function orNotFound(run: () => Promise<Reply>): Promise<Reply> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isGoneJob(err)) return NOT_FOUND;
+    throw err;
+  }
+}
+
+/** `<WORD> <number> <bytes>\r\n<body>\r\n` (RESERVED, FOUND). */
+async function withBody(word: string, conn: Connection, job: Job): Promise<Buffer> {
+  const number = await conn.ctx.numbers.numberOf(job.id);
+  const bytes = bytesFromBody(JSON.parse(job.body));
+  return Buffer.concat([Buffer.from(`${word} ${number} ${bytes.length}\r\n`), bytes, Buffer.from('\r\n')]);
+}
+
+export async function put(conn: Connection, args: PutArgs, body: Buffer): Promise<Reply> {
+  conn.isProducer = true;
+  const { service } = conn.ctx;
+  let job: Job;
+  try {
+    ({ job } = await service.push({
+      topic: conn.used,
+      body: bodyFromBytes(body),
+      priority: priorityFromPri(args.pri),
+      delayMs: Math.min(args.delay * 1000, LIMITS.maxDelayMs),
+      ttrMs: Math.min(Math.max(args.ttr, 1) * 1000, LIMITS.ttrMaxMs),
+      retry: BEANSTALKD_RETRY,
+    }));
+  } catch (err) {
+    // The body's JSON form may be longer than its bytes (escapes, base64).
+    if (isDelayqError(err) && err.code === 'E_BODY_TOO_LARGE') return 'JOB_TOO_BIG\r\n';
+    if (isDelayqError(err) && err.code === 'E_VALIDATION') return BAD_FORMAT;
+    throw err;
+  }
+  conn.ctx.totalJobs++;
+  return `INSERTED ${await conn.ctx.numbers.numberOf(job.id)}\r\n`;
+}
+
+/** Forgets held jobs whose TTR ran out (delayq took them back); true when one ends within the margin. */
+function deadlineSoon(conn: Connection, now: number): boolean {
+  let soon = false;
+  for (const [n, h] of conn.held) {
+    if (h.deadlineAt <= now) {
+      conn.held.delete(n);
+      conn.ctx.jobTimeouts++;
+    } else if (h.deadlineAt - now <= DEADLINE_SOON_MS) soon = true;
+  }
+  return soon;
+}
+
+export async function reserve(conn: Connection, timeoutSeconds: number | null): Promise<Reply> {
+  conn.isWorker = true;
+  const { service } = conn.ctx;
+  const giveUpAt = timeoutSeconds === null ? Number.POSITIVE_INFINITY : performance.now() + timeoutSeconds * 1000;
+  for (;;) {
+    const now = service.clock.now();
+    if (deadlineSoon(conn, now)) return 'DEADLINE_SOON\r\n';
+    const untilSoon = Math.min(...[...conn.held.values()].map((h) => h.deadlineAt - DEADLINE_SOON_MS - now));
+    const waitMs = Math.max(0, Math.min(giveUpAt - performance.now(), untilSoon, RESERVE_MAX_WAIT_MS));
+    // First a try shared with the other connections of this turn; then, if nothing was ready, a long-poll.
+    let got = await conn.ctx.reserves.tryReserve(conn.watched);
+    if (!got && waitMs >= 1 && !conn.isGone) {
+      conn.isWaiting = true;
+      try {
+        [got] = await service.reserve({ topics: conn.watched, count: 1, waitMs: Math.floor(waitMs) }, conn.gone.signal);
+      } finally {
+        conn.isWaiting = false;
+      }
+    }
+    if (got) {
+      const number = await conn.ctx.numbers.numberOf(got.job.id);
+      conn.held.set(number, { id: got.job.id, token: got.token, deadlineAt: got.deadlineAt });
+      // Gone while reserving: the close handler releases what it holds once this command has ended.
+      if (conn.isGone) return null;
+      return withBody('RESERVED', conn, got.job);
+    }
+    if (conn.isGone) return null;
+    if (performance.now() >= giveUpAt) return 'TIMED_OUT\r\n';
+  }
+}
+
+/** reserve-job: delayq's stores reserve by topic, not by id (docs/beanstalkd.md), so it answers NOT_FOUND. */
+export function reserveJob(): Reply {
+  return NOT_FOUND;
+}
+
+function held(conn: Connection, number: number): Held | undefined {
+  const h = conn.held.get(number);
+  if (h && h.deadlineAt <= conn.ctx.service.clock.now()) {
+    conn.held.delete(number);
+    return undefined;
+  }
+  return h;
+}
+
+/** A held job's command: NOT_FOUND unless this connection holds it (and its TTR has not lapsed). */
+async function onHeld(conn: Connection, number: number, run: (h: Held) => Promise<Reply>): Promise<Reply> {
+  const h = held(conn, number);
+  if (!h) return NOT_FOUND;
+  return orNotFound(async () => {
+    try {
+      return await run(h);
+    } catch (err) {
+      if (isGoneJob(err)) conn.held.delete(number);
+      throw err;
+    }
+  });
+}
+
+export async function del(conn: Connection, number: number): Promise<Reply> {
+  const { service, numbers } = conn.ctx;
+  const id = conn.held.get(number)?.id ?? (await numbers.idOf(number));
+  if (id === null) return NOT_FOUND;
+  const reply = await orNotFound(async () => {
+    const h = held(conn, number);
+    if (h) {
+      conn.held.delete(number);
+      const job = await service.finish(id, h.token);
+      conn.ctx.tube(job.topic).deletes++;
+      return 'DELETED\r\n';
+    }
+    const job = await service.get(id);
+    if (job.state === 'dead')
+      await service.redrive({ ids: [id] }); // a buried job: dead → ready → cancelled
+    else if (job.state !== 'ready' && job.state !== 'delayed') return NOT_FOUND;
+    await service.cancel(id, 'deleted over beanstalkd');
+    conn.ctx.tube(job.topic).deletes++;
+    return 'DELETED\r\n';
+  });
+  return reply;
+}
+
+export function release(conn: Connection, number: number, _pri: number, delay: number): Promise<Reply> {
+  return onHeld(conn, number, async (h) => {
+    await conn.ctx.service.release(
+      h.id,
+      h.token,
+      delay > 0 ? { delayMs: Math.min(delay * 1000, LIMITS.maxDelayMs) } : {},
+    );
+    conn.held.delete(number);
+    return 'RELEASED\r\n';
+  });
+}
+
+export function bury(conn: Connection, number: number, _pri: number): Promise<Reply> {
+  return onHeld(conn, number, async (h) => {
+    await conn.ctx.service.fail(h.id, h.token, { bury: true, error: 'buried over beanstalkd' });
+    conn.held.delete(number);
+    return 'BURIED\r\n';
+  });
+}
+
+export function touch(conn: Connection, number: number): Promise<Reply> {
+  return onHeld(conn, number, async (h) => {
+    const job = await conn.ctx.service.touch(h.id, h.token);
+    h.deadlineAt = job.deadlineAt ?? h.deadlineAt;
+    return 'TOUCHED\r\n';
+  });
+}
+
+/** The job of a number, unless it ended (finished, cancelled, expired: deleted, for beanstalkd). */
+async function liveJob(conn: Connection, number: number): Promise<Job | null> {
+  const id = await conn.ctx.numbers.idOf(number);
+  if (id === null) return null;
+  try {
+    const job = await conn.ctx.service.get(id);
+    return ['ready', 'delayed', 'reserved', 'dead'].includes(job.state) ? job : null;
+  } catch (err) {
+    if (isGoneJob(err)) return null;
+    throw err;
+  }
+}
+
+export async function peekJob(conn: Connection, number: number): Promise<Reply> {
+  const job = await liveJob(conn, number);
+  return job ? withBody('FOUND', conn, job) : NOT_FOUND;
+}
+
+/** peek-ready (next to reserve), peek-delayed (due first), peek-buried (buried first) of the used tube. */
+export async function peekState(
+  conn: Connection,
+  state: Extract<JobState, 'ready' | 'delayed' | 'dead'>,
+): Promise<Reply> {
+  const { jobs } = await conn.ctx.service.list({ topic: conn.used, state, limit: PEEK_WINDOW });
+  const key = (j: Job): number[] => (state === 'dead' ? [j.finishedAt ?? 0, 0] : [j.runAt, j.priority]);
+  const next = jobs.reduce<Job | undefined>((best, j) => {
+    if (!best) return j;
+    const [a, b] = [key(j), key(best)];
+    return a[0]! < b[0]! || (a[0] === b[0] && a[1]! < b[1]!) ? j : best;
+  }, undefined);
+  return next ? withBody('FOUND', conn, next) : NOT_FOUND;
+}
+
+export async function kick(conn: Connection, bound: number): Promise<Reply> {
+  const { service } = conn.ctx;
+  const limit = Math.min(bound, KICK_MAX);
+  if (limit === 0) return 'KICKED 0\r\n';
+  const counts = (await service.stats()).find((s) => s.topic === conn.used)?.counts;
+  if (counts && counts.dead > 0) return `KICKED ${await service.redrive({ topic: conn.used, limit })}\r\n`;
+  const { jobs } = await service.list({ topic: conn.used, state: 'delayed', limit });
+  let kicked = 0;
+  for (const job of jobs) {
+    if ((await orNotFound(async () => (await service.reschedule(job.id, { delayMs: 0 }), 'ok'))) === 'ok') kicked++;
+  }
+  return `KICKED ${kicked}\r\n`;
+}
+
+export async function kickJob(conn: Connection, number: number): Promise<Reply> {
+  const job = await liveJob(conn, number);
+  if (!job) return NOT_FOUND;
+  return orNotFound(async () => {
+    if (job.state === 'dead') return (await conn.ctx.service.redrive({ ids: [job.id] })) > 0 ? 'KICKED\r\n' : NOT_FOUND;
+    if (job.state !== 'delayed') return NOT_FOUND;
+    await conn.ctx.service.reschedule(job.id, { delayMs: 0 });
+    return 'KICKED\r\n';
+  });
+}

@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { DelayqService } from '../service.js';
+import { BeanstalkdServer } from './server.js';
+
+/** Starts the beanstalkd listener when the configuration enables it; undefined when it does not. */
+export async function startBeanstalkd(
+  service: DelayqService,
+  config: Readonly<Config>,
+  logger: Logger,
+): Promise<BeanstalkdServer | undefined> {
+  if (!config.beanstalkd.enabled) return undefined;
+  const server = new BeanstalkdServer(service, {
+    host: config.beanstalkd.host,
+    port: config.beanstalkd.port,
+    maxJobSize: config.jobs.bodyMaxBytes,
+    authTokensConfigured: config.auth.tokens.length > 0,
+    allowUnauthenticated: config.beanstalkd.allowUnauthenticated,
+    logger: logger.child({ component: 'beanstalkd' }),
+  });
+  const port = await server.listen();
+  logger.info({ host: config.beanstalkd.host, port }, 'beanstalkd protocol listening');
+  return server;
+}

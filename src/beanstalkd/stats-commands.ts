@@ -1,0 +1,148 @@
+/** stats, stats-job and stats-tube: beanstalkd's fields from delayq's counts and this process's counters. */
+import { hostname, release, machine, type } from 'node:os';
+import { NOT_FOUND, okYaml, type Reply } from './replies.js';
+import type { ConnectionState as Connection } from './connection-state.js';
+import { priFromPriority, secondsFrom } from './job-codec.js';
+import { yamlMap } from './yaml.js';
+
+const STATE_NAMES: Record<string, string> = {
+  ready: 'ready',
+  delayed: 'delayed',
+  reserved: 'reserved',
+  dead: 'buried',
+};
+const VERSION = 'delayq (beanstalkd 1.12 protocol)';
+
+export async function statsJob(conn: Connection, number: number): Promise<Reply> {
+  const { service, numbers } = conn.ctx;
+  const id = await numbers.idOf(number);
+  if (id === null) return NOT_FOUND;
+  const job = await service.get(id).catch(() => null);
+  if (!job || !STATE_NAMES[job.state]) return NOT_FOUND;
+  const history = await service.history(id);
+  const events = (name: string): number => history.filter((h) => h.event === name).length;
+  const now = service.clock.now();
+  const timeLeft =
+    job.state === 'reserved' ? (job.deadlineAt ?? now) - now : job.state === 'delayed' ? job.runAt - now : 0;
+  return okYaml(
+    yamlMap({
+      id: number,
+      tube: job.topic,
+      state: STATE_NAMES[job.state]!,
+      pri: priFromPriority(job.priority),
+      age: Math.floor((now - job.createdAt) / 1000),
+      delay: secondsFrom(job.runAt - job.createdAt),
+      ttr: secondsFrom(job.ttrMs),
+      'time-left': Math.floor(Math.max(0, timeLeft) / 1000),
+      file: 0,
+      reserves: events('reserve'),
+      timeouts: history.filter((h) => h.event === 'retry' && h.reason === null).length,
+      releases: events('release'),
+      buries: events('bury'),
+      kicks: events('redrive'),
+    }),
+  );
+}
+
+export async function statsTube(conn: Connection, tube: string): Promise<Reply> {
+  const { ctx } = conn;
+  const topic = (await ctx.service.stats()).find((s) => s.topic === tube);
+  const connections = [...ctx.connections];
+  const using = connections.filter((c) => c.used === tube).length;
+  const watching = connections.filter((c) => c.watched.includes(tube)).length;
+  if (!topic && using === 0 && watching === 0 && tube !== 'default') return NOT_FOUND;
+  const counts = topic?.counts;
+  const local = ctx.tubes.get(tube);
+  const now = ctx.service.clock.now();
+  return okYaml(
+    yamlMap({
+      name: tube,
+      'current-jobs-urgent': 0,
+      'current-jobs-ready': counts?.ready ?? 0,
+      'current-jobs-reserved': counts?.reserved ?? 0,
+      'current-jobs-delayed': counts?.delayed ?? 0,
+      'current-jobs-buried': counts?.dead ?? 0,
+      'total-jobs': counts ? Object.values(counts).reduce((a, b) => a + b, 0) : 0,
+      'current-using': using,
+      'current-watching': watching,
+      'current-waiting': connections.filter((c) => c.isWaiting && c.watched.includes(tube)).length,
+      'cmd-delete': local?.deletes ?? 0,
+      'cmd-pause-tube': local?.pauses ?? 0,
+      pause: topic?.paused ? (local?.pauseSeconds ?? 0) : 0,
+      'pause-time-left': topic?.paused && topic.pausedUntil !== null ? secondsFrom(topic.pausedUntil - now) : 0,
+    }),
+  );
+}
+
+export async function stats(conn: Connection): Promise<Reply> {
+  const { ctx } = conn;
+  const topics = await ctx.service.stats();
+  const sum = (state: 'ready' | 'reserved' | 'delayed' | 'dead'): number =>
+    topics.reduce((a, t) => a + t.counts[state], 0);
+  const cmd = (name: string): number => ctx.commands.get(name) ?? 0;
+  const connections = [...ctx.connections];
+  const cpu = process.resourceUsage();
+  return okYaml(
+    yamlMap({
+      'current-jobs-urgent': 0,
+      'current-jobs-ready': sum('ready'),
+      'current-jobs-reserved': sum('reserved'),
+      'current-jobs-delayed': sum('delayed'),
+      'current-jobs-buried': sum('dead'),
+      ...Object.fromEntries(
+        [
+          'put',
+          'peek',
+          'peek-ready',
+          'peek-delayed',
+          'peek-buried',
+          'reserve',
+          'reserve-with-timeout',
+          'touch',
+          'use',
+          'watch',
+          'ignore',
+          'delete',
+          'release',
+          'bury',
+          'kick',
+          'stats',
+          'stats-job',
+          'stats-tube',
+          'list-tubes',
+          'list-tube-used',
+          'list-tubes-watched',
+          'pause-tube',
+        ].map((name) => [`cmd-${name}`, cmd(name)]),
+      ),
+      'job-timeouts': ctx.jobTimeouts,
+      'total-jobs': ctx.totalJobs,
+      'max-job-size': ctx.maxJobSize,
+      'current-tubes': new Set([
+        'default',
+        ...topics.map((t) => t.topic),
+        ...connections.flatMap((c) => [c.used, ...c.watched]),
+      ]).size,
+      'current-connections': connections.length,
+      'current-producers': connections.filter((c) => c.isProducer).length,
+      'current-workers': connections.filter((c) => c.isWorker).length,
+      'current-waiting': connections.filter((c) => c.isWaiting).length,
+      'total-connections': ctx.totalConnections,
+      pid: process.pid,
+      version: VERSION,
+      'rusage-utime': Number((cpu.userCPUTime / 1e6).toFixed(6)),
+      'rusage-stime': Number((cpu.systemCPUTime / 1e6).toFixed(6)),
+      uptime: Math.floor((Date.now() - ctx.startedAt) / 1000),
+      'binlog-oldest-index': 0,
+      'binlog-current-index': 0,
+      'binlog-records-migrated': 0,
+      'binlog-records-written': 0,
+      'binlog-max-size': 0,
+      draining: !ctx.service.isOpen,
+      id: ctx.serverId,
+      hostname: hostname(),
+      os: `${type()} ${release()}`,
+      platform: machine(),
+    }),
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * Settling acks (finish, fail, release, touch) in a batch, for the gRPC Ack call and the reserve stream.
+ * The shape follows `POST /v1/ack` (CONTRACTS item 3): a malformed ack refuses the whole batch naming
+ * `acks[i].field`; a refused ack (stale token, wrong state, a topic outside the token's scope, the store
+ * unreachable) refuses that ack only, with the catalogue error in its result. Acks of one job run in order; others run together.
+ */
+import { Type } from 'typebox';
+import { DelayqError } from '../core/errors.js';
+import type { Job } from '../core/job.js';
+import { LIMITS } from '../core/limits.js';
+import { JobId, Token } from '../protocol/schemas.js';
+import { mayUseTopic, type Principal } from '../server/auth.js';
+import { toDelayqError } from '../server/error-handler.js';
+import type { DelayqService } from '../service.js';
+import { jobMessageOf, validate } from './convert.js';
+import type { AckMessage, AckResultMessage } from './messages.js';
+
+const strict = { additionalProperties: false } as const;
+
+export const AckSchema = Type.Object(
+  {
+    id: JobId,
+    token: Token,
+    op: Type.Union([Type.Literal('finish'), Type.Literal('fail'), Type.Literal('release'), Type.Literal('touch')]),
+    error: Type.Optional(Type.String()),
+    retryDelayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
+    bury: Type.Optional(Type.Boolean()),
+    ttrMs: Type.Optional(Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs })),
+    delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
+  },
+  strict,
+);
+const AckBatchSchema = Type.Object({ acks: Type.Array(AckSchema, { maxItems: LIMITS.ackBatchMax }) }, strict);
+
+export interface ValidAck {
+  id: string;
+  token: string;
+  op: 'finish' | 'fail' | 'release' | 'touch';
+  error?: string;
+  retryDelayMs?: number;
+  bury?: boolean;
+  ttrMs?: number;
+  delayMs?: number;
+}
+
+/** Ack messages → validated acks; throws E_VALIDATION naming `acks[i].field` (or `acks` when too many). */
+export function validateAcks(messages: readonly AckMessage[]): ValidAck[] {
+  const acks = messages.map((m) => {
+    const ack: Record<string, unknown> = { id: m.id ?? '', token: m.token ?? '', op: m.op ?? '' };
+    for (const key of ['error', 'retryDelayMs', 'bury', 'ttrMs', 'delayMs'] as const) if (m[key] !== undefined) ack[key] = m[key];
+    return ack;
+  });
+  return validate<{ acks: ValidAck[] }>(AckBatchSchema, { acks }).acks;
+}
+
+export interface AckOptions {
+  principal: Principal | null;
+  /** Include the job after each successful ack. */
+  jobs?: boolean;
+  /** Topics of jobs the caller is known to hold (reserved on this stream): no lookup needed to authorize. */
+  knownTopics?: ReadonlyMap<string, string>;
+}
+
+async function settleOne(service: DelayqService, ack: ValidAck, options: AckOptions): Promise<Job> {
+  if (options.principal && options.principal.topicPrefixes !== null) {
+    const topic = options.knownTopics?.get(ack.id) ?? (await service.get(ack.id)).topic;
+    if (!mayUseTopic(options.principal, topic)) throw new DelayqError('E_FORBIDDEN', `this token may not use topic "${topic}"`, { field: 'id' });
+  }
+  switch (ack.op) {
+    case 'finish':
+      return service.finish(ack.id, ack.token);
+    case 'release':
+      return service.release(ack.id, ack.token, { delayMs: ack.delayMs });
+    case 'touch':
+      return service.touch(ack.id, ack.token, ack.ttrMs);
+    case 'fail': {
+      const failure = { error: ack.error ?? null, ...(ack.retryDelayMs === undefined ? {} : { retryDelayMs: ack.retryDelayMs }), ...(ack.bury === undefined ? {} : { bury: ack.bury }) };
+      return (await service.fail(ack.id, ack.token, failure)).job;
+    }
+  }
+}
+
+/** Settles every ack; one result per ack, in order. */
+export async function settleAcks(service: DelayqService, acks: readonly ValidAck[], options: AckOptions): Promise<AckResultMessage[]> {
+  const lastOfJob = new Map<string, Promise<unknown>>();
+  const results = acks.map((ack) => {
+    const before = lastOfJob.get(ack.id) ?? Promise.resolve();
+    const result = before.then(async (): Promise<AckResultMessage> => {
+      try {
+        const job = await settleOne(service, ack, options);
+        return { id: ack.id, op: ack.op, ok: true, state: job.state, ...(options.jobs ? { job: jobMessageOf(job) } : {}) };
+      } catch (err) {
+        const error = toDelayqError(err);
+        const message = error.code === 'E_INTERNAL' ? 'internal error' : error.message;
+        return { id: ack.id, op: ack.op, ok: false, error: { code: error.code, message, ...(error.field === undefined ? {} : { field: error.field }) } };
+      }
+    });
+    lastOfJob.set(ack.id, result.catch(() => undefined));
+    return result;
+  });
+  return Promise.all(results);
+}

@@ -1,0 +1,74 @@
+/**
+ * Settles a batch of acknowledgements (finish, fail, release, touch) for one request. Every item is its
+ * own operation with its own outcome: a stale token, a missing job or a topic outside the caller's token
+ * scope refuses that item only, and the others still go through. Items run concurrently (the Redis client
+ * pipelines them); results come back in request order.
+ */
+import type { FastifyRequest } from 'fastify';
+import { isDelayqError, type DelayqError } from '../core/errors.js';
+import type { Job } from '../core/job.js';
+import type { Ack, AckResult } from '../protocol/ack-schemas.js';
+import type { DelayqService } from '../service.js';
+import { authorizeTopic } from './auth.js';
+import { toWireJob } from './wire.js';
+
+export async function settleAcks(
+  service: DelayqService,
+  request: FastifyRequest,
+  acks: readonly Ack[],
+  withJobs = false,
+): Promise<AckResult[]> {
+  return Promise.all(acks.map((ack, i) => settleOne(service, request, ack, `acks[${i}]`, withJobs)));
+}
+
+async function settleOne(service: DelayqService, request: FastifyRequest, ack: Ack, path: string, withJobs: boolean): Promise<AckResult> {
+  try {
+    await authorizeAck(service, request, ack, path);
+    const job = await apply(service, ack);
+    return { id: ack.id, op: ack.op, ok: true, state: job.state, ...(withJobs ? { job: toWireJob(job) } : {}) };
+  } catch (err) {
+    if (!isDelayqError(err)) throw err; // a bug, not an outcome: the whole request answers 500
+    return { id: ack.id, op: ack.op, ok: false, error: itemError(err, path) };
+  }
+}
+
+/** A token limited to topics may only settle jobs of those topics (the job is read to learn its topic). */
+async function authorizeAck(service: DelayqService, request: FastifyRequest, ack: Ack, path: string): Promise<void> {
+  if (!request.principal || request.principal.topicPrefixes === null) return;
+  const job = await service.get(ack.id);
+  authorizeTopic(request, job.topic, `${path}.id`);
+}
+
+async function apply(service: DelayqService, ack: Ack): Promise<Job> {
+  switch (ack.op) {
+    case 'finish':
+      return service.finish(ack.id, ack.token);
+    case 'fail': {
+      const failure = {
+        ...(ack.error === undefined ? {} : { error: ack.error }),
+        ...(ack.retryDelayMs === undefined ? {} : { retryDelayMs: ack.retryDelayMs }),
+        ...(ack.bury === undefined ? {} : { bury: ack.bury }),
+      };
+      return (await service.fail(ack.id, ack.token, failure)).job;
+    }
+    case 'release':
+      return service.release(ack.id, ack.token, ack.delayMs === undefined ? undefined : { delayMs: ack.delayMs });
+    case 'touch':
+      return service.touch(ack.id, ack.token, ack.ttrMs);
+  }
+}
+
+/** Where in the item the fault lies: the token for a stale reservation, the id for a job that cannot be settled. */
+function itemError(err: DelayqError, path: string): { code: string; message: string; field?: string } {
+  const field =
+    err.field !== undefined
+      ? err.field.startsWith('acks[')
+        ? err.field
+        : `${path}.${err.field}`
+      : err.code === 'E_TOKEN_MISMATCH'
+        ? `${path}.token`
+        : err.code === 'E_NOT_FOUND' || err.code === 'E_WRONG_STATE'
+          ? `${path}.id`
+          : undefined;
+  return { code: err.code, message: err.message, ...(field === undefined ? {} : { field }) };
+}

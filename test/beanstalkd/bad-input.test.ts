@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RawSession } from './raw-socket.js';
+import { startTarget, type Target } from './targets.js';
+
+// Byte-level sessions against delayq on each store and against beanstalkd itself: the same answers.
+describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire protocol against %s', (name) => {
+  let target: Target;
+  let s: RawSession;
+  const tube = `raw-${Math.random().toString(36).slice(2, 8)}`;
+
+  beforeAll(async () => {
+    target = await startTarget(name);
+    s = await RawSession.open(target.port);
+    expect(await s.ask(`use ${tube}`)).toBe(`USING ${tube}`);
+    expect(await s.ask(`watch ${tube}`)).toBe('WATCHING 2');
+    expect(await s.ask('ignore default')).toBe('WATCHING 1');
+  });
+  afterAll(async () => {
+    s.close();
+    await target.close();
+  });
+
+  it('answers garbage, malformed arguments and bad tube names with the documented errors', async () => {
+    expect(await s.ask('hello there')).toBe('UNKNOWN_COMMAND');
+    expect(await s.ask('put a b c d')).toBe('BAD_FORMAT');
+    expect(await s.ask('delete abc')).toBe('BAD_FORMAT');
+    expect(await s.ask('delete')).toBe('UNKNOWN_COMMAND');
+    expect(await s.ask('delete 1 2')).toBe('BAD_FORMAT');
+    expect(await s.ask('delete 4000000000')).toBe('NOT_FOUND');
+    expect(await s.ask('use -starts-with-hyphen')).toBe('BAD_FORMAT');
+    expect(await s.ask(`ignore ${tube}`)).toBe('NOT_IGNORED');
+    expect(await s.ask('reserve-with-timeout 0')).toBe('TIMED_OUT');
+    expect(await s.ask('peek-ready')).toBe('NOT_FOUND');
+    expect(await s.ask('list-tube-used')).toBe(`USING ${tube}`);
+  });
+
+  it('an overlong line is BAD_FORMAT, the rest of it dropped', async () => {
+    s.send(`${'x'.repeat(224)}list-tube-used\r\n`);
+    expect(await s.line()).toBe('BAD_FORMAT');
+    expect(await s.ask('list-tube-used')).toBe(`USING ${tube}`);
+  });
+
+  it('a body not followed by CRLF, or longer than announced, is EXPECTED_CRLF; nothing is stored', async () => {
+    expect(await s.ask('put 0 0 10 5\r\nhelloXX')).toBe('EXPECTED_CRLF');
+    expect(await s.line()).toBe('UNKNOWN_COMMAND'); // the CRLF after "XX" is an empty command line
+    s.send('put 0 0 10 5\r\nhello world\r\n');
+    expect(await s.line()).toBe('EXPECTED_CRLF');
+    expect(await s.line()).toBe('UNKNOWN_COMMAND'); // "orld"
+    expect(await s.ask('reserve-with-timeout 0')).toBe('TIMED_OUT');
+  });
+
+  it('a body over max-job-size is JOB_TOO_BIG, its bytes skipped', async () => {
+    const tooBig = 2 * 1024 * 1024;
+    s.send(
+      Buffer.concat([
+        Buffer.from(`put 0 0 10 ${tooBig}\r\n`),
+        Buffer.alloc(tooBig, 0x61),
+        Buffer.from('\r\nlist-tube-used\r\n'),
+      ]),
+    );
+    expect(await s.line()).toBe('JOB_TOO_BIG');
+    expect(await s.line()).toBe(`USING ${tube}`);
+  });
+
+  it('bodies are bytes: CRLF inside and invalid UTF-8 come back exactly', async () => {
+    const body = Buffer.from([0x68, 0x0d, 0x0a, 0xff, 0x00, 0xc3, 0x28, 0x0d, 0x0a]);
+    const inserted = await s.ask(
+      Buffer.concat([Buffer.from(`put 7 0 10 ${body.length}\r\n`), body, Buffer.from('\r\n')]),
+    );
+    expect(inserted).toMatch(/^INSERTED \d+$/);
+    const id = inserted.split(' ')[1];
+    s.send('reserve\r\n');
+    const reserved = await s.withBody();
+    expect(reserved.line).toBe(`RESERVED ${id} ${body.length}`);
+    expect(reserved.body.equals(body)).toBe(true);
+    expect(await s.ask(`delete ${id}`)).toBe('DELETED');
+  });
+
+  it('a client that vanishes while waiting in reserve takes no job with it', async () => {
+    const waiter = await RawSession.open(target.port);
+    waiter.send(`watch ${tube}\r\nreserve\r\n`);
+    expect(await waiter.line()).toBe('WATCHING 2');
+    waiter.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const inserted = await s.ask('put 0 0 10 2\r\nhi');
+    expect(inserted).toMatch(/^INSERTED \d+$/);
+    s.send('reserve-with-timeout 5\r\n');
+    const got = await s.withBody();
+    expect(got.line).toBe(`RESERVED ${inserted.split(' ')[1]} 2`);
+    expect(await s.ask(`delete ${inserted.split(' ')[1]}`)).toBe('DELETED');
+  });
+
+  it('DEADLINE_SOON: a reserve while holding a job whose TTR ends within a second', async () => {
+    const inserted = await s.ask('put 0 0 1 4\r\nsoon');
+    const id = inserted.split(' ')[1];
+    s.send('reserve\r\n');
+    expect((await s.withBody()).line).toBe(`RESERVED ${id} 4`);
+    expect(await s.ask('reserve-with-timeout 5')).toBe('DEADLINE_SOON');
+    expect(await s.ask(`delete ${id}`)).toBe('DELETED');
+  });
+
+  it('pipelined commands are answered in order', async () => {
+    s.send('put 0 0 10 1\r\na\r\nput 0 0 10 1\r\nb\r\nput 0 0 10 1\r\nc\r\nlist-tube-used\r\n');
+    const ids = [await s.line(), await s.line(), await s.line()].map((l) => l.split(' ')[1]);
+    expect(await s.line()).toBe(`USING ${tube}`);
+    s.send(ids.map(() => 'reserve\r\n').join(''));
+    const bodies = [];
+    for (const id of ids) {
+      const r = await s.withBody();
+      expect(r.line.split(' ')[1]).toBe(id);
+      bodies.push(r.body.toString());
+    }
+    expect(bodies).toEqual(['a', 'b', 'c']);
+    s.send(ids.map((id) => `delete ${id}\r\n`).join(''));
+    for (const _ of ids) expect(await s.line()).toBe('DELETED');
+    expect(await s.ask('stats-tube no-such-tube-here')).toBe('NOT_FOUND');
+  });
+});

@@ -1,0 +1,78 @@
+<?php
+// The consumer lifecycle through the PHP client against a real delayq (DELAYQ_URL, topic prefix
+// DELAYQ_PREFIX). Prints one `ok <step>` line per step; any failure exits non-zero.
+declare(strict_types=1);
+require __DIR__ . '/../../../clients/php/src/DelayqClient.php';
+
+use Delayq\DelayqClient;
+use Delayq\DelayqException;
+
+$client = new DelayqClient(getenv('DELAYQ_URL'));
+$p = getenv('DELAYQ_PREFIX') ?: 'php';
+
+function check(bool $ok, string $what): void
+{
+    if (!$ok) {
+        fwrite(STDERR, "failed: {$what}\n");
+        exit(1);
+    }
+}
+
+function refused(callable $call): DelayqException
+{
+    try {
+        $call();
+    } catch (DelayqException $e) {
+        return $e;
+    }
+    fwrite(STDERR, "a call that should fail succeeded\n");
+    exit(1);
+}
+
+$e = refused(fn () => $client->push('not a topic'));
+check($e->errorCode === 'E_VALIDATION' && $e->field === 'topic' && $e->status === 400, 'validation names the field');
+echo "ok validation\n";
+
+$client->push("{$p}-later", ['n' => 1], ['id' => "{$p}-c1", 'delayMs' => '1h']);
+check($client->cancel("{$p}-c1")['state'] === 'cancelled', 'cancel');
+check(refused(fn () => $client->cancel("{$p}-c1"))->errorCode === 'E_WRONG_STATE', 'second cancel refused');
+echo "ok cancel\n";
+
+// a handler longer than the TTR stays reserved by touching at half the TTR
+$client->push("{$p}-long", ['n' => 2], ['id' => "{$p}-l1"]);
+[$r] = $client->reserve(["{$p}-long"], 1, 5000, 2000);
+$until = microtime(true) + 5.0; // 2.5 TTRs
+while (microtime(true) < $until) {
+    usleep(500_000);
+    $client->touch($r["job"]["id"], $r["token"], 2000);
+}
+[$result] = $client->finishAll([$r]);
+check($result['ok'] === true && $result['state'] === 'finished', 'finish after touching');
+check($client->get("{$p}-l1")['attempts'] === 1, 'delivered once');
+echo "ok touch\n";
+
+// a batch: finish, a stale token refused on its own, fail with bury
+$client->pushBatch(array_map(fn ($i) => ['topic' => "{$p}-batch", 'id' => "{$p}-b{$i}", 'body' => $i], [1, 2, 3]));
+$got = $client->reserve(["{$p}-batch"], 3, 5000);
+check(count($got) === 3, 'three reserved');
+$results = $client->ack([
+    ['id' => $got[0]['job']['id'], 'token' => $got[0]['token'], 'op' => 'finish'],
+    ['id' => $got[1]['job']['id'], 'token' => 'stale-token', 'op' => 'finish'],
+    ['id' => $got[2]['job']['id'], 'token' => $got[2]['token'], 'op' => 'fail', 'error' => 'bad number', 'bury' => true],
+]);
+check(array_column($results, 'ok') === [true, false, true], 'batch results in order');
+check($results[1]['error']['code'] === 'E_TOKEN_MISMATCH' && $results[2]['state'] === 'dead', 'batch outcomes');
+$client->release($got[1]['job']['id'], $got[1]['token']);
+echo "ok batch\n";
+
+// fail → retry → dead
+$client->push("{$p}-fail", null, ['id' => "{$p}-f1", 'retry' => ['maxAttempts' => 2, 'backoff' => '100ms']]);
+for ($attempt = 1; $attempt <= 2; $attempt++) {
+    [$f] = $client->reserve(["{$p}-fail"], 1, 5000);
+    $answer = $client->fail($f['job']['id'], $f['token'], "boom {$attempt}");
+    check($answer['decision']['action'] === ($attempt === 1 ? 'retry' : 'bury'), "fail decision {$attempt}");
+}
+$dead = $client->get("{$p}-f1");
+check($dead['state'] === 'dead' && $dead['attempts'] === 2 && $dead['lastError'] === 'boom 2', 'dead after two attempts');
+echo "ok fail-retry-dead\n";
+echo "done\n";

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
+import { buildApp, type DelayqApp } from '../../src/server/app.js';
+import { http } from '../helpers/http-server.js';
+import { DelayqClient } from '../../src/client/client.js';
+import { DelayqError } from '../../src/core/errors.js';
+
+let runtime: DelayqRuntime;
+let app: DelayqApp;
+let url: string;
+
+beforeAll(async () => {
+  const config = loadConfig({ env: {}, overrides: { sqlite: { path: ':memory:' }, schedules: { leadMs: 500, refreshIntervalMs: 200 } } });
+  runtime = createRuntime(config);
+  await runtime.start();
+  app = await buildApp(runtime.service, config, { schedules: runtime.schedules });
+  url = await app.listen({ host: '127.0.0.1', port: 0 });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await runtime?.close();
+});
+
+describe('/v1/schedules', () => {
+  it('creates, reads, lists, replaces, pauses, resumes and deletes a schedule', async () => {
+    const put = await http(url, 'PUT', '/v1/schedules/nightly', {
+      json: { topic: 'report', cron: '0 0 2 * * *', timeZone: 'Asia/Shanghai', job: { body: { kind: 'nightly' }, priority: 5 } },
+    });
+    expect(put.status).toBe(201);
+    expect(put.body.schedule).toMatchObject({ name: 'nightly', topic: 'report', missed: 'once', paused: false, revision: 1, fired: 0 });
+    expect(new Date(put.body.schedule.nextFireAt).toISOString()).toMatch(/T18:00:00\.000Z$/); // 02:00 in Shanghai
+    const replaced = await http(url, 'PUT', '/v1/schedules/nightly', { json: { topic: 'report', everyMs: '1h', missed: 'skip' } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.schedule).toMatchObject({ revision: 2, cron: null, everyMs: 3_600_000, missed: 'skip' });
+    expect((await http(url, 'GET', '/v1/schedules/nightly')).body.schedule.revision).toBe(2);
+    expect((await http(url, 'GET', '/v1/schedules')).body.schedules.map((s: { name: string }) => s.name)).toContain('nightly');
+    const paused = await http(url, 'POST', '/v1/schedules/nightly/pause');
+    expect(paused.body.schedule).toMatchObject({ paused: true, nextFireAt: null });
+    const resumed = await http(url, 'POST', '/v1/schedules/nightly/resume');
+    expect(resumed.body.schedule.paused).toBe(false);
+    expect(resumed.body.schedule.nextFireAt).toBeGreaterThan(Date.now());
+    expect((await http(url, 'DELETE', '/v1/schedules/nightly')).body).toEqual({ deleted: true });
+    const gone = await http(url, 'GET', '/v1/schedules/nightly');
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('E_NOT_FOUND');
+  });
+
+  it('fires: an every-second schedule pushes jobs with id <name>:<tick> that a consumer reserves', async () => {
+    await http(url, 'PUT', '/v1/schedules/beat', { json: { topic: 'beat', everyMs: 1000, job: { body: 'tick' } } });
+    const got = await http(url, 'POST', '/v1/reserve', { json: { topics: ['beat'], waitMs: 5000 } });
+    const job = got.body.reservations[0].job;
+    expect(job.id).toMatch(/^beat:\d{13}$/);
+    expect(job.body).toBe('tick');
+    expect(job.runAt).toBe(Number(job.id.split(':')[1]));
+    await http(url, 'DELETE', '/v1/schedules/beat');
+  });
+
+  it.each([
+    [{ topic: 't', cron: '61 * * * * *' }, 'cron'],
+    [{ topic: 't', cron: 'every day' }, 'cron'],
+    [{ topic: 't', cron: '* * * * * *', timeZone: 'Mars/Olympus' }, 'timeZone'],
+    [{ topic: 't', everyMs: 0 }, 'everyMs'],
+    [{ topic: 't', everyMs: '0s' }, 'everyMs'],
+    [{ topic: 't' }, 'cron'],
+    [{ topic: 't', cron: '* * * * * *', everyMs: 1000 }, 'cron'],
+    [{ topic: 't', everyMs: 1000, job: { priority: 1.5 } }, 'job.priority'],
+    [{ topic: 't', everyMs: 1000, job: { retry: '4m,soon' } }, 'job.retry[1]'],
+    [{ topic: 't', everyMs: 1000, job: { ttrMs: 5 } }, 'job.ttrMs'],
+    [{ topic: 't', everyMs: 1000, job: { id: 'x' } }, 'job.id'],
+    [{ topic: 't', everyMs: 1000, startAt: '2026-12-01T10:00' }, 'startAt'],
+    [{ topic: 't', everyMs: 1000, startAt: 2_000_000_000_000, endAt: 1_900_000_000_000 }, 'endAt'],
+    [{ topic: 't', everyMs: 1000, missed: 'all' }, 'missed'],
+    [{ topic: 'bad topic', everyMs: 1000 }, 'topic'],
+  ])('refuses %j with 400 naming %s', async (json, field) => {
+    const res = await http(url, 'PUT', '/v1/schedules/bad', { json });
+    expect(res.status).toBe(400);
+    expect(res.body.error.field).toBe(field);
+  });
+
+  it('refuses a bad name with 400 and an unknown one with 404', async () => {
+    expect((await http(url, 'PUT', '/v1/schedules/a:b', { json: { topic: 't', everyMs: 1000 } })).status).toBe(400);
+    expect((await http(url, 'POST', '/v1/schedules/nope/pause')).status).toBe(404);
+  });
+
+  it('documents the routes in the OpenAPI document', async () => {
+    const doc = (await http(url, 'GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/schedules', '/v1/schedules/{name}', '/v1/schedules/{name}/pause', '/v1/schedules/{name}/resume']));
+    expect(doc.paths['/v1/jobs'].post.requestBody.content['application/json'].schema.properties.timeZone).toBeDefined();
+  });
+
+  it('pushes a job at a local time in a zone, and refuses one without offset or zone', async () => {
+    const ok = await http(url, 'POST', '/v1/jobs', { json: { topic: 'wall', runAt: '2027-12-01T10:00', timeZone: 'Asia/Shanghai' } });
+    expect(ok.status).toBe(201);
+    expect(ok.body.job.runAt).toBe(Date.parse('2027-12-01T02:00:00Z'));
+    const bad = await http(url, 'POST', '/v1/jobs', { json: { topic: 'wall', runAt: '2027-12-01T10:00' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('runAt');
+  });
+
+  it('is driven the same through the SDK', async () => {
+    const client = new DelayqClient({ url });
+    const created = await client.putSchedule('sdk', { topic: 'sdk', cron: '0 0 9 * * 1-5', timeZone: 'Europe/Berlin', job: { body: { hi: 1 } } });
+    expect(created).toMatchObject({ name: 'sdk', revision: 1, timeZone: 'Europe/Berlin' });
+    expect((await client.getSchedule('sdk')).cron).toBe('0 0 9 * * 1-5');
+    expect((await client.listSchedules()).some((s) => s.name === 'sdk')).toBe(true);
+    expect((await client.pauseSchedule('sdk')).paused).toBe(true);
+    expect((await client.resumeSchedule('sdk')).paused).toBe(false);
+    await client.deleteSchedule('sdk');
+    const err = await client.getSchedule('sdk').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DelayqError);
+    expect((err as DelayqError).code).toBe('E_NOT_FOUND');
+    const bad = await client.putSchedule('sdk', { topic: 'sdk', everyMs: 0 }).catch((e: unknown) => e);
+    expect((bad as DelayqError).field).toBe('everyMs');
+  });
+});

@@ -1,0 +1,188 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DelayqClient } from '../../src/client/client.js';
+import { loadConfig } from '../../src/config.js';
+import { LIMITS } from '../../src/core/limits.js';
+import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
+import { buildApp, closeGracefully, type DelayqApp } from '../../src/server/app.js';
+import { http, waitFor } from '../helpers/http-server.js';
+import { PG_URL, postgresJournalDatabase, type JournalDatabase } from '../helpers/journal-databases.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
+
+const ALL = 'batch-ack-all-topics-secret';
+const PAY_ONLY = 'batch-ack-pay-only-secret';
+const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+const prefixes = prefixPool('ack');
+let database: JournalDatabase;
+beforeAll(async () => {
+  database = await postgresJournalDatabase();
+});
+afterAll(async () => {
+  await prefixes.sweep();
+  await database.drop();
+});
+
+const shapes: Record<string, () => Record<string, unknown>> = {
+  embedded: () => ({ store: { kind: 'sqlite' }, sqlite: { path: ':memory:' } }),
+  redis: () => ({ store: { kind: 'redis' }, redis: { url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), partitions: 2 } }),
+  'redis + postgresql journal': () => ({
+    store: { kind: 'redis' },
+    redis: { url: 'redis://127.0.0.1:6379', prefix: prefixes.next() },
+    journal: { kind: 'postgres', url: PG_URL, schema: database.name, restoreMode: 'manual' },
+  }),
+};
+
+/** Batch acknowledgement over HTTP, on every shape the server runs in (CONTRACTS item 3). */
+describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (shape) => {
+  let runtime: DelayqRuntime;
+  let app: DelayqApp;
+  let url: string;
+
+  beforeEach(async () => {
+    if (shape.includes('journal')) await database.truncate();
+    const config = loadConfig({
+      env: {},
+      overrides: { ...shapes[shape]!(), auth: { tokens: [{ token: ALL }, { token: PAY_ONLY, topics: ['pay.'] }] } },
+    });
+    runtime = createRuntime(config);
+    await runtime.start();
+    app = await buildApp(runtime.service, config);
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterEach(async () => {
+    await closeGracefully(app, runtime, 100);
+  });
+
+  const push = async (topic: string, n: number, token = ALL): Promise<string[]> => {
+    const res = await http(url, 'POST', '/v1/jobs/batch', { json: { jobs: Array.from({ length: n }, (_, i) => ({ topic, body: { i } })) }, ...auth(token) });
+    expect(res.status).toBe(200);
+    return res.body.results.map((r: { job: { id: string } }) => r.job.id);
+  };
+  const reserve = async (topic: string, count: number, extra: Record<string, unknown> = {}, token = ALL) => {
+    const res = await http(url, 'POST', '/v1/reserve', { json: { topics: [topic], count, waitMs: 2000, ...extra }, ...auth(token) });
+    expect(res.status).toBe(200);
+    return res.body as { reservations: { job: { id: string }; token: string }[]; acks?: unknown[] };
+  };
+  const stateOf = async (id: string) => (await http(url, 'GET', `/v1/jobs/${id}`, auth(ALL))).body.job.state;
+
+  it('settles each item on its own: a stale token inside the batch refuses that item only', async () => {
+    const [staleId] = await push('pay.stale', 1);
+    const first = (await reserve('pay.stale', 1, { ttrMs: 100 })).reservations[0]!;
+    // The TTR lapses and the job is delivered again: the first token is now stale.
+    let again: { job: { id: string }; token: string } | undefined;
+    await waitFor(async () => {
+      again = (await reserve('pay.stale', 1, { waitMs: 200 })).reservations[0];
+      return again !== undefined;
+    }, 'the lapsed job to be delivered again');
+    expect(again!.job.id).toBe(staleId);
+
+    await push('pay.mix', 4);
+    const held = (await reserve('pay.mix', 4)).reservations;
+    expect(held).toHaveLength(4);
+    const [a, b, c, d] = held;
+    const res = await http(url, 'POST', '/v1/ack', {
+      json: {
+        acks: [
+          { id: a!.job.id, token: a!.token, op: 'finish' },
+          { id: staleId, token: first.token, op: 'finish' },
+          { id: b!.job.id, token: b!.token, op: 'fail', error: 'boom', bury: true },
+          { id: c!.job.id, token: c!.token, op: 'fail', retryDelayMs: 60_000 },
+          { id: d!.job.id, token: d!.token, op: 'touch', ttrMs: 30_000 },
+          { id: 'no-such-job', token: 'x', op: 'finish' },
+        ],
+      },
+      ...auth(ALL),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      { id: a!.job.id, op: 'finish', ok: true, state: 'finished' },
+      { id: staleId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_TOKEN_MISMATCH', field: 'acks[1].token' }) },
+      { id: b!.job.id, op: 'fail', ok: true, state: 'dead' },
+      { id: c!.job.id, op: 'fail', ok: true, state: 'delayed' },
+      { id: d!.job.id, op: 'touch', ok: true, state: 'reserved' },
+      { id: 'no-such-job', op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_NOT_FOUND', field: 'acks[5].id' }) },
+    ]);
+    expect(await stateOf(staleId!)).toBe('reserved'); // still held by the second delivery
+    expect(await stateOf(a!.job.id)).toBe('finished');
+    expect((await http(url, 'GET', `/v1/jobs/${b!.job.id}`, auth(ALL))).body.job.lastError).toBe('boom');
+
+    // release (no delay) gives the job back at once; jobs: true carries the job
+    const released = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id: d!.job.id, token: d!.token, op: 'release' }], jobs: true }, ...auth(ALL) });
+    expect(released.body.results[0]).toMatchObject({ id: d!.job.id, op: 'release', ok: true, state: 'ready', job: { id: d!.job.id, state: 'ready' } });
+    // release with a delay: back to delayed, due after delayMs
+    const again2 = (await reserve('pay.mix', 1)).reservations[0]!;
+    const before = Date.now();
+    const later = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id: again2.job.id, token: again2.token, op: 'release', delayMs: 60_000 }], jobs: true }, ...auth(ALL) });
+    expect(later.body.results[0]).toMatchObject({ ok: true, state: 'delayed' });
+    expect(later.body.results[0].job.runAt).toBeGreaterThanOrEqual(before + 59_000);
+  });
+
+  it('refuses a batch over the item limit with a 400 naming acks, and settles none of it', async () => {
+    const [id] = await push('pay.limit', 1);
+    const r = (await reserve('pay.limit', 1)).reservations[0]!;
+    const acks = Array.from({ length: LIMITS.ackBatchMax + 1 }, () => ({ id, token: r.token, op: 'finish' }));
+    const res = await http(url, 'POST', '/v1/ack', { json: { acks }, ...auth(ALL) });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'acks' });
+    const viaReserve = await http(url, 'POST', '/v1/reserve', { json: { topics: ['pay.limit'], acks }, ...auth(ALL) });
+    expect(viaReserve.status).toBe(400);
+    expect(viaReserve.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'acks' });
+    expect(await stateOf(id!)).toBe('reserved');
+    const badOp = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id, token: r.token, op: 'delete' }] }, ...auth(ALL) });
+    expect(badOp.status).toBe(400);
+    expect(badOp.body.error.field).toMatch(/^acks\[0\]/);
+  });
+
+  it('checks the token scope per item: a job of another topic is refused, the rest settle', async () => {
+    const [payId] = await push('pay.scope', 1);
+    const [mailId] = await push('mail', 1);
+    const pay = (await reserve('pay.scope', 1)).reservations[0]!;
+    const mail = (await reserve('mail', 1)).reservations[0]!;
+    const res = await http(url, 'POST', '/v1/ack', {
+      json: { acks: [{ id: payId, token: pay.token, op: 'finish' }, { id: mailId, token: mail.token, op: 'finish' }] },
+      ...auth(PAY_ONLY),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toEqual({ id: payId, op: 'finish', ok: true, state: 'finished' });
+    expect(res.body.results[1]).toMatchObject({ id: mailId, ok: false, error: { code: 'E_FORBIDDEN', field: 'acks[1].id' } });
+    expect(await stateOf(mailId!)).toBe('reserved');
+  });
+
+  it('reserve carries the previous batch acks: settled first, answered in acks, then the next jobs', async () => {
+    await push('pay.steady', 5);
+    const batch1 = (await reserve('pay.steady', 3)).reservations;
+    expect(batch1).toHaveLength(3);
+    const acks = batch1.map((r) => ({ id: r.job.id, token: r.token, op: 'finish' }));
+    const next = await reserve('pay.steady', 3, { acks });
+    expect(next.acks).toEqual(batch1.map((r) => ({ id: r.job.id, op: 'finish', ok: true, state: 'finished' })));
+    expect(next.reservations).toHaveLength(2);
+    expect(next.reservations.map((r) => r.job.id).some((id) => batch1.some((b) => b.job.id === id))).toBe(false);
+    // without acks the answer has none (the seed shape stays as it was)
+    const plain = await reserve('pay.steady', 1, { waitMs: 0 });
+    expect(plain).toEqual({ reservations: [] });
+    // a scoped token reserving its own topic still has foreign acks refused per item
+    const [mailId] = await push('mail', 1);
+    const mail = (await reserve('mail', 1)).reservations[0]!;
+    const scoped = await reserve('pay.steady', 1, { waitMs: 0, acks: [{ id: mailId, token: mail.token, op: 'finish' }] }, PAY_ONLY);
+    expect(scoped.acks).toEqual([{ id: mailId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_FORBIDDEN' }) }]);
+  });
+
+  it('the SDK: client.ack gives one result per item, client.reserveAndAck carries the previous batch', async () => {
+    const client = new DelayqClient({ url, token: ALL });
+    await push('pay.sdk', 4);
+    const first = await client.reserve({ topics: ['pay.sdk'], count: 2 });
+    const results = await client.ack(
+      [
+        { id: first[0]!.job.id, token: first[0]!.token, op: 'finish' },
+        { id: first[1]!.job.id, token: 'not-the-token', op: 'finish' },
+      ],
+      { jobs: true },
+    );
+    expect(results[0]).toMatchObject({ ok: true, state: 'finished', job: { id: first[0]!.job.id } });
+    expect(results[1]).toMatchObject({ ok: false, error: { code: 'E_TOKEN_MISMATCH', field: 'acks[1].token' } });
+    const next = await client.reserveAndAck({ topics: ['pay.sdk'], count: 2, acks: [{ id: first[1]!.job.id, token: first[1]!.token, op: 'finish' }] });
+    expect(next.acks).toEqual([{ id: first[1]!.job.id, op: 'finish', ok: true, state: 'finished' }]);
+    expect(next.reservations).toHaveLength(2);
+    await client.close();
+  });
+});
