@@ -6,6 +6,7 @@
 //                                      the 1k/s scenario, then the same with 10M jobs pending (full mode only; BullMQ fills ≈ 8 GB)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
+//            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
 //   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http,drain  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -54,7 +55,7 @@ const chartPath = join(resultsDir, `${base}-lateness.svg`);
 const jsonPath = join(resultsDir, `${base}.json`);
 
 // Bounded time, whatever happens: the watchdog cleans up and exits non-zero.
-const WATCHDOG_MS = quick ? 300_000 : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000;
+const WATCHDOG_MS = option('watchdog-s') ? Number(option('watchdog-s')) * 1000 : quick ? 300_000 : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000;
 const watchdog = setTimeout(() => {
   process.stderr.write(`bench: watchdog fired after ${WATCHDOG_MS / 1000} s; stopping servers\n`);
   void cleanup().finally(() => process.exit(2));

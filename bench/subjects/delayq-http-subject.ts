@@ -17,7 +17,8 @@ import { dropSqlDatabase, newSqlDatabase, type SqlTarget } from './sql-databases
 const TOPIC = 'bench';
 const RESERVE_WAIT_MS = 1000;
 
-export type HttpBackend = { kind: 'sqlite' } | { kind: 'redis'; port: number } | { kind: 'journal'; port: number; sql: SqlTarget };
+export type HttpBackend =
+  { kind: 'sqlite' } | { kind: 'redis'; port: number } | { kind: 'journal'; port: number; sql: SqlTarget };
 export type HttpConsumer = 'sdk' | 'plain';
 
 export class DelayqHttpSubject implements Subject {
@@ -66,7 +67,13 @@ export class DelayqHttpSubject implements Subject {
       }
     }
     const port = await freePort();
-    this.server = await startProcess(`delayq server (${this.name})`, process.execPath, [SERVER_SCRIPT, String(port), JSON.stringify(overrides)], port, 60_000);
+    this.server = await startProcess(
+      `delayq server (${this.name})`,
+      process.execPath,
+      [SERVER_SCRIPT, String(port), JSON.stringify(overrides)],
+      port,
+      60_000,
+    );
     const url = `http://127.0.0.1:${port}`;
     this.client = new DelayqClient({ url });
     this.plain = new PlainClient(port);
@@ -77,7 +84,8 @@ export class DelayqHttpSubject implements Subject {
     this.plain?.close();
     await this.server?.stop();
     this.server = undefined;
-    if (this.backend.kind === 'journal' && this.sqlName) await dropSqlDatabase(this.backend.sql, this.sqlName).catch(() => undefined);
+    if (this.backend.kind === 'journal' && this.sqlName)
+      await dropSqlDatabase(this.backend.sql, this.sqlName).catch(() => undefined);
     this.sqlName = undefined;
     await this.admin?.quit();
     this.admin = undefined;
@@ -124,7 +132,12 @@ export class DelayqHttpSubject implements Subject {
     let acks: { id: string; token: string; op: 'finish' }[] = [];
     const loop = (async () => {
       while (!stopped) {
-        const answer = (await plain.post('/v1/reserve', { topics: [TOPIC], count, waitMs: RESERVE_WAIT_MS, ...(acks.length ? { acks } : {}) })) as {
+        const answer = (await plain.post('/v1/reserve', {
+          topics: [TOPIC],
+          count,
+          waitMs: RESERVE_WAIT_MS,
+          ...(acks.length ? { acks } : {}),
+        })) as {
           reservations: { job: { id: string; body: { d: number } }; token: string }[];
         };
         acks = [];
@@ -157,7 +170,14 @@ class PlainClient {
     const payload = JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: this.port, path, method: 'POST', agent: this.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path,
+          method: 'POST',
+          agent: this.agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');

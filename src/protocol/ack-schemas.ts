@@ -17,11 +17,23 @@ export const Ack = Type.Object(
     id: JobId,
     token: Token,
     op: Type.Union([Type.Literal('finish'), Type.Literal('fail'), Type.Literal('release'), Type.Literal('touch')]),
-    error: Type.Optional(Type.String({ description: `fail: kept on the job (cut at ${LIMITS.errorMaxLength} characters)` })),
-    retryDelayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs, description: 'fail: retry after this, instead of the backoff' })),
+    error: Type.Optional(
+      Type.String({ description: `fail: kept on the job (cut at ${LIMITS.errorMaxLength} characters)` }),
+    ),
+    retryDelayMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: LIMITS.maxDelayMs,
+        description: 'fail: retry after this, instead of the backoff',
+      }),
+    ),
     bury: Type.Optional(Type.Boolean({ description: 'fail: bury now, whatever attempts remain' })),
-    delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs, description: 'release: ready again after this delay' })),
-    ttrMs: Type.Optional(Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs, description: 'touch: the new TTR from now' })),
+    delayMs: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs, description: 'release: ready again after this delay' }),
+    ),
+    ttrMs: Type.Optional(
+      Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs, description: 'touch: the new TTR from now' }),
+    ),
   },
   strict,
 );
@@ -57,7 +69,9 @@ export const AckResult = Type.Union([
 ]);
 export type AckResult = Static<typeof AckResult>;
 
-export const AckResponse = Type.Object({ results: Type.Array(AckResult, { description: 'one per ack, in the same order' }) });
+export const AckResponse = Type.Object({
+  results: Type.Array(AckResult, { description: 'one per ack, in the same order' }),
+});
 export type AckResponse = Static<typeof AckResponse>;
 
 /** `POST /v1/reserve`: the seed shape, plus the acks of the previous batch, settled before reserving. */
@@ -68,6 +82,8 @@ export const ReserveAndAckRequest = Type.Object(
 export type ReserveAndAckRequest = Static<typeof ReserveAndAckRequest>;
 export const ReserveAndAckResponse = Type.Object({
   reservations: Type.Array(ReservationSchema),
-  acks: Type.Optional(Type.Array(AckResult, { description: 'present when the request carried acks: one result per ack, in order' })),
+  acks: Type.Optional(
+    Type.Array(AckResult, { description: 'present when the request carried acks: one result per ack, in order' }),
+  ),
 });
 export type ReserveAndAckResponse = Static<typeof ReserveAndAckResponse>;

@@ -21,7 +21,13 @@ export async function settleAcks(
   return Promise.all(acks.map((ack, i) => settleOne(service, request, ack, `acks[${i}]`, withJobs)));
 }
 
-async function settleOne(service: DelayqService, request: FastifyRequest, ack: Ack, path: string, withJobs: boolean): Promise<AckResult> {
+async function settleOne(
+  service: DelayqService,
+  request: FastifyRequest,
+  ack: Ack,
+  path: string,
+  withJobs: boolean,
+): Promise<AckResult> {
   try {
     await authorizeAck(service, request, ack, path);
     const job = await apply(service, ack);

@@ -156,6 +156,9 @@ const ROUTES: RouteTemplate[] = [
   { method: 'POST', pattern: '/v1/jobs/:id/fail', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/fail`, body: (g) => ({ token: g.token(), error: g.unicodeString(), ...(g.chance(0.3) ? { bury: true } : {}), ...(g.chance(0.3) ? { retryDelayMs: 10 } : {}) }) },
   { method: 'POST', pattern: '/v1/jobs/:id/release', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/release`, body: (g) => ({ token: g.token() }) },
   { method: 'GET', pattern: '/v1/stats', path: () => '/v1/stats' },
+  { method: 'POST', pattern: '/v1/ack', path: () => '/v1/ack', body: (g) => ({ acks: Array.from({ length: g.int(4) + 1 }, () => ackItem(g)), ...(g.chance(0.2) ? { jobs: g.pick([true, false, 'yes']) } : {}) }) },
+  { method: 'POST', pattern: '/v1/topics/:topic/pause', path: (g) => `/v1/topics/${enc(g.topic())}/pause`, body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000, '1m', -1, 'x']) } : {}) },
+  { method: 'POST', pattern: '/v1/topics/:topic/resume', path: (g) => `/v1/topics/${enc(g.topic())}/resume` },
   { method: 'GET', pattern: '/v1/topics/:topic/stats', path: (g) => `/v1/topics/${enc(g.topic())}/stats` },
   { method: 'GET', pattern: '/v1/dead', path: () => '/v1/dead', query: (g) => ({ topic: g.topic(), limit: g.pick([1, 100]) }) },
   { method: 'POST', pattern: '/v1/dead/redrive', path: () => '/v1/dead/redrive', body: (g) => (g.chance(0.5) ? { topic: g.topic(), limit: 10 } : { ids: [g.id(), g.id()] }) },
@@ -187,6 +190,19 @@ const ROUTES: RouteTemplate[] = [
 
 /** The routes the generator exercises (method and pattern), so a test can check it covers the route table. */
 export const GENERATED_ROUTES = (): string[] => ROUTES.map((r) => `${r.method} ${r.pattern}`);
+
+/** One item of a batch ack: a reserved job's id (or a stray one), a token, an operation and its options. */
+function ackItem(g: Gen): Record<string, unknown> {
+  const op = g.pick(['finish', 'fail', 'release', 'touch', 'nope']);
+  return {
+    id: pickReserved(g),
+    token: g.token(),
+    op,
+    ...(op === 'fail' && g.chance(0.5) ? { error: g.unicodeString(), bury: g.pick([true, false]) } : {}),
+    ...(op === 'release' && g.chance(0.5) ? { delayMs: g.pick([0, 10, -1, '1s']) } : {}),
+    ...(op === 'touch' && g.chance(0.5) ? { ttrMs: g.pick([1000, 0]) } : {}),
+  };
+}
 
 function pickReserved(g: Gen): string {
   return g.tokens.length && g.chance(0.7) ? g.pick(g.tokens).id : g.id();

@@ -24,7 +24,10 @@ afterAll(async () => {
 
 const shapes: Record<string, () => Record<string, unknown>> = {
   embedded: () => ({ store: { kind: 'sqlite' }, sqlite: { path: ':memory:' } }),
-  redis: () => ({ store: { kind: 'redis' }, redis: { url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), partitions: 2 } }),
+  redis: () => ({
+    store: { kind: 'redis' },
+    redis: { url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), partitions: 2 },
+  }),
   'redis + postgresql journal': () => ({
     store: { kind: 'redis' },
     redis: { url: 'redis://127.0.0.1:6379', prefix: prefixes.next() },
@@ -54,12 +57,18 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
   });
 
   const push = async (topic: string, n: number, token = ALL): Promise<string[]> => {
-    const res = await http(url, 'POST', '/v1/jobs/batch', { json: { jobs: Array.from({ length: n }, (_, i) => ({ topic, body: { i } })) }, ...auth(token) });
+    const res = await http(url, 'POST', '/v1/jobs/batch', {
+      json: { jobs: Array.from({ length: n }, (_, i) => ({ topic, body: { i } })) },
+      ...auth(token),
+    });
     expect(res.status).toBe(200);
     return res.body.results.map((r: { job: { id: string } }) => r.job.id);
   };
   const reserve = async (topic: string, count: number, extra: Record<string, unknown> = {}, token = ALL) => {
-    const res = await http(url, 'POST', '/v1/reserve', { json: { topics: [topic], count, waitMs: 2000, ...extra }, ...auth(token) });
+    const res = await http(url, 'POST', '/v1/reserve', {
+      json: { topics: [topic], count, waitMs: 2000, ...extra },
+      ...auth(token),
+    });
     expect(res.status).toBe(200);
     return res.body as { reservations: { job: { id: string }; token: string }[]; acks?: unknown[] };
   };
@@ -96,25 +105,58 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([
       { id: a!.job.id, op: 'finish', ok: true, state: 'finished' },
-      { id: staleId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_TOKEN_MISMATCH', field: 'acks[1].token' }) },
+      {
+        id: staleId,
+        op: 'finish',
+        ok: false,
+        error: expect.objectContaining({ code: 'E_TOKEN_MISMATCH', field: 'acks[1].token' }),
+      },
       { id: b!.job.id, op: 'fail', ok: true, state: 'dead' },
       { id: c!.job.id, op: 'fail', ok: true, state: 'delayed' },
       { id: d!.job.id, op: 'touch', ok: true, state: 'reserved' },
-      { id: 'no-such-job', op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_NOT_FOUND', field: 'acks[5].id' }) },
+      {
+        id: 'no-such-job',
+        op: 'finish',
+        ok: false,
+        error: expect.objectContaining({ code: 'E_NOT_FOUND', field: 'acks[5].id' }),
+      },
     ]);
     expect(await stateOf(staleId!)).toBe('reserved'); // still held by the second delivery
     expect(await stateOf(a!.job.id)).toBe('finished');
     expect((await http(url, 'GET', `/v1/jobs/${b!.job.id}`, auth(ALL))).body.job.lastError).toBe('boom');
 
     // release (no delay) gives the job back at once; jobs: true carries the job
-    const released = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id: d!.job.id, token: d!.token, op: 'release' }], jobs: true }, ...auth(ALL) });
-    expect(released.body.results[0]).toMatchObject({ id: d!.job.id, op: 'release', ok: true, state: 'ready', job: { id: d!.job.id, state: 'ready' } });
+    const released = await http(url, 'POST', '/v1/ack', {
+      json: { acks: [{ id: d!.job.id, token: d!.token, op: 'release' }], jobs: true },
+      ...auth(ALL),
+    });
+    expect(released.body.results[0]).toMatchObject({
+      id: d!.job.id,
+      op: 'release',
+      ok: true,
+      state: 'ready',
+      job: { id: d!.job.id, state: 'ready' },
+    });
     // release with a delay: back to delayed, due after delayMs
     const again2 = (await reserve('pay.mix', 1)).reservations[0]!;
     const before = Date.now();
-    const later = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id: again2.job.id, token: again2.token, op: 'release', delayMs: 60_000 }], jobs: true }, ...auth(ALL) });
+    const later = await http(url, 'POST', '/v1/ack', {
+      json: { acks: [{ id: again2.job.id, token: again2.token, op: 'release', delayMs: 60_000 }], jobs: true },
+      ...auth(ALL),
+    });
     expect(later.body.results[0]).toMatchObject({ ok: true, state: 'delayed' });
     expect(later.body.results[0].job.runAt).toBeGreaterThanOrEqual(before + 59_000);
+  });
+
+  it('is in the OpenAPI document: POST /v1/ack and the acks of POST /v1/reserve', async () => {
+    const doc = (await http(url, 'GET', '/openapi.json')).body;
+    const ack = doc.paths['/v1/ack'].post;
+    expect(ack.requestBody.content['application/json'].schema.properties.acks.maxItems).toBe(LIMITS.ackBatchMax);
+    expect(ack.requestBody.content['application/json'].schema.properties.acks.items.properties.op).toBeDefined();
+    expect(ack.responses['200'].content['application/json'].schema.properties.results).toBeDefined();
+    const reserve = doc.paths['/v1/reserve'].post;
+    expect(reserve.requestBody.content['application/json'].schema.properties.acks.maxItems).toBe(LIMITS.ackBatchMax);
+    expect(reserve.responses['200'].content['application/json'].schema.properties.acks).toBeDefined();
   });
 
   it('refuses a batch over the item limit with a 400 naming acks, and settles none of it', async () => {
@@ -128,7 +170,10 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     expect(viaReserve.status).toBe(400);
     expect(viaReserve.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'acks' });
     expect(await stateOf(id!)).toBe('reserved');
-    const badOp = await http(url, 'POST', '/v1/ack', { json: { acks: [{ id, token: r.token, op: 'delete' }] }, ...auth(ALL) });
+    const badOp = await http(url, 'POST', '/v1/ack', {
+      json: { acks: [{ id, token: r.token, op: 'delete' }] },
+      ...auth(ALL),
+    });
     expect(badOp.status).toBe(400);
     expect(badOp.body.error.field).toMatch(/^acks\[0\]/);
   });
@@ -139,12 +184,21 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     const pay = (await reserve('pay.scope', 1)).reservations[0]!;
     const mail = (await reserve('mail', 1)).reservations[0]!;
     const res = await http(url, 'POST', '/v1/ack', {
-      json: { acks: [{ id: payId, token: pay.token, op: 'finish' }, { id: mailId, token: mail.token, op: 'finish' }] },
+      json: {
+        acks: [
+          { id: payId, token: pay.token, op: 'finish' },
+          { id: mailId, token: mail.token, op: 'finish' },
+        ],
+      },
       ...auth(PAY_ONLY),
     });
     expect(res.status).toBe(200);
     expect(res.body.results[0]).toEqual({ id: payId, op: 'finish', ok: true, state: 'finished' });
-    expect(res.body.results[1]).toMatchObject({ id: mailId, ok: false, error: { code: 'E_FORBIDDEN', field: 'acks[1].id' } });
+    expect(res.body.results[1]).toMatchObject({
+      id: mailId,
+      ok: false,
+      error: { code: 'E_FORBIDDEN', field: 'acks[1].id' },
+    });
     expect(await stateOf(mailId!)).toBe('reserved');
   });
 
@@ -163,8 +217,15 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     // a scoped token reserving its own topic still has foreign acks refused per item
     const [mailId] = await push('mail', 1);
     const mail = (await reserve('mail', 1)).reservations[0]!;
-    const scoped = await reserve('pay.steady', 1, { waitMs: 0, acks: [{ id: mailId, token: mail.token, op: 'finish' }] }, PAY_ONLY);
-    expect(scoped.acks).toEqual([{ id: mailId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_FORBIDDEN' }) }]);
+    const scoped = await reserve(
+      'pay.steady',
+      1,
+      { waitMs: 0, acks: [{ id: mailId, token: mail.token, op: 'finish' }] },
+      PAY_ONLY,
+    );
+    expect(scoped.acks).toEqual([
+      { id: mailId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_FORBIDDEN' }) },
+    ]);
   });
 
   it('the SDK: client.ack gives one result per item, client.reserveAndAck carries the previous batch', async () => {
@@ -180,7 +241,11 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     );
     expect(results[0]).toMatchObject({ ok: true, state: 'finished', job: { id: first[0]!.job.id } });
     expect(results[1]).toMatchObject({ ok: false, error: { code: 'E_TOKEN_MISMATCH', field: 'acks[1].token' } });
-    const next = await client.reserveAndAck({ topics: ['pay.sdk'], count: 2, acks: [{ id: first[1]!.job.id, token: first[1]!.token, op: 'finish' }] });
+    const next = await client.reserveAndAck({
+      topics: ['pay.sdk'],
+      count: 2,
+      acks: [{ id: first[1]!.job.id, token: first[1]!.token, op: 'finish' }],
+    });
     expect(next.acks).toEqual([{ id: first[1]!.job.id, op: 'finish', ok: true, state: 'finished' }]);
     expect(next.reservations).toHaveLength(2);
     await client.close();
