@@ -69,6 +69,8 @@ need_pkg activemq activemq
 command -v java >/dev/null 2>&1 || fail "java is missing (the activemq package should have pulled in a JRE)"
 # libfaketime: the chaos suite steps the service host's wall clock (test/chaos/clock-step.test.ts)
 need_pkg faketime faketime
+# chromium: the web console's browser tests (test/console/console.test.ts, playwright-core drives /usr/bin/chromium)
+need_pkg chromium chromium
 # Client tests: PHP with curl (test/clients/php-client.test.ts), Debian's gRPC for Python in /usr/bin/python3
 # (test/grpc/python-grpc.test.ts; a pyenv python3 on PATH does not see these modules).
 need_pkg php php-cli php-curl

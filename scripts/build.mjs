@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildConsole } from './build-console.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -21,3 +22,4 @@ function copyAssets(dir) {
   }
 }
 copyAssets(src);
+await buildConsole();

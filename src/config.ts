@@ -145,6 +145,12 @@ export const ConfigSchema = obj({
     /** How often an instance re-reads routes changed by other instances, ms. @defaultValue 2000 */
     refreshIntervalMs: Type.Integer({ default: 2000, minimum: 100, maximum: 600_000 }),
   }),
+  metrics: obj({
+    /** Distinct topics that get their own label in /metrics; later topics are summed under `other`. @defaultValue 100 */
+    topicLabelLimit: Type.Integer({ default: 100, minimum: 1, maximum: 10_000 }),
+    /** How long a scrape reuses the store's stats (the per-state gauges), ms. @defaultValue 5000 */
+    statsCacheMs: Type.Integer({ default: 5000, minimum: 0, maximum: 600_000 }),
+  }),
   schedules: obj({
     /** How long before its tick a schedule's job is pushed (an ordinary delayed job), ms. @defaultValue 2000 */
     leadMs: Type.Integer({ default: 2000, minimum: 100, maximum: 3_600_000 }),

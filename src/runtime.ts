@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createService, type CreateServiceOptions } from './create-service.js';
 import { createMetricsRegistry, registerStoreResetCounter, SinkMetrics } from './metrics.js';
+import { registerServiceMetrics } from './observe/service-metrics.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import type { DelayqService } from './service.js';
 import { createSink } from './delivery/create-sink.js';
@@ -42,6 +43,7 @@ export class DelayqRuntime {
     this.service = service;
     this.logger = logger;
     this.metrics = createMetricsRegistry();
+    registerServiceMetrics(service, this.metrics, config.metrics);
     registerStoreResetCounter(this.metrics, () => service.storeNotices.resets);
     this.sinks = new SinkRouter({
       store: routeStore,

@@ -12,6 +12,10 @@ import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
 import { PausedTopics, type TopicPause } from './scheduler/paused-topics.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
 import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
+import { ServiceEvents } from './service-events.js';
+import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-input.js';
+import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
+import { observeStore } from './observe/observed-store.js';
 import { StoreNoticeLog } from './store-notice-log.js';
 import { isNoticing } from './store/store-notices.js';
 import { isWatchable, type CancelledJob, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
@@ -61,6 +65,8 @@ export class DelayqService {
   readonly nodeId: string;
   readonly logger: Logger;
   readonly defaults: JobDefaults;
+  /** What happens to jobs, store call timings and long-poll waits (src/service-events.ts). */
+  readonly events = new ServiceEvents();
   private readonly scheduler: Scheduler;
   private readonly loader: JournalLoader | undefined;
   private readonly journal: (JournalMaintenance & JournalOperations) | undefined;
@@ -73,9 +79,9 @@ export class DelayqService {
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
 
   constructor(options: ServiceOptions) {
-    this.store = options.store;
     // A shared store's clock wins over the local one: processes on one Redis agree on time.
     this.clock = options.clock ?? options.store.clock ?? systemClock;
+    this.store = observeStore(options.store, this.events, this.clock);
     this.nodeId = options.nodeId ?? defaultNodeId(hostname(), process.pid);
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
@@ -262,7 +268,12 @@ export class DelayqService {
       if (request.ttrMs !== undefined && (request.ttrMs < LIMITS.ttrMinMs || request.ttrMs > LIMITS.ttrMaxMs)) {
         throw invalid('ttrMs', `must be from ${LIMITS.ttrMinMs} to ${LIMITS.ttrMaxMs} ms`);
       }
-      const giveUpAt = performance.now() + waitMs; // monotonic: immune to wall-clock steps
+      const startedAt = performance.now();
+      const giveUpAt = startedAt + waitMs; // monotonic: immune to wall-clock steps
+      const answer = (reserved: Reservation[]): Reservation[] => {
+        if (waitMs > 0) this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
+        return reserved;
+      };
       for (;;) {
         const epoch = this.waiters.epoch;
         const now = this.clock.now();
@@ -270,12 +281,12 @@ export class DelayqService {
         const reserved = open.length ? await this.store.reserve(open, count, now, { ttrMs: request.ttrMs }) : [];
         if (reserved.length) {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
-          return reserved;
+          return answer(reserved);
         }
         const left = giveUpAt - performance.now();
-        if (left <= 0 || this.state !== 'open' || signal?.aborted) return [];
+        if (left <= 0 || this.state !== 'open' || signal?.aborted) return answer([]);
         const outcome = await this.waiters.wait(topics, left, signal, epoch);
-        if (outcome !== 'notified' || this.state !== 'open') return [];
+        if (outcome !== 'notified' || this.state !== 'open') return answer([]);
       }
     });
   }
@@ -356,6 +367,14 @@ export class DelayqService {
   /** Lifts a topic's pause; false when it was not paused. */
   resumeTopic(topic: string): Promise<boolean> {
     return this.run(() => this.paused.resume(validateTopic(topic, 'topic')));
+  }
+
+  /** Delayed jobs per due-time bucket (GET /v1/stats/due); the query as normalized, with its counts. */
+  dueHistogram(input: DueHistogramInput): Promise<DueHistogramQuery & { counts: DueCounts }> {
+    return this.run(async () => {
+      const query = normalizeDueHistogram(input, this.clock.now());
+      return { ...query, counts: await this.store.dueHistogram(query) };
+    });
   }
 
   /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */

@@ -4,6 +4,9 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { clientSettings } from '../config.js';
 import { isDelayqError } from '../core/errors.js';
 import { registerClientCommands } from './commands/client-commands.js';
+import { registerJobCommands } from './commands/job-commands.js';
+import { registerTopicCommands } from './commands/topic-commands.js';
+import { EXIT, exitCodeOf } from './exit-codes.js';
 import { registerScheduleCommands } from './commands/schedule-commands.js';
 import { serve } from './commands/serve.js';
 
@@ -15,7 +18,12 @@ const program = new Command()
   .version('0.1.0')
   .option('--url <url>', 'server for client commands (env DELAYQ_URL)', defaults.url)
   .addOption(new Option('--token <token>', 'bearer token for client commands (env DELAYQ_TOKEN)').default(defaults.token))
-  .showHelpAfterError();
+  .option('--json', "print the server's JSON instead of tables (for scripts)")
+  .showHelpAfterError()
+  // Usage errors exit with EXIT.usage (2), apart from the server's answers (docs/cli.md).
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
+  });
 
 program
   .command('serve')
@@ -34,6 +42,8 @@ program
   });
 
 registerClientCommands(program);
+registerJobCommands(program);
+registerTopicCommands(program);
 registerScheduleCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
@@ -42,5 +52,5 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   } else {
     process.stderr.write(`delayq: ${err instanceof Error ? err.message : String(err)}\n`);
   }
-  process.exitCode = 1;
+  process.exitCode = exitCodeOf(err);
 });

@@ -19,6 +19,10 @@ export const LIMITS = {
   maxAttemptsMax: 1000,
   backoffListMax: 100,
   errorMaxLength: 2000,
+  /** Most buckets one due-time histogram read answers (GET /v1/stats/due). */
+  dueHistogramMaxBuckets: 1000,
+  /** Narrowest due-time histogram bucket, ms. */
+  dueHistogramMinBucketMs: 1000,
   /** Reservations a gRPC reserve stream may have asked for and not yet received. */
   reserveStreamCreditMax: 1000,
   /** Acknowledgements in one `POST /v1/ack` (or carried by one reserve). */

@@ -1,4 +1,5 @@
 import type { EpochMs } from '../core/clock.js';
+import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
 
 /**
@@ -32,6 +33,8 @@ export interface Journal {
   listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]>;
   /** Per topic and state counts of journal-only jobs, with their earliest due time. */
   statsJournalOnly(): Promise<TopicStats[]>;
+  /** Journal-only delayed jobs per due-time bucket (journal-due-histogram.ts). */
+  dueHistogramJournalOnly(query: DueHistogramQuery): Promise<DueCounts>;
 
   /**
    * Tiering: claims up to `limit` journal-only unfinished jobs due before `before` (FOR UPDATE SKIP LOCKED,

@@ -1,6 +1,7 @@
 import type { JobNumbers } from '../store/job-numbers.js';
 import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
+import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { isTerminal, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../core/job.js';
@@ -336,6 +337,12 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   async stats(): Promise<TopicStats[]> {
     const [inner, journalOnly] = await Promise.all([this.inner.stats(), this.journal.statsJournalOnly()]);
     return mergeStats(inner.filter((s) => s.topic !== MARKER_TOPIC), journalOnly);
+  }
+
+  /** The inner store's delayed jobs plus the journal's beyond the horizon. */
+  async dueHistogram(query: DueHistogramQuery): Promise<DueCounts> {
+    const [inner, journalOnly] = await Promise.all([this.inner.dueHistogram(query), this.journal.dueHistogramJournalOnly(query)]);
+    return addCounts(inner, journalOnly);
   }
 
   // ——— journal operations: tiering, detection, restore, clearAll ———

@@ -7,6 +7,8 @@ import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal
 import { journalJobToRow, pushEntryOf, rowToHistory, rowToJournalJob, type JobRow, type JournalDatabase } from './journal-schema.js';
 import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
+import { journalDueHistogram } from './journal-due-histogram.js';
+import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 
 type Db = Kysely<JournalDatabase>;
 export type Trx = Transaction<JournalDatabase>;
@@ -231,6 +233,10 @@ export class SqlJournal implements Journal {
       if (r.state === 'delayed' && r.next_at !== null) s.nextDueAt = Number(r.next_at);
     }
     return [...byTopic.values()];
+  }
+
+  dueHistogramJournalOnly(query: DueHistogramQuery): Promise<DueCounts> {
+    return this.run((db) => journalDueHistogram(db, query));
   }
 
   claimDue(before: EpochMs, limit: number, load: (jobs: JournalJob[]) => Promise<void>): Promise<JournalJob[]> {

@@ -26,6 +26,8 @@ import { mykitRoutes } from './routes/mykit.js';
 import { registerReservationRoutes } from './routes/reservations.js';
 import { registerAckRoute } from './routes/ack.js';
 import { registerTopicRoutes } from './routes/topics.js';
+import { registerDueHistogramRoute } from './routes/due-histogram.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -124,12 +126,14 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   registerReservationRoutes(app, context);
   registerAckRoute(app, context);
   registerTopicRoutes(app, context);
+  registerDueHistogramRoute(app, context);
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
+  await registerConsoleRoutes(app);
 
   const compat = new CompatReservations();
   await app.register(mykitRoutes, { ...context, compat, restore: options.restore ?? (service.isJournaled ? journalRestoreHandler(service) : undefined) });

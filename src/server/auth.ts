@@ -27,7 +27,8 @@ const digest = (token: string): string => createHash('sha256').update(token).dig
 
 export function isPublicPath(url: string): boolean {
   const path = url.split('?')[0] ?? '';
-  return path === '/health' || path === '/ready' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+  const consoleFiles = path === '/console' || path.startsWith('/console/'); // static files; data goes through the API
+  return path === '/health' || path === '/ready' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/') || consoleFiles;
 }
 
 /**

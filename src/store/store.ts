@@ -1,4 +1,5 @@
 import type { Clock, EpochMs } from '../core/clock.js';
+import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
 import type { JobNumbers } from './job-numbers.js';
 import type { TopicPauses } from './topic-pauses.js';
@@ -84,6 +85,8 @@ export interface Store {
   history(id: string): Promise<HistoryEntry[]>;
   list(query: JobQuery): Promise<JobPage>;
   stats(): Promise<TopicStats[]>;
+  /** Delayed jobs per due-time bucket over [from, to) (store/due-histogram.ts). */
+  dueHistogram(query: DueHistogramQuery): Promise<DueCounts>;
 }
 
 export interface StoreCapabilities {

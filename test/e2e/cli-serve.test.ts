@@ -102,7 +102,7 @@ describe('delayq serve as the README says', () => {
     try {
       expect((await json(`${server.url}/v1/jobs/${jobId}`)).body.job.state).toBe('finished');
       expect((await json(`${server.url}/v1/jobs/20`)).body.job.state).toBe('delayed');
-      const cli = (...args: string[]) => promisify(execFile)(process.execPath, ['dist/cli/main.js', '--url', server.url, ...args], { cwd: root });
+      const cli = (...args: string[]) => promisify(execFile)(process.execPath, ['dist/cli/main.js', '--url', server.url, '--json', ...args], { cwd: root });
       const pushed = JSON.parse((await cli('push', 'cli-topic', '{"n":1}', '--id', 'cli-1')).stdout) as { created: boolean };
       expect(pushed.created).toBe(true);
       const reserved = JSON.parse((await cli('reserve', 'cli-topic', '--wait', '1000')).stdout) as { reservations: { token: string }[] };
@@ -111,7 +111,7 @@ describe('delayq serve as the README says', () => {
       const stats = JSON.parse((await cli('stats')).stdout) as { topics: { topic: string; counts: { finished: number } }[] };
       expect(stats.topics.find((t) => t.topic === 'cli-topic')?.counts.finished).toBe(1);
       const failure = await cli('get', 'no-such-job').catch((e: { code: number; stderr: string }) => e);
-      expect(failure).toMatchObject({ code: 1 });
+      expect(failure).toMatchObject({ code: 4 }); // docs/cli.md: 4 = not found
       expect((failure as { stderr: string }).stderr).toContain('E_NOT_FOUND');
 
       // SIGTERM while a consumer long-polls: it gets an empty answer, not a cut connection.

@@ -7,7 +7,8 @@ import { concreteUrl, routeTable, type RouteEntry } from './support/route-table.
  * Walks Fastify's route table and proves that, with auth on, every route but the public ones answers 401
  * without a token (and with a wrong one), in the body shape of its protocol, whatever the URL spelling.
  * Public on purpose: /health and /ready (probes of orchestrators carry no token) and the API docs
- * (/docs, /openapi.json: the API's shape, which is public in the repository anyway; no job data).
+ * (/docs, /openapi.json: the API's shape, which is public in the repository anyway; no job data), and the
+ * web console's static files (/console/: the page asks for a token and sends it to the API; no job data).
  */
 let server: SecureServer;
 let routes: RouteEntry[];
@@ -18,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const PUBLIC = (url: string) => url === '/health' || url === '/ready' || url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
+const PUBLIC = (url: string) =>
+  url === '/health' || url === '/ready' || url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/') || url === '/console' || url.startsWith('/console/');
 
 async function send(route: RouteEntry, headers: Record<string, string> = {}, url = concreteUrl(route.url)) {
   const hasBody = route.method === 'POST';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { aJob } from '../helpers/jobs.js';
+import { dueHistogramContract } from './due-histogram.contract.js';
 
 export interface ContractOptions {
   /** Tests this store cannot pass, each with the reason (hono's runTest style). */
@@ -449,6 +450,8 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect((await store.list({ topic, bizKey: 'biz-a', limit: 50 })).jobs.map((j) => j.id).sort()).toEqual([`${topic}-l0`, `${topic}-l1`, `${topic}-l2`]);
       expect((await store.list({ topic, tag: 'vip', limit: 50 })).jobs.map((j) => j.id)).toEqual([`${topic}-l6`]);
     });
+
+    dueHistogramContract(test, () => ({ store, topic, other, job }));
 
     test('stats counts jobs per topic and state, with the next due time', async () => {
       await store.push([job({ delayMs: 500 }), job({ delayMs: 900 }), job(), job({ topic: other })], T0);

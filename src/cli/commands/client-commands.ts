@@ -1,14 +1,22 @@
-/** The CLI's client commands: each is one SDK call against a running server, printing JSON. */
+/** The CLI's client commands: each is one SDK call against a running server; a table, or JSON with --json. */
 import type { Command } from '@commander-js/extra-typings';
 import { DelayqClient } from '../../client/client.js';
 import type { PushRequest } from '../../protocol/schemas.js';
+import { emit, fields, iso, JOB_COLUMNS, jobRow, table } from '../output.js';
 
-export type GlobalFlags = { url: string; token?: string | undefined };
+export type GlobalFlags = { url: string; token?: string | undefined; json?: boolean | undefined };
 
 export function clientOf(command: { optsWithGlobals(): GlobalFlags }): DelayqClient {
   const { url, token } = command.optsWithGlobals();
   return new DelayqClient({ url, token });
 }
+
+export const jsonOf = (command: { optsWithGlobals(): GlobalFlags }): boolean => command.optsWithGlobals().json === true;
+
+type WireJobLike = Parameters<typeof jobRow>[0] & Record<string, unknown>;
+/** One job as `key value` lines (with its body), or several as a table. */
+export const jobText = (job: WireJobLike): string => fields({ ...jobRow(job), lastError: job['lastError'], body: job['body'] });
+export const jobsText = (jobs: readonly WireJobLike[]): string => table(jobs.map(jobRow), JOB_COLUMNS);
 
 export function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -24,7 +32,7 @@ export function parseBody(text: string | undefined): unknown {
   }
 }
 
-const asInt = (value: string): number => {
+export const asInt = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new Error(`"${value}" is not an integer`);
   return n;
@@ -58,7 +66,8 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
       if (flags.tag !== undefined) job.tag = flags.tag;
       if (flags.bizKey !== undefined) job.bizKey = flags.bizKey;
       if (flags.retry !== undefined) job.retry = flags.retry;
-      print(await clientOf(command).push(job));
+      const pushed = await clientOf(command).push(job);
+      emit(jsonOf(command), pushed, (p) => `${p.created ? 'pushed' : 'exists'} ${p.job.id} (${p.job.state}, due ${iso(p.job.runAt)})\n`);
     });
 
   program
@@ -68,7 +77,11 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .option('--history', 'include every transition')
     .action(async (id, flags, command) => {
       const client = clientOf(command);
-      print(flags.history ? await client.getWithHistory(id) : { job: await client.get(id) });
+      const found = flags.history ? await client.getWithHistory(id) : { job: await client.get(id) };
+      emit(jsonOf(command), found, (f) => {
+        const history = 'history' in f ? table(f.history.map((h) => ({ at: iso(h.at), event: h.event, state: h.state, attempt: h.attempt, node: h.node, reason: h.reason })), ['at', 'event', 'state', 'attempt', 'node', 'reason']) : '';
+        return jobText(f.job) + (history ? `\n${history}` : '');
+      });
     });
 
   program
@@ -76,7 +89,10 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .description('cancel a delayed, ready or reserved job')
     .argument('<id>')
     .option('--reason <text>')
-    .action(async (id, flags, command) => print(await clientOf(command).cancel(id, flags.reason)));
+    .action(async (id, flags, command) => {
+      const cancelled = await clientOf(command).cancel(id, flags.reason);
+      emit(jsonOf(command), cancelled, () => `cancelled ${id}\n`);
+    });
 
   program
     .command('reserve')
@@ -92,7 +108,7 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
         waitMs: flags.wait,
         ...(flags.ttr === undefined ? {} : { ttrMs: flags.ttr }),
       });
-      print({ reservations });
+      emit(jsonOf(command), { reservations }, (r) => table(r.reservations.map((x) => ({ ...jobRow(x.job), token: x.token })), [...JOB_COLUMNS, 'token']));
     });
 
   program
@@ -100,10 +116,5 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .description('finish a reserved job')
     .argument('<id>')
     .argument('<token>', 'the token printed by reserve')
-    .action(async (id, token, _flags, command) => print({ job: await clientOf(command).finish(id, token) }));
-
-  program
-    .command('stats')
-    .description('job counts per topic and state')
-    .action(async (_flags, command) => print({ topics: await clientOf(command).stats() }));
+    .action(async (id, token, _flags, command) => emit(jsonOf(command), { job: await clientOf(command).finish(id, token) }, (r) => `finished ${r.job.id}\n`));
 }

@@ -17,6 +17,7 @@ import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
 import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
 import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
+import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { redrive } from './redis-redrive.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
@@ -380,4 +381,5 @@ export class RedisStore implements WatchableStore, NoticingStore {
   stats(): Promise<TopicStats[]> {
     return topicStats(this.access);
   }
+  dueHistogram: WatchableStore['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
 }

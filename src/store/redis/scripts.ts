@@ -14,6 +14,7 @@ export const SCRIPT_NAMES = [
   'release',
   'redrive',
   'due-scores',
+  'due-histogram',
   'promote',
   'lapsed',
   'expire',

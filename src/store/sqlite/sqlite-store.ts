@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import type { DueCounts, DueHistogramQuery } from '../due-histogram.js';
+import { sqliteDueHistogram } from './sqlite-due-histogram.js';
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { newToken } from '../../core/ids.js';
@@ -343,6 +345,10 @@ export class SqliteStore implements Store {
     const more = rows.length > query.limit;
     const jobs = rows.slice(0, query.limit).map(rowToJob);
     return { jobs, next: more ? jobs[jobs.length - 1]!.id : null };
+  }
+
+  async dueHistogram(query: DueHistogramQuery): Promise<DueCounts> {
+    return sqliteDueHistogram(this.db!, query);
   }
 
   async stats(): Promise<TopicStats[]> {

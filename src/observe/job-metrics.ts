@@ -1,0 +1,85 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ServiceEvents, ServiceJobEvent } from '../service-events.js';
+import type { TopicLabels } from './topic-labels.js';
+
+/** Lateness buckets, seconds: 1 ms up to an hour (a scheduler promises "on time"; an hour late is an outage). */
+export const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
+const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/**
+ * The series fed by service.events (docs/metrics.md):
+ *  - delayq_jobs_total{event,topic}: transitions, named after the verbs;
+ *  - delayq_promote_lateness_seconds{topic}: readyAt − runAt of each reserved job;
+ *  - delayq_delivery_lateness_seconds{topic}: reservedAt − runAt of each reserved job;
+ *  - delayq_reserve_wait_seconds{outcome}: how long long-poll reserves waited (jobs | empty);
+ *  - delayq_store_call_seconds{operation,outcome}: every store call (ok | error).
+ */
+export class JobMetrics {
+  private readonly jobs: Counter<'event' | 'topic'>;
+  private readonly promoteLateness: Histogram<'topic'>;
+  private readonly deliveryLateness: Histogram<'topic'>;
+  private readonly reserveWait: Histogram<'outcome'>;
+  private readonly storeCalls: Histogram<'operation' | 'outcome'>;
+  private readonly topics: TopicLabels;
+
+  constructor(registry: Registry, topics: TopicLabels) {
+    this.topics = topics;
+    const registers = [registry];
+    this.jobs = new Counter({ name: 'delayq_jobs_total', help: 'Job transitions by verb and topic', labelNames: ['event', 'topic'], registers });
+    this.promoteLateness = new Histogram({
+      name: 'delayq_promote_lateness_seconds',
+      help: 'How long after its due time a job became ready (readyAt - runAt), observed when it is reserved',
+      labelNames: ['topic'],
+      buckets: LATENESS_BUCKETS,
+      registers,
+    });
+    this.deliveryLateness = new Histogram({
+      name: 'delayq_delivery_lateness_seconds',
+      help: 'How long after its due time a job was reserved by a consumer or push sink (reservedAt - runAt)',
+      labelNames: ['topic'],
+      buckets: LATENESS_BUCKETS,
+      registers,
+    });
+    this.reserveWait = new Histogram({
+      name: 'delayq_reserve_wait_seconds',
+      help: 'How long long-poll reserve calls waited before answering',
+      labelNames: ['outcome'],
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
+    this.storeCalls = new Histogram({
+      name: 'delayq_store_call_seconds',
+      help: 'Duration of store calls by operation',
+      labelNames: ['operation', 'outcome'],
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+  }
+
+  /** Subscribes to the service's events; answers the unsubscribe function. */
+  listen(events: ServiceEvents): () => void {
+    const onJob = (e: ServiceJobEvent): void => this.onJob(e);
+    const onWait = (w: { waitedMs: number; count: number }): void =>
+      this.reserveWait.observe({ outcome: w.count > 0 ? 'jobs' : 'empty' }, w.waitedMs / 1000);
+    const onCall = (c: { operation: string; durationMs: number; ok: boolean }): void =>
+      this.storeCalls.observe({ operation: c.operation, outcome: c.ok ? 'ok' : 'error' }, c.durationMs / 1000);
+    events.on('job', onJob);
+    events.on('reserveWait', onWait);
+    events.on('storeCall', onCall);
+    return () => {
+      events.off('job', onJob);
+      events.off('reserveWait', onWait);
+      events.off('storeCall', onCall);
+    };
+  }
+
+  private onJob(e: ServiceJobEvent): void {
+    const topic = this.topics.label(e.topic);
+    this.jobs.inc({ event: e.event, topic }, e.count ?? 1);
+    if (e.event !== 'reserve' || e.dueAt === undefined) return;
+    // A job reserved before its due time (reserve took it early) is not late: clamp at 0.
+    this.deliveryLateness.observe({ topic }, Math.max(0, e.at - e.dueAt) / 1000);
+    if (e.readyAt != null) this.promoteLateness.observe({ topic }, Math.max(0, e.readyAt - e.dueAt) / 1000);
+  }
+}

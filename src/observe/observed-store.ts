@@ -1,0 +1,135 @@
+/**
+ * observeStore(store, events, clock): the same store, every method call timed ('storeCall') and every
+ * transition it reports turned into a service event ('job'). A Proxy, so whatever else the store offers
+ * (watch, the journal's restore and status…) passes through and the isWatchable / isJournaled checks
+ * still see it.
+ */
+import type { Clock, EpochMs } from '../core/clock.js';
+import type { Job, Reservation } from '../core/job.js';
+import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service-events.js';
+import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
+
+type AnyMethod = (...args: unknown[]) => unknown;
+
+/** Store methods whose results carry transitions, with how each becomes events. */
+type Reporter = (events: ServiceEvents, args: unknown[], result: unknown, store: Store, clock: Clock) => void | Promise<void>;
+
+const outcomeEvent =
+  (event: ServiceJobEventName, nowArg: number): Reporter =>
+  (events, args, result) => {
+    const outcome = result as Outcome<Job | { job: Job }>;
+    if (!outcome.ok) return;
+    // cancel answers { job, dispatched }; the other transitions the job itself.
+    const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
+    events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt });
+  };
+
+const REPORTERS: Record<string, Reporter> = {
+  push(events, args, result) {
+    const now = args[1] as EpochMs;
+    for (const { created, job } of result as PushResult[]) {
+      if (created) events.job({ event: 'push', topic: job.topic, id: job.id, at: now, dueAt: job.runAt });
+    }
+  },
+  cancel: outcomeEvent('cancel', 1),
+  finish: outcomeEvent('finish', 2),
+  retry: outcomeEvent('retry', 3),
+  bury: outcomeEvent('bury', 2),
+  release: outcomeEvent('release', 2),
+  reserve(events, args, result) {
+    const now = args[2] as EpochMs;
+    for (const { job } of result as Reservation[]) {
+      events.job({ event: 'reserve', topic: job.topic, id: job.id, at: now, dueAt: job.runAt, readyAt: job.readyAt });
+    }
+  },
+  promoteDue(events, args, result) {
+    const { count, topics } = result as PromoteResult;
+    if (count === 0) return;
+    // One topic: the count is its own. Several (a store that does not split the count): not attributable.
+    events.job({ event: 'promote', topic: topics.length === 1 ? topics[0]! : UNKNOWN_TOPIC, count, at: args[0] as EpochMs });
+  },
+  expireDue(events, args, result) {
+    const count = result as number;
+    if (count > 0) events.job({ event: 'expire', topic: UNKNOWN_TOPIC, count, at: args[0] as EpochMs });
+  },
+  async redrive(events, args, result, store) {
+    const count = result as number;
+    if (count === 0) return;
+    const target = args[0] as RedriveTarget;
+    const now = args[1] as EpochMs;
+    if ('topic' in target) return events.job({ event: 'redrive', topic: target.topic, count, at: now });
+    // By ids: the store answers a count only; the redriven jobs are the ones now ready since `now`.
+    const jobs = await Promise.all(target.ids.map((id) => store.get(id)));
+    for (const job of jobs) {
+      if (job && job.state === 'ready' && job.readyAt === now) events.job({ event: 'redrive', topic: job.topic, id: job.id, at: now });
+    }
+  },
+  restore(events, _args, result, _store, clock) {
+    const { restored } = result as RestoreSummary;
+    if (restored > 0) events.job({ event: 'restore', topic: UNKNOWN_TOPIC, count: restored, at: clock.now() });
+  },
+  restoreJob(events, args, result, _store, clock) {
+    const { restored } = result as RestoreSummary;
+    if (restored > 0) events.job({ event: 'restore', topic: UNKNOWN_TOPIC, id: args[0] as string, count: restored, at: clock.now() });
+  },
+};
+
+/** What the journal's restore answers (journal/journal.ts RestoreSummary), as far as events need it. */
+interface RestoreSummary {
+  restored: number;
+}
+
+/** Methods not worth timing (synchronous accessors). */
+const UNTIMED = new Set(['status', 'watch', 'constructor']);
+
+export function observeStore<S extends Store>(store: S, events: ServiceEvents, clock: Clock): S {
+  const wrappers = new Map<PropertyKey, AnyMethod>();
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || typeof property !== 'string' || UNTIMED.has(property)) {
+        return typeof value === 'function' ? (value as AnyMethod).bind(target) : value;
+      }
+      let wrapper = wrappers.get(property);
+      if (!wrapper) {
+        const report = REPORTERS[property];
+        wrapper = function observed(...args: unknown[]): unknown {
+          const started = performance.now();
+          const done = (ok: boolean): void => {
+            events.emit('storeCall', { operation: property, durationMs: performance.now() - started, ok });
+          };
+          let result: unknown;
+          try {
+            result = (Reflect.get(target, property) as AnyMethod).apply(target, args);
+          } catch (err) {
+            done(false);
+            throw err;
+          }
+          if (!(result instanceof Promise)) {
+            done(true);
+            return result;
+          }
+          return result.then(
+            async (value: unknown) => {
+              done(true);
+              if (report && events.listenerCount('job') > 0) {
+                try {
+                  await report(events, args, value, target, clock);
+                } catch {
+                  /* reporting must never fail the call */
+                }
+              }
+              return value;
+            },
+            (err: unknown) => {
+              done(false);
+              throw err;
+            },
+          );
+        };
+        wrappers.set(property, wrapper);
+      }
+      return wrapper;
+    },
+  });
+}

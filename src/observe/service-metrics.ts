@@ -1,0 +1,19 @@
+import { collectDefaultMetrics, type Registry } from 'prom-client';
+import type { Config } from '../config.js';
+import type { DelayqService } from '../service.js';
+import { JobMetrics } from './job-metrics.js';
+import { StoreGauges } from './store-gauges.js';
+import { TopicLabels } from './topic-labels.js';
+
+/**
+ * Registers every service series on `registry` (docs/metrics.md): transition counters and lateness
+ * histograms from service.events, store gauges read on scrape, and prom-client's process metrics (event
+ * loop lag, heap, GC, CPU, file descriptors). Answers the function that stops listening.
+ */
+export function registerServiceMetrics(service: DelayqService, registry: Registry, options: Config['metrics']): () => void {
+  const topics = new TopicLabels(options.topicLabelLimit);
+  const stop = new JobMetrics(registry, topics).listen(service.events);
+  new StoreGauges(registry, service, topics, options.statsCacheMs);
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  return stop;
+}

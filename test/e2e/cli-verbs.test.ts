@@ -1,0 +1,140 @@
+/**
+ * Every CLI verb as a child process against a real server with a token: the table by default, the JSON
+ * with --json, and the errors' exit codes and messages (docs/cli.md). The CLI is bundled once with esbuild
+ * (beside copies of the assets its modules load by URL) so each call costs a node start, not a compile.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { build } from 'esbuild';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, startServer, type TestServer } from '../helpers/http-server.js';
+
+const TOKEN = 'cli-admin-token-0123456789';
+const root = join(import.meta.dirname, '..', '..');
+// Inside the repository (.tmp/ is ignored) so the bundle's bare imports resolve to node_modules.
+mkdirSync(join(root, '.tmp'), { recursive: true });
+const dir = mkdtempSync(join(root, '.tmp', 'cli-verbs-'));
+const BUNDLE = join(dir, 'cli.mjs');
+const CLI = [BUNDLE];
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('delayq CLI verbs', { timeout: 180_000 }, () => {
+  let server: TestServer;
+  const run = (...args: string[]): Promise<Run> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [...CLI, '--url', server.url, '--token', TOKEN, ...args], { cwd: root, env: { ...process.env, DELAYQ_TOKEN: '' } }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  const json = async (...args: string[]) => {
+    const r = await run('--json', ...args);
+    expect(r, r.stderr).toMatchObject({ code: 0 });
+    return JSON.parse(r.stdout);
+  };
+  const api = (method: string, path: string, body?: unknown) => http(server.url, method, path, { ...(body ? { json: body } : {}), headers: { authorization: `Bearer ${TOKEN}` } });
+
+  beforeAll(async () => {
+    await build({ entryPoints: [join(root, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: BUNDLE, logLevel: 'error' });
+    cpSync(join(root, 'src/store/redis/lua'), join(dir, 'lua'), { recursive: true });
+    cpSync(join(root, 'src/store/sqlite/migrations'), join(dir, 'migrations'), { recursive: true });
+    server = await startServer({ overrides: { auth: { tokens: [{ token: TOKEN }] } } });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('push, list, get, reschedule, cancel: tables by default, JSON with --json', async () => {
+    expect((await json('push', 'orders', '{"n":1}', '--id', 'o-1', '--delay', '1h', '--biz-key', 'order-42', '--tag', 'close')).created).toBe(true);
+    const listed = await run('list', '--biz-key', 'order-42');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+TOPIC\s+STATE/);
+    expect(listed.stdout).toMatch(/o-1\s+orders\s+delayed/);
+    expect((await json('list', '--topic', 'orders', '--state', 'delayed')).jobs.map((j: { id: string }) => j.id)).toEqual(['o-1']);
+    expect((await json('list', '--tag', 'close')).jobs).toHaveLength(1);
+    const got = await run('get', 'o-1', '--history');
+    expect(got.stdout).toMatch(/bizKey\s+order-42/);
+    expect(got.stdout).toMatch(/push\s+delayed/);
+    const moved = await json('reschedule', 'o-1', '--delay', '2h');
+    expect(moved.job.runAt).toBeGreaterThan(Date.now() + 3_600_000);
+    expect((await run('cancel', 'o-1')).stdout).toBe('cancelled o-1\n');
+  });
+
+  it('reserve, touch, release, fail, dead, redrive, finish', async () => {
+    await json('push', 'pay', '--id', 'p-1', '--retry', '1s');
+    const reserved = (await json('reserve', 'pay')).reservations[0];
+    const touched = await run('touch', 'p-1', reserved.token, '--ttr', '60000');
+    expect(touched.stdout).toMatch(/^touched p-1: deadline /);
+    expect((await json('release', 'p-1', reserved.token)).job.state).toBe('ready');
+    const again = (await json('reserve', 'pay')).reservations[0];
+    expect((await run('fail', 'p-1', again.token, '--error', 'card declined', '--bury')).stdout).toBe('buried p-1\n');
+    const dead = await run('dead', 'pay');
+    expect(dead.stdout).toMatch(/p-1\s+pay\s+dead/);
+    expect((await run('redrive', 'p-1')).stdout).toBe('redriven: 1\n');
+    const third = (await json('reserve', 'pay')).reservations[0];
+    expect((await json('finish', 'p-1', third.token)).job.state).toBe('finished');
+    await json('push', 'pay', '--id', 'p-2');
+    const fourth = (await json('reserve', 'pay')).reservations[0];
+    await run('fail', 'p-2', fourth.token, '--bury');
+    expect((await json('redrive', '--topic', 'pay')).count).toBe(1);
+  });
+
+  it('stats, stats --watch, due, pause, resume, purge', async () => {
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    await api('POST', '/v1/jobs', { topic: 'remind', runAt: minute + 150_000 });
+    await api('POST', '/v1/jobs', { topic: 'remind', runAt: minute + 170_000 });
+    const stats = await run('stats');
+    expect(stats.stdout).toMatch(/remind\s+2\s+0/);
+    const watch = await run('stats', '--watch', '--interval', '50', '--times', '2');
+    expect(watch.code).toBe(0);
+    expect(watch.stdout.match(/^delayq http/gm)).toHaveLength(2);
+    expect(watch.stdout).toContain('LATENESS P99');
+    const due = await json('due', '--topic', 'remind', '--from', String(minute), '--span', '600000');
+    expect(due.total).toBe(2);
+    expect(due.buckets[2].count).toBe(2);
+    expect((await run('due', '--topic', 'remind', '--from', String(minute), '--span', '600000')).stdout).toMatch(/total: 2\n$/);
+    expect((await run('pause', 'remind')).stdout).toBe('paused remind\n');
+    expect((await json('stats')).topics.find((t: { topic: string }) => t.topic === 'remind').paused).toBe(true);
+    expect((await run('resume', 'remind')).stdout).toBe('resumed remind\n');
+    expect((await run('purge', '--before', String(Date.now() + 1000))).stdout).toMatch(/^purged: \d+\n$/);
+  });
+
+  it('errors: exit code by class, and the code and message on stderr', async () => {
+    const missing = await run('get', 'no-such-job');
+    expect(missing).toMatchObject({ code: 4, stdout: '' });
+    expect(missing.stderr).toContain('delayq: E_NOT_FOUND: job no-such-job does not exist');
+    const invalid = await run('push', 'orders', '--delay', 'soon');
+    expect(invalid.code).toBe(3);
+    expect(invalid.stderr).toContain('E_VALIDATION');
+    await json('push', 'orders', '--id', 'done-1');
+    await run('cancel', 'done-1');
+    const wrong = await run('cancel', 'done-1');
+    expect(wrong.code).toBe(5);
+    expect(wrong.stderr).toContain('E_WRONG_STATE');
+    const stale = await run('finish', 'done-1', 'not-a-token');
+    expect(stale.code).toBe(5);
+    const denied = await new Promise<Run>((resolve) =>
+      execFile(process.execPath, [...CLI, '--url', server.url, '--token', 'wrong-token-00000000000', 'stats'], (err, stdout, stderr) => resolve({ code: (err as { code?: number } | null)?.code ?? 0, stdout, stderr })),
+    );
+    expect(denied.code).toBe(6);
+    expect(denied.stderr).toContain('E_UNAUTHORIZED');
+    const usage = await run('list', '--state', 'sleeping');
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--state');
+    expect((await run('frobnicate')).code).toBe(2);
+    const down = await new Promise<Run>((resolve) =>
+      execFile(process.execPath, [...CLI, '--url', 'http://127.0.0.1:1', 'stats'], (err, stdout, stderr) => resolve({ code: (err as { code?: number } | null)?.code ?? 0, stdout, stderr })),
+    );
+    expect(down.code).toBe(7);
+    expect(down.stderr).toContain('cannot reach delayq');
+    const noJournal = await run('restore', 'o-1');
+    expect(noJournal.code).toBe(5);
+    expect(noJournal.stderr).toContain('E_CONFLICT');
+  });
+});
