@@ -156,6 +156,7 @@ const ROUTES: RouteTemplate[] = [
   { method: 'POST', pattern: '/v1/jobs/:id/fail', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/fail`, body: (g) => ({ token: g.token(), error: g.unicodeString(), ...(g.chance(0.3) ? { bury: true } : {}), ...(g.chance(0.3) ? { retryDelayMs: 10 } : {}) }) },
   { method: 'POST', pattern: '/v1/jobs/:id/release', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/release`, body: (g) => ({ token: g.token() }) },
   { method: 'GET', pattern: '/v1/stats', path: () => '/v1/stats' },
+  { method: 'GET', pattern: '/v1/stats/due', path: () => '/v1/stats/due', query: (g) => ({ ...(g.chance(0.5) ? { topic: g.topic() } : {}), ...(g.chance(0.5) ? { from: g.pick([0, Date.now(), -1, 'x']) } : {}), ...(g.chance(0.5) ? { to: g.pick([Date.now() + 3_600_000, 0, 1e15]) } : {}), ...(g.chance(0.5) ? { bucketMs: g.pick([60_000, 1, 3_600_000, 'x']) } : {}) }) },
   { method: 'POST', pattern: '/v1/ack', path: () => '/v1/ack', body: (g) => ({ acks: Array.from({ length: g.int(4) + 1 }, () => ackItem(g)), ...(g.chance(0.2) ? { jobs: g.pick([true, false, 'yes']) } : {}) }) },
   { method: 'POST', pattern: '/v1/topics/:topic/pause', path: (g) => `/v1/topics/${enc(g.topic())}/pause`, body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000, '1m', -1, 'x']) } : {}) },
   { method: 'POST', pattern: '/v1/topics/:topic/resume', path: (g) => `/v1/topics/${enc(g.topic())}/resume` },
