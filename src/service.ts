@@ -52,8 +52,6 @@ export interface FailRequest {
   bury?: boolean;
 }
 
-export const RESERVE_MAX_COUNT = 100;
-export const RESERVE_MAX_WAIT_MS = 60_000;
 
 /**
  * delayq in one object: every operation of the API, over any Store, with the timer and the long-poll
@@ -258,12 +256,12 @@ export class DelayqService {
     return this.run(async () => {
       const topics = checkTopics(request.topics);
       const count = request.count ?? 1;
-      if (!Number.isInteger(count) || count < 1 || count > RESERVE_MAX_COUNT) {
-        throw invalid('count', `must be an integer from 1 to ${RESERVE_MAX_COUNT}`);
+      if (!Number.isInteger(count) || count < 1 || count > LIMITS.reserveMaxCount) {
+        throw invalid('count', `must be an integer from 1 to ${LIMITS.reserveMaxCount}`);
       }
       const waitMs = request.waitMs ?? 0;
-      if (!Number.isFinite(waitMs) || waitMs < 0 || waitMs > RESERVE_MAX_WAIT_MS) {
-        throw invalid('waitMs', `must be from 0 to ${RESERVE_MAX_WAIT_MS} ms`);
+      if (!Number.isFinite(waitMs) || waitMs < 0 || waitMs > LIMITS.reserveMaxWaitMs) {
+        throw invalid('waitMs', `must be from 0 to ${LIMITS.reserveMaxWaitMs} ms`);
       }
       if (request.ttrMs !== undefined && (request.ttrMs < LIMITS.ttrMinMs || request.ttrMs > LIMITS.ttrMaxMs)) {
         throw invalid('ttrMs', `must be from ${LIMITS.ttrMinMs} to ${LIMITS.ttrMaxMs} ms`);

@@ -2,7 +2,6 @@
 import { isDelayqError } from '../core/errors.js';
 import type { Job, JobState } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
-import { RESERVE_MAX_WAIT_MS } from '../service.js';
 import { BAD_FORMAT, NOT_FOUND, type Reply } from './replies.js';
 import type { ConnectionState as Connection, Held } from './connection-state.js';
 import { bodyFromBytes, bytesFromBody, priorityFromPri } from './job-codec.js';
@@ -84,7 +83,7 @@ export async function reserve(conn: Connection, timeoutSeconds: number | null): 
     const now = service.clock.now();
     if (deadlineSoon(conn, now)) return 'DEADLINE_SOON\r\n';
     const untilSoon = Math.min(...[...conn.held.values()].map((h) => h.deadlineAt - DEADLINE_SOON_MS - now));
-    const waitMs = Math.max(0, Math.min(giveUpAt - performance.now(), untilSoon, RESERVE_MAX_WAIT_MS));
+    const waitMs = Math.max(0, Math.min(giveUpAt - performance.now(), untilSoon, LIMITS.reserveMaxWaitMs));
     // First a try shared with the other connections of this turn; then, if nothing was ready, a long-poll.
     let got = await conn.ctx.reserves.tryReserve(conn.watched);
     if (!got && waitMs >= 1 && !conn.isGone) {

@@ -19,6 +19,10 @@ export const LIMITS = {
   maxAttemptsMax: 1000,
   backoffListMax: 100,
   errorMaxLength: 2000,
+  /** Jobs one reserve call may take. */
+  reserveMaxCount: 100,
+  /** Longest long-poll of one reserve call. */
+  reserveMaxWaitMs: 60_000,
   /** Most buckets one due-time histogram read answers (GET /v1/stats/due). */
   dueHistogramMaxBuckets: 1000,
   /** Narrowest due-time histogram bucket, ms. */

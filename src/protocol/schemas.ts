@@ -191,8 +191,8 @@ export type ListQuery = Static<typeof ListQuery>;
 export const ListResponse = Type.Object({ jobs: Type.Array(JobSchema), next: Nullable(Type.String()) });
 export type ListResponse = Static<typeof ListResponse>;
 
-export const RESERVE_MAX_COUNT = 100;
-export const RESERVE_MAX_WAIT_MS = 60_000;
+export const RESERVE_MAX_COUNT = LIMITS.reserveMaxCount;
+export const RESERVE_MAX_WAIT_MS = LIMITS.reserveMaxWaitMs;
 
 export const ReserveRequest = Type.Object(
   {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelayqClient } from '../../src/client/client.js';
 import { DelayqError } from '../../src/core/errors.js';
 import type { Reservation } from '../../src/core/job.js';
-import * as protocol from '../../src/protocol/schemas.js';
-import { DelayqService, RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS, type ReserveRequest } from '../../src/service.js';
+import { DelayqService, type ReserveRequest } from '../../src/service.js';
+import { RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS } from '../../src/protocol/schemas.js';
 import { http, startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
@@ -18,9 +18,12 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 describe('REST API through the SDK, over a real listening server', () => {
-  it('keeps the protocol limits equal to the service limits (drift check)', () => {
-    expect(protocol.RESERVE_MAX_COUNT).toBe(RESERVE_MAX_COUNT);
-    expect(protocol.RESERVE_MAX_WAIT_MS).toBe(RESERVE_MAX_WAIT_MS);
+  it('applies one reserve limit in the HTTP schema and in the service (core/limits.ts)', async () => {
+    const over = { topics: ['limits'], count: RESERVE_MAX_COUNT + 1 };
+    await expect(client.reserve(over)).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'count' });
+    await expect(server.service.reserve(over)).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'count' });
+    const tooLong = { topics: ['limits'], waitMs: RESERVE_MAX_WAIT_MS + 1 };
+    await expect(server.service.reserve(tooLong)).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'waitMs' });
   });
 
   it('pushes, gets with history, reserves, touches and finishes a job', async () => {
