@@ -8,9 +8,49 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 
 /** What each layer may not import (relative to src/); the arrows of docs/architecture.md, pointing down. */
 const LAYERS = {
-  core: ['store', 'journal', 'scheduler', 'delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'schedule', 'service', 'runtime', 'config', 'metrics'],
-  protocol: ['store', 'journal', 'scheduler', 'delivery', 'server', 'client', 'cli', 'beanstalkd', 'grpc', 'service', 'runtime'],
-  store: ['journal', 'scheduler', 'delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
+  core: [
+    'store',
+    'journal',
+    'scheduler',
+    'delivery',
+    'server',
+    'client',
+    'cli',
+    'protocol',
+    'beanstalkd',
+    'grpc',
+    'schedule',
+    'service',
+    'runtime',
+    'config',
+    'metrics',
+  ],
+  protocol: [
+    'store',
+    'journal',
+    'scheduler',
+    'delivery',
+    'server',
+    'client',
+    'cli',
+    'beanstalkd',
+    'grpc',
+    'service',
+    'runtime',
+  ],
+  store: [
+    'journal',
+    'scheduler',
+    'delivery',
+    'server',
+    'client',
+    'cli',
+    'protocol',
+    'beanstalkd',
+    'grpc',
+    'service',
+    'runtime',
+  ],
   journal: ['scheduler', 'delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
   scheduler: ['delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
   delivery: ['server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
@@ -38,7 +78,18 @@ const layerRules = Object.entries(LAYERS).map(([layer, forbidden]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', '.tmp/**', 'coverage/**', 'console/dist/**', 'src/console/dist/**', 'clients/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      '.tmp/**',
+      'coverage/**',
+      'console/dist/**',
+      'src/console/dist/**',
+      'clients/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -46,7 +97,10 @@ export default tseslint.config(
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.test.json' })] },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
     },

@@ -40,7 +40,9 @@ async function pushRate(mode: 'sequential' | 'inflight100' | 'batch1000', count:
       );
     } else {
       for (let i = 0; i < count; i += 1000) {
-        await service.pushBatch(Array.from({ length: Math.min(1000, count - i) }, () => ({ topic: 'bench', delayMs: 3_600_000, body: BODY })));
+        await service.pushBatch(
+          Array.from({ length: Math.min(1000, count - i) }, () => ({ topic: 'bench', delayMs: 3_600_000, body: BODY })),
+        );
       }
     }
     return count / ((performance.now() - started) / 1000);
@@ -83,7 +85,9 @@ const rows: string[] = [];
 for (const mode of ['sequential', 'inflight100', 'batch1000'] as const) {
   const rates: number[] = [];
   for (let r = 0; r < runs; r++) rates.push(await pushRate(mode, pushCount));
-  rows.push(`| push, ${mode} (${fmt(pushCount)} jobs) | ${fmt(median(rates))} jobs/s | ${fmt(Math.min(...rates))}–${fmt(Math.max(...rates))} |`);
+  rows.push(
+    `| push, ${mode} (${fmt(pushCount)} jobs) | ${fmt(median(rates))} jobs/s | ${fmt(Math.min(...rates))}–${fmt(Math.max(...rates))} |`,
+  );
 }
 const lateCount = quick ? 10_000 : 100_000;
 const late = await lateness(lateCount, quick ? 2000 : 10_000);

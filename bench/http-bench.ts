@@ -37,7 +37,12 @@ export class HttpBench {
     await redis.flushall(); // our own benchmark Redis
     await redis.quit();
     const port = await freePort();
-    this.server = await startProcess('delayq http-server', process.execPath, [SERVER_SCRIPT, String(port), String(this.redisPort)], port);
+    this.server = await startProcess(
+      'delayq http-server',
+      process.execPath,
+      [SERVER_SCRIPT, String(port), String(this.redisPort)],
+      port,
+    );
     this.url = `http://127.0.0.1:${port}`;
   }
 
@@ -46,7 +51,13 @@ export class HttpBench {
     this.server = undefined;
   }
 
-  private async cannon(path: string, body: unknown, connections: number, durationS: number, jobsPerRequest: number): Promise<HttpResult> {
+  private async cannon(
+    path: string,
+    body: unknown,
+    connections: number,
+    durationS: number,
+    jobsPerRequest: number,
+  ): Promise<HttpResult> {
     const options = {
       url: this.url + path,
       method: 'POST',

@@ -12,8 +12,13 @@ import { DelayqGrpcServer } from '../dist/grpc/grpc-server.js';
 const [httpArg, storeArg, grpcArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const httpPort = Number(httpArg);
 if (!httpPort || !storeArg) throw new Error('usage: http-server.mjs HTTP_PORT (REDIS_PORT | CONFIG_JSON)');
-const store = /^\d+$/.test(storeArg) ? { store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${storeArg}` } } : JSON.parse(storeArg);
-const config = loadConfig({ env: {}, overrides: { ...store, http: { host: '127.0.0.1', port: httpPort }, nodeId: 'bench-http' } });
+const store = /^\d+$/.test(storeArg)
+  ? { store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${storeArg}` } }
+  : JSON.parse(storeArg);
+const config = loadConfig({
+  env: {},
+  overrides: { ...store, http: { host: '127.0.0.1', port: httpPort }, nodeId: 'bench-http' },
+});
 // The composition root, as `delayq serve` builds it (partitions, Redis's clock, the journal…).
 const service = createService(config);
 await service.start();

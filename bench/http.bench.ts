@@ -24,11 +24,15 @@ const root = join(import.meta.dirname, '..');
 const body100 = 'x'.repeat(100);
 
 async function startServer(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data', join(dataDir, 'bench.db')], {
-    cwd: root,
-    env: { ...process.env, DELAYQ_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data', join(dataDir, 'bench.db')],
+    {
+      cwd: root,
+      env: { ...process.env, DELAYQ_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   // Requests log at debug, so at info the server prints only its start-up lines: read the URL there.
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
@@ -51,17 +55,25 @@ async function startServer(dataDir: string): Promise<{ url: string; stop(): Prom
 
 function run(options: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ duration: durationS, connections, ...options }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ duration: durationS, connections, ...options }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
   });
 }
 
 async function post(url: string, path: string, json: unknown): Promise<any> {
-  const response = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  const response = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(json),
+  });
   return response.json();
 }
 
 async function finishedCount(url: string, topic: string): Promise<number> {
-  const stats = (await (await fetch(`${url}/v1/stats`)).json()) as { topics: { topic: string; counts: { finished: number } }[] };
+  const stats = (await (await fetch(`${url}/v1/stats`)).json()) as {
+    topics: { topic: string; counts: { finished: number } }[];
+  };
   return stats.topics.find((t) => t.topic === topic)?.counts.finished ?? 0;
 }
 
@@ -90,7 +102,9 @@ try {
     method: 'POST',
     headers: json,
     connections: Math.min(connections, 10),
-    body: JSON.stringify({ jobs: Array.from({ length: batchSize }, () => ({ topic: 'bench-batch', body: body100, delayMs: 3_600_000 })) }),
+    body: JSON.stringify({
+      jobs: Array.from({ length: batchSize }, () => ({ topic: 'bench-batch', body: body100, delayMs: 3_600_000 })),
+    }),
   });
   row(`push, ${batchSize} jobs per request`, batch.requests.average * batchSize, 'jobs/s', batch);
 
@@ -98,21 +112,38 @@ try {
   const fill = 100_000;
   for (let i = 0; i < fill; i += 1000) {
     await Promise.all(
-      Array.from({ length: 10 }, () => post(server.url, '/v1/jobs/batch', { jobs: Array.from({ length: 100 }, () => ({ topic: 'bench-consume', body: body100 })) })),
+      Array.from({ length: 10 }, () =>
+        post(server.url, '/v1/jobs/batch', {
+          jobs: Array.from({ length: 100 }, () => ({ topic: 'bench-consume', body: body100 })),
+        }),
+      ),
     );
   }
   const before = await finishedCount(server.url, 'bench-consume');
   const cycles = await run({
     url: server.url,
     requests: [
-      { method: 'POST', path: '/v1/reserve', headers: json, body: JSON.stringify({ topics: ['bench-consume'], count: 1 }),
+      {
+        method: 'POST',
+        path: '/v1/reserve',
+        headers: json,
+        body: JSON.stringify({ topics: ['bench-consume'], count: 1 }),
         onResponse: (_status, body, context) => {
-          const first = (JSON.parse(body) as { reservations: { job: { id: string }; token: string }[] }).reservations[0];
+          const first = (JSON.parse(body) as { reservations: { job: { id: string }; token: string }[] })
+            .reservations[0];
           context['id'] = first?.job.id ?? 'none';
           context['token'] = first?.token ?? 'none';
-        } },
-      { method: 'POST', headers: json,
-        setupRequest: (request, context) => ({ ...request, path: `/v1/jobs/${String(context['id'])}/finish`, body: JSON.stringify({ token: context['token'] }) }) },
+        },
+      },
+      {
+        method: 'POST',
+        headers: json,
+        setupRequest: (request, context) => ({
+          ...request,
+          path: `/v1/jobs/${String(context['id'])}/finish`,
+          body: JSON.stringify({ token: context['token'] }),
+        }),
+      },
     ],
   });
   const finished = (await finishedCount(server.url, 'bench-consume')) - before;
@@ -122,8 +153,14 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-console.log(`\nnode ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-console.log(`autocannon: ${connections} connections (batch: ${Math.min(connections, 10)}), ${durationS} s per scenario\n`);
+console.log(
+  `\nnode ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
+console.log(
+  `autocannon: ${connections} connections (batch: ${Math.min(connections, 10)}), ${durationS} s per scenario\n`,
+);
 console.log('| scenario | rate | requests/s | latency p50 / p99 | errors |');
 console.log('| --- | --- | --- | --- | --- |');
 for (const line of rows) console.log(line);

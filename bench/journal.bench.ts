@@ -14,7 +14,11 @@ import { JournaledStore } from '../src/journal/journaled-store.js';
 import type { Journal, JournalJob } from '../src/journal/journal.js';
 import { newJournalJob } from '../src/journal/journal-jobs.js';
 import type { Store } from '../src/store/store.js';
-import { mysqlJournalDatabase, postgresJournalDatabase, type JournalDatabase } from '../test/helpers/journal-databases.js';
+import {
+  mysqlJournalDatabase,
+  postgresJournalDatabase,
+  type JournalDatabase,
+} from '../test/helpers/journal-databases.js';
 import { aJob } from '../test/helpers/jobs.js';
 import { makeInnerStore, stopInnerServers } from './journal-inner.js';
 
@@ -51,7 +55,10 @@ async function pushBatches(store: Store, total: number, size: number, inFlight: 
         const n = Math.min(size, total - next);
         next += n;
         const now = Date.now();
-        await store.push(Array.from({ length: n }, () => aJob({ topic: 'bench', now, delayMs: 60_000, body: BODY })), now);
+        await store.push(
+          Array.from({ length: n }, () => aJob({ topic: 'bench', now, delayMs: 60_000, body: BODY })),
+          now,
+        );
       }
     }),
   );
@@ -63,7 +70,13 @@ async function fillJournal(journal: Journal, total: number, now: number): Promis
   for (let i = 0; i < total; i += 10_000) {
     const rows: JournalJob[] = [];
     for (let k = i; k < Math.min(total, i + 10_000); k++) {
-      rows.push(newJournalJob(aJob({ id: `r-${k}`, topic: 'restore', now, delayMs: 60_000 + (k % 3_000_000), body: BODY }), now, true));
+      rows.push(
+        newJournalJob(
+          aJob({ id: `r-${k}`, topic: 'restore', now, delayMs: 60_000 + (k % 3_000_000), body: BODY }),
+          now,
+          true,
+        ),
+      );
     }
     await journal.write({ inserts: rows, upserts: [], history: [] });
   }
@@ -73,7 +86,9 @@ async function fillJournal(journal: Journal, total: number, now: number): Promis
 async function benchDatabase(db: JournalDatabase, pushLines: string[], restoreLines: string[]): Promise<void> {
   const label = `${INNER} + journal on ${db.dialect === 'postgres' ? 'PostgreSQL 15' : 'MariaDB 10.11'}`;
   {
-    const store = new JournaledStore(await makeInnerStore(INNER), db.journal({ maxConnections: 8 }), { nodeId: 'bench' });
+    const store = new JournaledStore(await makeInnerStore(INNER), db.journal({ maxConnections: 8 }), {
+      nodeId: 'bench',
+    });
     await store.open();
     const singles = Math.min(PUSH_JOBS, 20_000);
     const ms1 = await pushSingles(store, singles, 64);
@@ -119,10 +134,16 @@ async function main(): Promise<void> {
       await db.drop();
     }
   }
-  console.log(`host ${hostname()}, inner ${INNER}, load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `host ${hostname()}, inner ${INNER}, load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(`\n| store | push, 64 producers × 1 job | push, batches of 1000 × 4 in flight |\n|---|---|---|`);
   console.log(push.join('\n'));
-  console.log(`\n| store | jobs | journal fill (direct) | restore into an empty inner store | restore again (idempotent) |\n|---|---|---|---|---|`);
+  console.log(
+    `\n| store | jobs | journal fill (direct) | restore into an empty inner store | restore again (idempotent) |\n|---|---|---|---|---|`,
+  );
   console.log(restore.join('\n'));
   await stopInnerServers();
 }

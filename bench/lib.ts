@@ -10,11 +10,19 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export function summarize(values: number[]): { p50: number; p99: number; max: number; n: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? Number.NaN, n: sorted.length };
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    n: sorted.length,
+  };
 }
 
 export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /** One line describing the machine, for every results table. */
@@ -30,6 +38,8 @@ export function machine(): string {
 }
 
 export const fmt = (n: number, digits = 0): string =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : 'n/a';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -90,18 +90,21 @@ export class ProtocolDrain {
     const started = performance.now();
     const outcome = await new Promise<'done' | 'timeout' | Error>((resolve) => {
       const timer = setTimeout(() => resolve('timeout'), 120_000);
-      stream.on('data', (message: { reservations: { job: { id: string }; token: string }[]; ackResults: { ok: boolean }[] }) => {
-        finished += message.ackResults.filter((r) => r.ok).length;
-        if (finished >= count) {
-          clearTimeout(timer);
-          resolve('done');
-          return;
-        }
-        if (message.reservations.length) {
-          const acks = message.reservations.map((r) => ({ id: r.job.id, token: r.token, op: 'finish' }));
-          stream.write({ acks, credit: acks.length });
-        }
-      });
+      stream.on(
+        'data',
+        (message: { reservations: { job: { id: string }; token: string }[]; ackResults: { ok: boolean }[] }) => {
+          finished += message.ackResults.filter((r) => r.ok).length;
+          if (finished >= count) {
+            clearTimeout(timer);
+            resolve('done');
+            return;
+          }
+          if (message.reservations.length) {
+            const acks = message.reservations.map((r) => ({ id: r.job.id, token: r.token, op: 'finish' }));
+            stream.write({ acks, credit: acks.length });
+          }
+        },
+      );
       stream.on('error', (err: Error) => resolve(err));
       stream.write({ subscribe: { topics: [topic] }, credit: DRAIN_IN_FLIGHT });
     });

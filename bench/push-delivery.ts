@@ -36,12 +36,23 @@ const dispatcher = new Dispatcher({ service, routes: router, createSink });
 await service.start();
 await router.start();
 dispatcher.start();
-await router.setRoute('bench', { type: 'webhook', url: `http://127.0.0.1:${port}/`, allowedRanges: ['loopback'], concurrency });
+await router.setRoute('bench', {
+  type: 'webhook',
+  url: `http://127.0.0.1:${port}/`,
+  allowedRanges: ['loopback'],
+  concurrency,
+});
 
 const runAt = Date.now() + leadMs;
 const dueAt = (n: number): number => (rate > 0 ? runAt + Math.floor((n * 1000) / rate) : runAt);
 for (let i = 0; i < jobs; i += 500) {
-  await service.pushBatch(Array.from({ length: Math.min(500, jobs - i) }, (_, k) => ({ topic: 'bench', body: { n: i + k }, runAt: dueAt(i + k) })));
+  await service.pushBatch(
+    Array.from({ length: Math.min(500, jobs - i) }, (_, k) => ({
+      topic: 'bench',
+      body: { n: i + k },
+      runAt: dueAt(i + k),
+    })),
+  );
 }
 while (arrivals.length < jobs) await new Promise((r) => setTimeout(r, 5));
 const lastAt = Date.now();

@@ -31,10 +31,11 @@ const redisCpu = async (): Promise<number> => {
 const cpuNote = async (jobs: number, node0: NodeJS.CpuUsage, redis0: number): Promise<string> => {
   const node = process.cpuUsage(node0);
   const nodeUs = (node.user + node.system) / jobs;
-  const redisUs = ((await redisCpu()) - redis0) * 1e6 / jobs;
+  const redisUs = (((await redisCpu()) - redis0) * 1e6) / jobs;
   return `CPU per job: delayq process ${nodeUs.toFixed(1)} µs, redis-server ${redisUs.toFixed(1)} µs`;
 };
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const openStore = async (): Promise<RedisStore> => {
   const store = new RedisStore({ url, nodeId: 'bench' });
   await store.open();
@@ -61,7 +62,9 @@ async function pushesPerSecond(): Promise<void> {
     }),
   );
   const rate = done / ((Date.now() - startedAt) / 1000);
-  log(`push, one job per call, ${inFlight} in flight, ${seconds} s: ${Math.round(rate).toLocaleString('en')} jobs/s (${done} jobs); ${await cpuNote(done, node0, redis0)}`);
+  log(
+    `push, one job per call, ${inFlight} in flight, ${seconds} s: ${Math.round(rate).toLocaleString('en')} jobs/s (${done} jobs); ${await cpuNote(done, node0, redis0)}`,
+  );
   await store.close();
 }
 
@@ -72,19 +75,26 @@ async function bytesPerPendingJob(): Promise<void> {
   const before = await usedMemory();
   const now = Date.now();
   for (let i = 0; i < count; i += 1000) {
-    const jobs = Array.from({ length: 1000 }, () => aJob({ topic: 'mem', body: BODY, now, delayMs: 3_600_000 + Math.floor(Math.random() * 86_400_000) }));
+    const jobs = Array.from({ length: 1000 }, () =>
+      aJob({ topic: 'mem', body: BODY, now, delayMs: 3_600_000 + Math.floor(Math.random() * 86_400_000) }),
+    );
     jobs.forEach((j) => (j.id = newUlidLike()));
     await store.push(jobs, now);
   }
   const after = await usedMemory();
-  log(`memory per pending (delayed) job, ${count} jobs, 100-byte body, ULID ids: ${Math.round((after - before) / count)} bytes (used_memory delta)`);
+  log(
+    `memory per pending (delayed) job, ${count} jobs, 100-byte body, ULID ids: ${Math.round((after - before) / count)} bytes (used_memory delta)`,
+  );
   await store.close();
 }
 
 let ulidCounter = 0;
 function newUlidLike(): string {
   // 26 characters like a real ULID, without pulling the generator's monotonic state into the numbers.
-  return (Date.now().toString(36) + (ulidCounter++).toString(36).padStart(8, '0') + Math.random().toString(36).slice(2)).slice(0, 26).toUpperCase().padEnd(26, '0');
+  return (Date.now().toString(36) + (ulidCounter++).toString(36).padStart(8, '0') + Math.random().toString(36).slice(2))
+    .slice(0, 26)
+    .toUpperCase()
+    .padEnd(26, '0');
 }
 
 async function burstDrain(): Promise<void> {
@@ -96,7 +106,10 @@ async function burstDrain(): Promise<void> {
   // Enough lead for the (batched) pushes to finish before the due time even on a busy machine.
   const dueAt = store.clock.now() + 3000 + count * 0.15;
   for (let i = 0; i < count; i += 1000) {
-    await store.push(Array.from({ length: 1000 }, () => aJob({ topic: 'burst', body: BODY, runAt: dueAt, now: dueAt - 1 })), store.clock.now());
+    await store.push(
+      Array.from({ length: 1000 }, () => aJob({ topic: 'burst', body: BODY, runAt: dueAt, now: dueAt - 1 })),
+      store.clock.now(),
+    );
   }
   if (store.clock.now() >= dueAt) log('burst: WARNING the pushes overran the due time; the result below is not valid');
   let finished = 0;
@@ -115,9 +128,11 @@ async function burstDrain(): Promise<void> {
     }),
   );
   const seconds = (lastAt - dueAt) / 1000;
-  log(`burst: ${count} jobs due at the same instant, one process (8 consumers × reserve 100 + finish): ` +
-    `${Math.round(count / seconds).toLocaleString('en')} jobs/s, last job finished ${Math.round(lastAt - dueAt)} ms after the due time; ` +
-    `promote + reserve + finish ${await cpuNote(count, node0, redis0)}`);
+  log(
+    `burst: ${count} jobs due at the same instant, one process (8 consumers × reserve 100 + finish): ` +
+      `${Math.round(count / seconds).toLocaleString('en')} jobs/s, last job finished ${Math.round(lastAt - dueAt)} ms after the due time; ` +
+      `promote + reserve + finish ${await cpuNote(count, node0, redis0)}`,
+  );
   await service.close();
 }
 
@@ -132,11 +147,17 @@ async function lateness(perSecond: number): Promise<void> {
   // Pushed ahead of time in batches; due times spread evenly at `perSecond`, at millisecond resolution.
   for (let i = 0; i < total; i += 1000) {
     const jobs = Array.from({ length: Math.min(1000, total - i) }, (_, k) =>
-      aJob({ topic: 'late', body: BODY, runAt: firstDue + Math.floor(((i + k) * 1000) / perSecond), now: firstDue - 1 }),
+      aJob({
+        topic: 'late',
+        body: BODY,
+        runAt: firstDue + Math.floor(((i + k) * 1000) / perSecond),
+        now: firstDue - 1,
+      }),
     );
     await store.push(jobs, store.clock.now());
   }
-  if (store.clock.now() >= firstDue) log(`lateness ${perSecond}/s: WARNING the pushes overran the first due time; not valid`);
+  if (store.clock.now() >= firstDue)
+    log(`lateness ${perSecond}/s: WARNING the pushes overran the first due time; not valid`);
   const late: number[] = [];
   await Promise.all(
     Array.from({ length: 4 }, async () => {
@@ -149,13 +170,19 @@ async function lateness(perSecond: number): Promise<void> {
     }),
   );
   late.sort((a, b) => a - b);
-  log(`lateness at ${perSecond.toLocaleString('en')} due/s for ${seconds} s (reserve time − runAt): p50 ${pct(late, 50)} ms, p99 ${pct(late, 99)} ms, max ${late[late.length - 1]} ms`);
+  log(
+    `lateness at ${perSecond.toLocaleString('en')} due/s for ${seconds} s (reserve time − runAt): p50 ${pct(late, 50)} ms, p99 ${pct(late, 99)} ms, max ${late[late.length - 1]} ms`,
+  );
   await service.close();
 }
 
 try {
-  log(`machine: ${hostname()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${(await admin.info('server')).match(/redis_version:(\S+)/)![1]!} ` +
-    `(redis-server of its own on ${PORT}, default config); shared machine, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at start`);
+  log(
+    `machine: ${hostname()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${(await admin.info('server')).match(/redis_version:(\S+)/)![1]!} ` +
+      `(redis-server of its own on ${PORT}, default config); shared machine, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} at start`,
+  );
   await pushesPerSecond();
   await bytesPerPendingJob();
   await burstDrain();

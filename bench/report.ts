@@ -80,12 +80,32 @@ function goals(results: Results): Goal[] {
   const burstRatio = ratio('burst', 'BullMQ · hz 10', 'rate');
   const pendingP99 = m('pending', REFERENCE, 'p99');
   return [
-    { goal: 'enqueue, 100 in flight: ≥ 3× BullMQ on the same Redis', measured: `${fmt(enqueueRatio, 2)}×`, met: check(enqueueRatio, enqueueRatio >= 3) },
+    {
+      goal: 'enqueue, 100 in flight: ≥ 3× BullMQ on the same Redis',
+      measured: `${fmt(enqueueRatio, 2)}×`,
+      met: check(enqueueRatio, enqueueRatio >= 3),
+    },
     { goal: 'memory per pending job ≤ 300 B in Redis', measured: `${fmt(bytes)} B`, met: check(bytes, bytes <= 300) },
-    { goal: '0 B in Redis for jobs beyond the load horizon', measured: `${fmt(beyondBytes, 1)} B`, met: check(beyondBytes, beyondBytes < 5) },
-    { goal: 'lateness at 1k due/s: p99 ≤ 5 ms, max ≤ 20 ms', measured: `p99 ${fmt(p99)} ms, max ${fmt(max)} ms`, met: check(p99, p99 <= 5 && max <= 20) },
-    { goal: 'lateness at 5k due/s: p99 ≤ 10 ms', measured: `p99 ${fmt(p99at5k)} ms`, met: check(p99at5k, p99at5k <= 10) },
-    { goal: 'burst of due jobs drained ≥ 3× BullMQ', measured: `${fmt(burstRatio, 2)}×`, met: check(burstRatio, burstRatio >= 3) },
+    {
+      goal: '0 B in Redis for jobs beyond the load horizon',
+      measured: `${fmt(beyondBytes, 1)} B`,
+      met: check(beyondBytes, beyondBytes < 5),
+    },
+    {
+      goal: 'lateness at 1k due/s: p99 ≤ 5 ms, max ≤ 20 ms',
+      measured: `p99 ${fmt(p99)} ms, max ${fmt(max)} ms`,
+      met: check(p99, p99 <= 5 && max <= 20),
+    },
+    {
+      goal: 'lateness at 5k due/s: p99 ≤ 10 ms',
+      measured: `p99 ${fmt(p99at5k)} ms`,
+      met: check(p99at5k, p99at5k <= 10),
+    },
+    {
+      goal: 'burst of due jobs drained ≥ 3× BullMQ',
+      measured: `${fmt(burstRatio, 2)}×`,
+      met: check(burstRatio, burstRatio >= 3),
+    },
     {
       goal: '1k/s lateness unchanged with many jobs pending',
       measured: `p99 ${fmt(pendingP99)} ms (without: ${fmt(p99)} ms)`,
@@ -94,14 +114,21 @@ function goals(results: Results): Goal[] {
   ];
 }
 
-export function report(results: Results, latenessRuns: Map<string, LatenessResult[]>, info: RunInfo): { markdown: string; svg: string } {
+export function report(
+  results: Results,
+  latenessRuns: Map<string, LatenessResult[]>,
+  info: RunInfo,
+): { markdown: string; svg: string } {
   const panels: Panel[] = [
     ['late1k', 'steady 1k due/s'],
     ['late5k', 'steady 5k due/s'],
     ['pending', `1k due/s with ${fmt(info.pending)} pending`],
   ].map(([scenario, title]) => ({
     title: title!,
-    series: results.systems(scenario!).map((system) => ({ name: system, samples: typical(latenessRuns.get(`${scenario}|${system}`) ?? [])?.samples ?? [] })),
+    series: results.systems(scenario!).map((system) => ({
+      name: system,
+      samples: typical(latenessRuns.get(`${scenario}|${system}`) ?? [])?.samples ?? [],
+    })),
   }));
   const svg = latenessChart(panels);
   const lat = [
@@ -118,7 +145,9 @@ export function report(results: Results, latenessRuns: Map<string, LatenessResul
   ];
   const duration = ((info.finishedAt.getTime() - info.startedAt.getTime()) / 60_000).toFixed(1);
   const goalRows = goals(results)
-    .map((g) => `| ${g.goal} | ${g.measured} | ${g.met === undefined ? 'not measured' : g.met ? 'met' : '**not met**'} |`)
+    .map(
+      (g) => `| ${g.goal} | ${g.measured} | ${g.met === undefined ? 'not measured' : g.met ? 'met' : '**not met**'} |`,
+    )
     .join('\n');
   const noteRows = [...info.notes].map(([system, note]) => `- **${system}**: ${note}`).join('\n');
   const profiling = new URL('./profiling-notes.md', import.meta.url);
@@ -211,16 +240,12 @@ ${apiSection(results)}
 autocannon for pushes (jobs due in 30 min), the TypeScript SDK for reserve + finish (1 job per reserve).
 Latency is per request (a batch request carries 100 jobs).
 
-${table(
-  results,
-  'http',
-  [
-    { metric: 'rate', header: 'jobs/s' },
-    { metric: 'p50', header: 'p50', unit: 'ms', digits: 1 },
-    { metric: 'p99', header: 'p99', unit: 'ms', digits: 1 },
-    { metric: 'errors', header: 'errors' },
-  ],
-)}
+${table(results, 'http', [
+  { metric: 'rate', header: 'jobs/s' },
+  { metric: 'p50', header: 'p50', unit: 'ms', digits: 1 },
+  { metric: 'p99', header: 'p99', unit: 'ms', digits: 1 },
+  { metric: 'errors', header: 'errors' },
+])}
 ## A burst drained through each protocol (${fmt(info.mode['drain']!)} ready jobs; one server, Redis store)
 
 One delayq server in its own process serves HTTP and gRPC; for each protocol in turn a fresh topic is filled
@@ -228,7 +253,15 @@ with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (con
 job with its own request), over gRPC by one reserve stream (credit 100; each batch of reservations finished
 with acks on the stream, the credit given back with them). Rate = jobs ÷ (last finish answered − start).
 
-${table(results, 'drain', [{ metric: 'rate', header: 'jobs/s' }, { metric: 'missing', header: 'not finished' }], 'rate')}
+${table(
+  results,
+  'drain',
+  [
+    { metric: 'rate', header: 'jobs/s' },
+    { metric: 'missing', header: 'not finished' },
+  ],
+  'rate',
+)}
 ## Where the time goes
 
 CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,
@@ -268,6 +301,7 @@ ${noteRows}
 function tenMillionNote(pending: number): string {
   const command = '`npx tsx bench/run.ts --only=late1k,pending --pending=10000000 --out=bench/results/pending-10m.md`';
   if (pending >= 10_000_000) return '';
-  if (!existsSync(new URL('./results/pending-10m.md', import.meta.url))) return `For 10M pending: ${command} (full mode only).`;
+  if (!existsSync(new URL('./results/pending-10m.md', import.meta.url)))
+    return `For 10M pending: ${command} (full mode only).`;
   return `The same with 10M pending, run on its own (${command}): [results/pending-10m.md](bench/results/pending-10m.md).`;
 }

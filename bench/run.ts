@@ -33,8 +33,38 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 
 const mode = quick
-  ? { runs: 1, enqueue: 2000, bulk: 2000, lateS: 1, late5kS: 0.4, leadMs: 500, burst: 2000, burstSlackMs: 300, pending: 5000, httpS: 1, httpWarmupS: 1, rf: 200, beyond: 1000, drain: 5000 }
-  : { runs: 3, enqueue: 50_000, bulk: 50_000, lateS: 10, late5kS: 10, leadMs: 1000, burst: 100_000, burstSlackMs: 1000, pending: 1_000_000, httpS: 5, httpWarmupS: 3, rf: 3000, beyond: 20_000, drain: 100_000 };
+  ? {
+      runs: 1,
+      enqueue: 2000,
+      bulk: 2000,
+      lateS: 1,
+      late5kS: 0.4,
+      leadMs: 500,
+      burst: 2000,
+      burstSlackMs: 300,
+      pending: 5000,
+      httpS: 1,
+      httpWarmupS: 1,
+      rf: 200,
+      beyond: 1000,
+      drain: 5000,
+    }
+  : {
+      runs: 3,
+      enqueue: 50_000,
+      bulk: 50_000,
+      lateS: 10,
+      late5kS: 10,
+      leadMs: 1000,
+      burst: 100_000,
+      burstSlackMs: 1000,
+      pending: 1_000_000,
+      httpS: 5,
+      httpWarmupS: 3,
+      rf: 3000,
+      beyond: 20_000,
+      drain: 100_000,
+    };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
 const API_BULK_RATE = 20_000;
@@ -47,7 +77,8 @@ const systemsWanted = option('systems')?.split(',');
 const partitions = Number(option('partitions') ?? 1);
 const want = (scenario: string) => !only || only.includes(scenario);
 // Quick mode is a smoke run: its numbers go to the git-ignored .tmp/, never over the full results.
-const out = option('out') ?? new URL(quick ? '../.tmp/benchmarks-quick.md' : '../BENCHMARKS.md', import.meta.url).pathname;
+const out =
+  option('out') ?? new URL(quick ? '../.tmp/benchmarks-quick.md' : '../BENCHMARKS.md', import.meta.url).pathname;
 mkdirSync(dirname(out), { recursive: true });
 const resultsDir = quick || option('out') ? dirname(out) : new URL('./results', import.meta.url).pathname;
 const base = basename(out).replace(/\.md$/, '').toLowerCase();
@@ -55,7 +86,11 @@ const chartPath = join(resultsDir, `${base}-lateness.svg`);
 const jsonPath = join(resultsDir, `${base}.json`);
 
 // Bounded time, whatever happens: the watchdog cleans up and exits non-zero.
-const WATCHDOG_MS = option('watchdog-s') ? Number(option('watchdog-s')) * 1000 : quick ? 300_000 : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000;
+const WATCHDOG_MS = option('watchdog-s')
+  ? Number(option('watchdog-s')) * 1000
+  : quick
+    ? 300_000
+    : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000;
 const watchdog = setTimeout(() => {
   process.stderr.write(`bench: watchdog fired after ${WATCHDOG_MS / 1000} s; stopping servers\n`);
   void cleanup().finally(() => process.exit(2));
@@ -95,7 +130,14 @@ async function main(): Promise<void> {
   // Quick mode (CI) keeps the over-the-API part to Redis, so it stays under a minute.
   const api: Key[] = quick
     ? ['api-redis-sdk', 'api-redis-plain']
-    : ['api-embedded-sdk', 'api-embedded-plain', 'api-redis-sdk', 'api-redis-plain', 'api-postgres-sdk', 'api-postgres-plain'];
+    : [
+        'api-embedded-sdk',
+        'api-embedded-plain',
+        'api-redis-sdk',
+        'api-redis-plain',
+        'api-postgres-sdk',
+        'api-postgres-plain',
+      ];
   /** Over-the-API figures go to their own tables (`api-enqueue`…), never among the in-process ones. */
   const scenarioOf = (key: Key, scenario: string) => (key.startsWith('api-') ? `api-${scenario}` : scenario);
   const results = new Results();
@@ -103,7 +145,8 @@ async function main(): Promise<void> {
   const latenessRuns = new Map<string, LatenessResult[]>();
 
   const failures: string[] = [];
-  if (want('http') || ((want('enqueue') || want('late1k') || want('burst')) && pick(api).length > 0)) ensureServerBuilt(log);
+  if (want('http') || ((want('enqueue') || want('late1k') || want('burst')) && pick(api).length > 0))
+    ensureServerBuilt(log);
   /** One system through one scenario; a failure is reported and the run goes on with the next. */
   async function measure(key: Key, fn: (s: Subject) => Promise<void>, scenario = current): Promise<void> {
     const subject = make[key]();
@@ -115,7 +158,9 @@ async function main(): Promise<void> {
       failures.push(`${scenario} · ${subject.name}: ${(err as Error).message}`);
       log(`FAILED ${scenario} · ${subject.name}: ${(err as Error).stack ?? String(err)}`);
     } finally {
-      await subject.close().catch((err: unknown) => failures.push(`${scenario} · ${subject.name}: close: ${(err as Error).message}`));
+      await subject
+        .close()
+        .catch((err: unknown) => failures.push(`${scenario} · ${subject.name}: close: ${(err as Error).message}`));
     }
   }
   let current = '';
@@ -134,7 +179,8 @@ async function main(): Promise<void> {
     const server1 = await s.serverCpuMs();
     const calls1 = await s.commandCalls?.();
     results.add(scenario, s.name, 'clientUs', (cpu.user + cpu.system) / jobs);
-    if (server0 !== undefined && server1 !== undefined) results.add(scenario, s.name, 'serverUs', ((server1 - server0) * 1000) / jobs);
+    if (server0 !== undefined && server1 !== undefined)
+      results.add(scenario, s.name, 'serverUs', ((server1 - server0) * 1000) / jobs);
     if (calls0 && calls1) {
       let calls = 0;
       for (const [name, c] of calls1) {
@@ -157,7 +203,9 @@ async function main(): Promise<void> {
   const pushRates = new Map<string, number>();
   for (let run = 1; run <= runs; run++) {
     scenarioStart('enqueue', `run ${run}/${runs}: enqueue, 100 in flight`);
-    for (const key of pick(want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [])) {
+    for (const key of pick(
+      want('enqueue') ? ['embedded', 'redis', ...journals, 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [],
+    )) {
       await measure(key, async (s) => {
         let r = { jobsPerS: 0, bytesPerJob: undefined as number | undefined };
         await profiled(scenarioOf(key, 'enqueue'), s, mode.enqueue, async () => {
@@ -177,10 +225,11 @@ async function main(): Promise<void> {
       });
     }
     scenarioStart('beyond', `run ${run}/${runs}: memory beyond the load horizon`);
-    for (const key of pick(want('beyond') ? ['postgres'] : [])) await measure(key, async (s) => {
-      const r = await enqueue(s, mode.beyond, 2 * 3_600_000);
-      results.add('memory', `${s.name}, due in 2 h (beyond the 1 h horizon)`, 'bytes', r.bytesPerJob);
-    });
+    for (const key of pick(want('beyond') ? ['postgres'] : []))
+      await measure(key, async (s) => {
+        const r = await enqueue(s, mode.beyond, 2 * 3_600_000);
+        results.add('memory', `${s.name}, due in 2 h (beyond the 1 h horizon)`, 'bytes', r.bytesPerJob);
+      });
 
     for (const [scenario, rate, seconds, keys] of [
       ['late1k', 1000, mode.lateS, ['embedded', 'redis', ...journals, 'bull10', 'bull100', 'beanstalkd', ...api]],
@@ -197,7 +246,9 @@ async function main(): Promise<void> {
     }
 
     scenarioStart('burst', `run ${run}/${runs}: burst of ${mode.burst} due at once`);
-    for (const key of pick(want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [])) {
+    for (const key of pick(
+      want('burst') ? ['embedded', 'redis', 'postgres', 'bull10', 'beanstalkd', 'bsdelayq', ...api] : [],
+    )) {
       await measure(key, async (s) => {
         // Over the API the burst is pushed with the batch endpoint, far faster than the single pushes measured.
         const rate = key.startsWith('api-') ? API_BULK_RATE : (pushRates.get(s.name) ?? 5000);
@@ -283,12 +334,17 @@ async function main(): Promise<void> {
       await drain.grpc(Math.min(1000, mode.drain)); // unrecorded warm-up
     }
     for (let run = 1; run <= (want('drain') ? runs : 0); run++) {
-      const order = run % 2 ? (['HTTP (SDK Worker)', 'gRPC reserve stream'] as const) : (['gRPC reserve stream', 'HTTP (SDK Worker)'] as const);
+      const order =
+        run % 2
+          ? (['HTTP (SDK Worker)', 'gRPC reserve stream'] as const)
+          : (['gRPC reserve stream', 'HTTP (SDK Worker)'] as const);
       for (const name of order) {
-        const r = await (name === 'HTTP (SDK Worker)' ? drain.http(mode.drain) : drain.grpc(mode.drain)).catch((err: unknown) => {
-          failures.push(`drain · ${name}: ${(err as Error).message}`);
-          return undefined;
-        });
+        const r = await (name === 'HTTP (SDK Worker)' ? drain.http(mode.drain) : drain.grpc(mode.drain)).catch(
+          (err: unknown) => {
+            failures.push(`drain · ${name}: ${(err as Error).message}`);
+            return undefined;
+          },
+        );
         if (!r) continue;
         results.add('drain', name, 'rate', r.jobsPerS);
         results.add('drain', name, 'missing', r.missing);

@@ -65,7 +65,12 @@ export interface LatenessResult {
  * is what its lateness is measured against). One consumer with 100 concurrency takes them; lateness is
  * the instant the consumer got the job minus the instant it was due.
  */
-export async function lateness(subject: Subject, ratePerS: number, durationMs: number, leadMs = 1000): Promise<LatenessResult> {
+export async function lateness(
+  subject: Subject,
+  ratePerS: number,
+  durationMs: number,
+  leadMs = 1000,
+): Promise<LatenessResult> {
   const total = Math.round((ratePerS * durationMs) / 1000);
   const samples: number[] = [];
   let producerLagMs = 0;
@@ -107,7 +112,8 @@ export interface BurstResult {
 export async function burst(subject: Subject, count: number, leadMs: number): Promise<BurstResult> {
   const dueAt = Date.now() + leadMs;
   if (subject.pushBulk) {
-    for (let i = 0; i < count; i += BULK_SIZE) await subject.pushBulk(Array.from({ length: Math.min(BULK_SIZE, count - i) }, () => dueAt));
+    for (let i = 0; i < count; i += BULK_SIZE)
+      await subject.pushBulk(Array.from({ length: Math.min(BULK_SIZE, count - i) }, () => dueAt));
   } else {
     await withInFlight(count, IN_FLIGHT, () => subject.push(dueAt));
   }
@@ -139,7 +145,8 @@ export async function burst(subject: Subject, count: number, leadMs: number): Pr
 export async function preload(subject: Subject, count: number): Promise<void> {
   const dueAt = Date.now() + FAR_MS;
   if (subject.pushBulk) {
-    for (let i = 0; i < count; i += BULK_SIZE) await subject.pushBulk(Array.from({ length: Math.min(BULK_SIZE, count - i) }, () => dueAt));
+    for (let i = 0; i < count; i += BULK_SIZE)
+      await subject.pushBulk(Array.from({ length: Math.min(BULK_SIZE, count - i) }, () => dueAt));
   } else {
     await withInFlight(count, IN_FLIGHT, () => subject.push(dueAt));
   }

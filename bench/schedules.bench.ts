@@ -32,7 +32,10 @@ interface Outcome {
 
 async function delayq(): Promise<Outcome> {
   const redis = await startRedis();
-  const config = loadConfig({ env: {}, overrides: { store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${redis.port}`, prefix: 'bench' } } });
+  const config = loadConfig({
+    env: {},
+    overrides: { store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${redis.port}`, prefix: 'bench' } },
+  });
   const runtime = createRuntime(config);
   await runtime.start();
   const { service, schedules } = runtime;

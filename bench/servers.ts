@@ -73,7 +73,8 @@ export async function freePort(): Promise<number> {
 async function waitForPort(port: number, name: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before listening on ${port}`);
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with code ${child.exitCode} before listening on ${port}`);
     const ok = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port }, () => {
         socket.end();
@@ -94,7 +95,13 @@ export interface Server {
 }
 
 /** Spawns a server process, tracked for cleanup, and waits until it listens on `port`. */
-export function startProcess(name: string, command: string, args: string[], port: number, startTimeoutMs?: number): Promise<Server> {
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  port: number,
+  startTimeoutMs?: number,
+): Promise<Server> {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
@@ -125,7 +132,12 @@ export function startProcess(name: string, command: string, args: string[], port
 export async function startRedis(): Promise<Server> {
   const port = await freePort();
   const dir = tempDir('redis');
-  return startProcess('redis-server', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], port);
+  return startProcess(
+    'redis-server',
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    port,
+  );
 }
 
 /** beanstalkd 1.12 from Debian, in memory (no binlog), as its defaults run it. */

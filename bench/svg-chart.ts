@@ -46,7 +46,9 @@ function panel(p: Panel, offsetX: number, maxMs: number, colorOf: (name: string)
   for (let decade = 1; decade <= maxMs * 10; decade *= 10) {
     const gx = x(decade).toFixed(1);
     parts.push(`<line x1="${gx}" y1="${M.top}" x2="${gx}" y2="${H - M.bottom}" stroke="#ddd"/>`);
-    parts.push(`<text x="${gx}" y="${H - M.bottom + 16}" text-anchor="middle">${decade >= 1000 ? `${decade / 1000} s` : `${decade} ms`}</text>`);
+    parts.push(
+      `<text x="${gx}" y="${H - M.bottom + 16}" text-anchor="middle">${decade >= 1000 ? `${decade / 1000} s` : `${decade} ms`}</text>`,
+    );
     if (x(decade * 10) > W - M.right + 1) break;
   }
   for (const share of [0, 0.25, 0.5, 0.75, 0.9, 0.99]) {
@@ -54,8 +56,12 @@ function panel(p: Panel, offsetX: number, maxMs: number, colorOf: (name: string)
     parts.push(`<line x1="${M.left}" y1="${gy}" x2="${W - M.right}" y2="${gy}" stroke="#eee"/>`);
     parts.push(`<text x="${M.left - 6}" y="${gy}" text-anchor="end" dominant-baseline="middle">${share * 100}%</text>`);
   }
-  parts.push(`<rect x="${M.left}" y="${M.top}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom}" fill="none" stroke="#999"/>`);
-  parts.push(`<text x="${W / 2}" y="${H - M.bottom + 34}" text-anchor="middle">lateness (delivery − due), log scale</text>`);
+  parts.push(
+    `<rect x="${M.left}" y="${M.top}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom}" fill="none" stroke="#999"/>`,
+  );
+  parts.push(
+    `<text x="${W / 2}" y="${H - M.bottom + 34}" text-anchor="middle">lateness (delivery − due), log scale</text>`,
+  );
   p.series.forEach((s, i) => {
     const color = colorOf(s.name);
     const points = curve(s.samples, x);

@@ -12,7 +12,11 @@ const dist = join(root, 'dist');
 const ASSET = /\.(sql|lua|html|css|js|svg)$/;
 
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/typescript-native/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript-native/bin/tsc'), '-p', join(root, 'tsconfig.json')],
+  { stdio: 'inherit' },
+);
 
 function copyAssets(dir) {
   for (const name of readdirSync(dir)) {

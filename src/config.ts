@@ -13,7 +13,8 @@ import type { RetryPolicy } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 
 const MiB = 1024 * 1024;
-const obj = <T extends Record<string, TSchema>>(properties: T) => Type.Object(properties, { additionalProperties: false, default: {} });
+const obj = <T extends Record<string, TSchema>>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false, default: {} });
 
 export const ConfigSchema = obj({
   http: obj({
@@ -125,7 +126,9 @@ export const ConfigSchema = obj({
         token: Type.String({ minLength: 16, maxLength: 256 }),
         /** Who holds the token, for audit lines; default `token:` + the first 12 hex digits of its SHA-256. */
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@:-]+$' })),
-        topics: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.topicMaxLength }), { minItems: 1 })),
+        topics: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.topicMaxLength }), { minItems: 1 }),
+        ),
       }),
       { default: [] },
     ),
@@ -232,13 +235,13 @@ function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) continue;
     const current = out[key];
-    out[key] =
-      isPlainObject(value) && isPlainObject(current) && key !== 'backoff' ? deepMerge(current, value) : value;
+    out[key] = isPlainObject(value) && isPlainObject(current) && key !== 'backoff' ? deepMerge(current, value) : value;
   }
   return out;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** "a,b=orders.|billing." → [{token:a}, {token:b, topics:[orders., billing.]}]; JSON is also accepted. */
 function parseTokens(text: string): unknown {
@@ -284,7 +287,8 @@ function readFile(file: string): Record<string, unknown> {
   } catch (err) {
     throw new DelayqError('E_CONFIG', `config file ${file}: ${(err as Error).message}`, { field: 'file', cause: err });
   }
-  if (!isPlainObject(parsed)) throw new DelayqError('E_CONFIG', `config file ${file}: must hold a JSON object`, { field: 'file' });
+  if (!isPlainObject(parsed))
+    throw new DelayqError('E_CONFIG', `config file ${file}: must hold a JSON object`, { field: 'file' });
   return parsed;
 }
 
@@ -299,7 +303,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
   const withDefaults = Value.Default(ConfigSchema, structuredClone(merged));
   const first = Value.Errors(ConfigSchema, withDefaults)[0];
   if (first) {
-    const missing = (first.params as { requiredProperties?: string[]; additionalProperties?: string[] });
+    const missing = first.params as { requiredProperties?: string[]; additionalProperties?: string[] };
     const path = first.instancePath.split('/').filter(Boolean);
     if (first.keyword === 'additionalProperties' && missing.additionalProperties?.[0]) {
       path.push(missing.additionalProperties[0]);
@@ -333,6 +337,9 @@ function deepFreeze<T>(value: T): Readonly<T> {
 }
 
 /** The CLI's client commands: which server to talk to, from DELAYQ_URL / DELAYQ_TOKEN unless flags say. */
-export function clientSettings(env: Record<string, string | undefined> = process.env): { url: string; token: string | undefined } {
+export function clientSettings(env: Record<string, string | undefined> = process.env): {
+  url: string;
+  token: string | undefined;
+} {
   return { url: env['DELAYQ_URL'] || 'http://127.0.0.1:7750', token: env['DELAYQ_TOKEN'] || undefined };
 }

@@ -49,7 +49,8 @@ export function createStore(config: Config, nodeId: string): Store {
 export function createJournal(config: Config): Journal | undefined {
   const { kind, url, schema } = config.journal;
   if (kind === 'none') return undefined;
-  if (!url) throw new DelayqError('E_CONFIG', `journal.url: required when journal.kind is ${kind}`, { field: 'journal.url' });
+  if (!url)
+    throw new DelayqError('E_CONFIG', `journal.url: required when journal.kind is ${kind}`, { field: 'journal.url' });
   return kind === 'postgres' ? new PostgresJournal({ connectionString: url, schema }) : new MysqlJournal({ uri: url });
 }
 

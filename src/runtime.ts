@@ -34,7 +34,13 @@ export class DelayqRuntime {
   private readonly dispatcher: Dispatcher;
   private readonly logger: Logger;
 
-  constructor(config: Readonly<Config>, service: DelayqService, routeStore: RouteStore, logger: Logger, scheduleStore: ScheduleStore) {
+  constructor(
+    config: Readonly<Config>,
+    service: DelayqService,
+    routeStore: RouteStore,
+    logger: Logger,
+    scheduleStore: ScheduleStore,
+  ) {
     this.config = config;
     this.scheduleRunner = new ScheduleRunner(scheduleStore, service, config.schedules, (err) =>
       logger.error({ err }, 'schedule round failed; retrying'),
@@ -86,7 +92,10 @@ function createRouteStore(config: Readonly<Config>): RouteStore {
   if (config.store.kind === 'redis') {
     const { connection } = parseRedisUrl(config.redis.url);
     const tuning = { commandTimeoutMs: config.redis.commandTimeoutMs, connectTimeoutMs: 2000 };
-    return new RedisRouteStore({ connect: () => createRedisClient(connection, tuning), prefix: `${config.redis.prefix}:` });
+    return new RedisRouteStore({
+      connect: () => createRedisClient(connection, tuning),
+      prefix: `${config.redis.prefix}:`,
+    });
   }
   const path = config.sqlite.path === ':memory:' ? ':memory:' : join(dirname(config.sqlite.path), 'routes.db');
   return new SqliteRouteStore({ path });

@@ -3,7 +3,15 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from './core/clock.js';
 import { DelayqError, invalid } from './core/errors.js';
 import { defaultNodeId, newJobId } from './core/ids.js';
-import { DEFAULT_JOB_DEFAULTS, delayIn, normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
+import {
+  DEFAULT_JOB_DEFAULTS,
+  delayIn,
+  normalizePush,
+  validateJobId,
+  validateTopic,
+  type JobDefaults,
+  type PushInput,
+} from './core/job-input.js';
 import type { HistoryEntry, Job, NewJob, Reservation, TopicStatsWithPause } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
@@ -18,7 +26,16 @@ import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
 import { observeStore } from './observe/observed-store.js';
 import { StoreNoticeLog } from './store-notice-log.js';
 import { isNoticing } from './store/store-notices.js';
-import { isWatchable, type CancelledJob, type JobPage, type JobQuery, type Outcome, type PushResult, type RedriveTarget, type Store } from './store/store.js';
+import {
+  isWatchable,
+  type CancelledJob,
+  type JobPage,
+  type JobQuery,
+  type Outcome,
+  type PushResult,
+  type RedriveTarget,
+  type Store,
+} from './store/store.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -51,7 +68,6 @@ export interface FailRequest {
   /** Bury at once, whatever attempts remain. */
   bury?: boolean;
 }
-
 
 /**
  * delayq in one object: every operation of the API, over any Store, with the timer and the long-poll
@@ -91,7 +107,8 @@ export class DelayqService {
       this.clock,
       {
         onReady: (topics) => this.waiters.notify(topics),
-        onError: (err) => this.logger.error({ err, code: (err as DelayqError).code }, 'scheduler tick failed; retrying'),
+        onError: (err) =>
+          this.logger.error({ err, code: (err as DelayqError).code }, 'scheduler tick failed; retrying'),
       },
       options.scheduler,
     );
@@ -103,7 +120,8 @@ export class DelayqService {
           this.clock,
           {
             onLoaded: () => this.scheduler.wakeNow(),
-            onError: (err) => this.logger.error({ err, code: (err as DelayqError).code }, 'journal loader round failed; retrying'),
+            onError: (err) =>
+              this.logger.error({ err, code: (err as DelayqError).code }, 'journal loader round failed; retrying'),
           },
           options.loader,
         )
@@ -157,7 +175,10 @@ export class DelayqService {
   private run<T>(operation: () => Promise<T>): Promise<T> {
     if (this.state !== 'open') {
       return Promise.reject(
-        new DelayqError('E_SHUTTING_DOWN', this.state === 'new' ? 'the service has not started' : 'the service is shutting down'),
+        new DelayqError(
+          'E_SHUTTING_DOWN',
+          this.state === 'new' ? 'the service has not started' : 'the service is shutting down',
+        ),
       );
     }
     const promise = operation();
@@ -226,18 +247,24 @@ export class DelayqService {
     return this.run(async () => {
       validateJobId(id);
       const entries = await this.store.history(id);
-      if (entries.length === 0 && !(await this.store.get(id))) throw this.storeNotices.explainNotFound(notFoundError(id));
+      if (entries.length === 0 && !(await this.store.get(id)))
+        throw this.storeNotices.explainNotFound(notFoundError(id));
       return entries;
     });
   }
 
   /** Cancels a delayed, ready or reserved job; `dispatched` says whether it was out (reserved) at that moment. */
   cancel(id: string, reason?: string): Promise<CancelledJob> {
-    return this.run(async () => unwrap(await this.store.cancel(validateJobId(id), this.clock.now(), reason), id, 'cancel'));
+    return this.run(async () =>
+      unwrap(await this.store.cancel(validateJobId(id), this.clock.now(), reason), id, 'cancel'),
+    );
   }
 
   /** Moves a delayed (or ready) job to a new due time. */
-  reschedule(id: string, when: { delayMs?: number | string; runAt?: number | string; timeZone?: string }): Promise<Job> {
+  reschedule(
+    id: string,
+    when: { delayMs?: number | string; runAt?: number | string; timeZone?: string },
+  ): Promise<Job> {
     return this.run(async () => {
       const now = this.clock.now();
       const probe = this.normalize({ topic: 'reschedule', ...pickTime(when) }, now);
@@ -269,7 +296,8 @@ export class DelayqService {
       const startedAt = performance.now();
       const giveUpAt = startedAt + waitMs; // monotonic: immune to wall-clock steps
       const answer = (reserved: Reservation[]): Reservation[] => {
-        if (waitMs > 0) this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
+        if (waitMs > 0)
+          this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
         return reserved;
       };
       for (;;) {
@@ -297,7 +325,9 @@ export class DelayqService {
   }
 
   finish(id: string, token: string): Promise<Job> {
-    return this.run(async () => unwrap(await this.store.finish(validateJobId(id), token, this.clock.now()), id, 'finish'));
+    return this.run(async () =>
+      unwrap(await this.store.finish(validateJobId(id), token, this.clock.now()), id, 'finish'),
+    );
   }
 
   /** A consumer failed the job: retry after its backoff, or bury it when no attempts remain. */
@@ -308,7 +338,10 @@ export class DelayqService {
       if (!current) throw notFoundError(id);
       const now = this.clock.now();
       const decision = decideFailure(current.retry, current.attempts, now, request);
-      const error = request.error === undefined || request.error === null ? null : String(request.error).slice(0, LIMITS.errorMaxLength);
+      const error =
+        request.error === undefined || request.error === null
+          ? null
+          : String(request.error).slice(0, LIMITS.errorMaxLength);
       const outcome =
         decision.action === 'retry'
           ? await this.store.retry(id, token, decision.runAt, now, error)
@@ -382,7 +415,8 @@ export class DelayqService {
   }
 
   journalOperations(): JournalOperations {
-    if (!this.journal) throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal: nothing to restore from');
+    if (!this.journal)
+      throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal: nothing to restore from');
     return this.journal;
   }
 
@@ -398,7 +432,11 @@ function checkTopics(topics: readonly string[]): string[] {
   return topics.map((t, i) => validateTopic(t, `topics[${i}]`));
 }
 
-function pickTime(when: { delayMs?: number | string; runAt?: number | string; timeZone?: string }): Pick<PushInput, 'delayMs' | 'runAt' | 'timeZone'> {
+function pickTime(when: {
+  delayMs?: number | string;
+  runAt?: number | string;
+  timeZone?: string;
+}): Pick<PushInput, 'delayMs' | 'runAt' | 'timeZone'> {
   if (when.delayMs === undefined && when.runAt === undefined) throw invalid('delayMs', 'give delayMs or runAt');
   return { delayMs: when.delayMs, runAt: when.runAt, timeZone: when.timeZone };
 }
@@ -414,9 +452,13 @@ export function unwrap<T>(outcome: Outcome<T>, id: string, operation: string): T
     case 'not_found':
       throw notFoundError(id);
     case 'wrong_state':
-      throw new DelayqError('E_WRONG_STATE', `cannot ${operation} job ${id}: it is ${outcome.state ?? 'in another state'}`, {
-        details: { id, state: outcome.state },
-      });
+      throw new DelayqError(
+        'E_WRONG_STATE',
+        `cannot ${operation} job ${id}: it is ${outcome.state ?? 'in another state'}`,
+        {
+          details: { id, state: outcome.state },
+        },
+      );
     case 'token_mismatch':
       throw new DelayqError(
         'E_TOKEN_MISMATCH',

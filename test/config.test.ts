@@ -24,7 +24,15 @@ describe('loadConfig', () => {
   it('derives one DELAYQ_* variable per option (the README table lists them)', () => {
     const names = configOptions().map((o) => o.env);
     expect(names).toEqual(
-      expect.arrayContaining(['DELAYQ_HTTP_PORT', 'DELAYQ_SQLITE_PATH', 'DELAYQ_REDIS_URL', 'DELAYQ_JOBS_TTR_MS', 'DELAYQ_JOBS_RETRY_BACKOFF', 'DELAYQ_AUTH_TOKENS', 'DELAYQ_LOG_BODIES']),
+      expect.arrayContaining([
+        'DELAYQ_HTTP_PORT',
+        'DELAYQ_SQLITE_PATH',
+        'DELAYQ_REDIS_URL',
+        'DELAYQ_JOBS_TTR_MS',
+        'DELAYQ_JOBS_RETRY_BACKOFF',
+        'DELAYQ_AUTH_TOKENS',
+        'DELAYQ_LOG_BODIES',
+      ]),
     );
     expect(envName(['scheduler', 'safetyWakeMs'])).toBe('DELAYQ_SCHEDULER_SAFETY_WAKE_MS');
   });
@@ -32,7 +40,11 @@ describe('loadConfig', () => {
   it('layers file < env < overrides', () => {
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ http: { port: 1111, host: '0.0.0.0' }, jobs: { ttrMs: 5000 } }));
-    const config = loadConfig({ file, env: { DELAYQ_HTTP_PORT: '2222', DELAYQ_LOG_BODIES: 'true' }, overrides: { http: { port: 3333 } } });
+    const config = loadConfig({
+      file,
+      env: { DELAYQ_HTTP_PORT: '2222', DELAYQ_LOG_BODIES: 'true' },
+      overrides: { http: { port: 3333 } },
+    });
     expect(config.http).toMatchObject({ port: 3333, host: '0.0.0.0' });
     expect(config.jobs.ttrMs).toBe(5000);
     expect(config.log.bodies).toBe(true);
@@ -40,15 +52,24 @@ describe('loadConfig', () => {
 
   it('reads tokens from the environment as a list or as JSON', () => {
     const list = loadConfig({ env: { DELAYQ_AUTH_TOKENS: 'aaaaaaaaaaaaaaaa1,bbbbbbbbbbbbbbbb2=orders.|billing.' } });
-    expect(list.auth.tokens).toEqual([{ token: 'aaaaaaaaaaaaaaaa1' }, { token: 'bbbbbbbbbbbbbbbb2', topics: ['orders.', 'billing.'] }]);
+    expect(list.auth.tokens).toEqual([
+      { token: 'aaaaaaaaaaaaaaaa1' },
+      { token: 'bbbbbbbbbbbbbbbb2', topics: ['orders.', 'billing.'] },
+    ]);
     const json = loadConfig({ env: { DELAYQ_AUTH_TOKENS: '[{"token":"cccccccccccccccc3"}]' } });
     expect(json.auth.tokens).toEqual([{ token: 'cccccccccccccccc3' }]);
   });
 
   it('accepts a retry schedule text and turns it into the job defaults', async () => {
-    const config = loadConfig({ env: { DELAYQ_JOBS_RETRY_BACKOFF: '4m,10m,1h', DELAYQ_JOBS_RETRY_MAX_ATTEMPTS: '4' }, overrides: { sqlite: { path: ':memory:' } } });
+    const config = loadConfig({
+      env: { DELAYQ_JOBS_RETRY_BACKOFF: '4m,10m,1h', DELAYQ_JOBS_RETRY_MAX_ATTEMPTS: '4' },
+      overrides: { sqlite: { path: ':memory:' } },
+    });
     const service = createService(config);
-    expect(service.defaults.retry).toEqual({ maxAttempts: 4, backoff: { type: 'list', delaysMs: [240_000, 600_000, 3_600_000] } });
+    expect(service.defaults.retry).toEqual({
+      maxAttempts: 4,
+      backoff: { type: 'list', delaysMs: [240_000, 600_000, 3_600_000] },
+    });
   });
 
   it('fails with E_CONFIG naming the option and its variable', () => {

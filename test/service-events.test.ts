@@ -12,7 +12,12 @@ describe('service.events', () => {
 
   beforeEach(async () => {
     clock = new FakeClock();
-    service = new DelayqService({ store: new SqliteStore({ path: ':memory:', nodeId: 'ev' }), nodeId: 'ev', clock, runScheduler: false });
+    service = new DelayqService({
+      store: new SqliteStore({ path: ':memory:', nodeId: 'ev' }),
+      nodeId: 'ev',
+      clock,
+      runScheduler: false,
+    });
     events = [];
     calls = [];
     service.events.on('job', (e) => events.push(e));
@@ -40,7 +45,19 @@ describe('service.events', () => {
     await service.push({ id: 'b', topic: 'mail' });
     await service.cancel('b');
 
-    expect(events.map((e) => e.event)).toEqual(['push', 'promote', 'reserve', 'retry', 'reserve', 'bury', 'redrive', 'reserve', 'finish', 'push', 'cancel']);
+    expect(events.map((e) => e.event)).toEqual([
+      'push',
+      'promote',
+      'reserve',
+      'retry',
+      'reserve',
+      'bury',
+      'redrive',
+      'reserve',
+      'finish',
+      'push',
+      'cancel',
+    ]);
     expect(events[0]).toEqual({ event: 'push', topic: 'mail', id: 'a', at: start, dueAt: job.runAt });
     expect(events[1]).toMatchObject({ event: 'promote', topic: 'mail', count: 1, at: start + 1500 });
     expect(events[2]).toMatchObject({ event: 'reserve', id: 'a', dueAt: start + 1000, readyAt: start + 1500 });

@@ -57,7 +57,10 @@ describe('DelayqService (SQLite, real clock)', () => {
   });
 
   it('fail retries after the backoff, then buries; redrive makes it ready again', async () => {
-    const { job } = await service.push({ topic: 'flaky', retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 0 } } });
+    const { job } = await service.push({
+      topic: 'flaky',
+      retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 0 } },
+    });
     const [first] = await service.reserve({ topics: ['flaky'] });
     const failed = await service.fail(job.id, first!.token, { error: 'timeout calling payment' });
     expect(failed.decision.action).toBe('retry');
@@ -78,7 +81,10 @@ describe('DelayqService (SQLite, real clock)', () => {
     await service.finish(job.id, r!.token);
     // A repeat of the same finish (its answer was lost) answers the job again; another token is still refused.
     expect(await service.finish(job.id, r!.token)).toMatchObject({ id: job.id, state: 'finished' });
-    await expect(service.finish(job.id, 'stale')).rejects.toMatchObject({ code: 'E_WRONG_STATE', details: { state: 'finished' } });
+    await expect(service.finish(job.id, 'stale')).rejects.toMatchObject({
+      code: 'E_WRONG_STATE',
+      details: { state: 'finished' },
+    });
   });
 
   it('reschedule and cancel act on waiting jobs', async () => {

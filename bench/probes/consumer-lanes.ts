@@ -17,17 +17,22 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const lanes of [1, 2] as const) {
       const dueAt = Date.now() + 1500 + jobs / 20; // enough lead to push them all
-      for (let i = 0; i < jobs; i += 1000) await subject.pushBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => dueAt));
+      for (let i = 0; i < jobs; i += 1000)
+        await subject.pushBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => dueAt));
       await sleep(Math.max(0, dueAt - Date.now()));
       const cpu0 = process.cpuUsage();
       const redis0 = await redisCpuMs(admin);
       const loop0 = performance.eventLoopUtilization();
       let delivered = 0;
       let lastAt = 0;
-      const consumer = await subject.consume(100, () => {
-        delivered++;
-        lastAt = Date.now();
-      }, lanes);
+      const consumer = await subject.consume(
+        100,
+        () => {
+          delivered++;
+          lastAt = Date.now();
+        },
+        lanes,
+      );
       while (delivered < jobs) await sleep(5);
       const cpu = process.cpuUsage(cpu0);
       const redisMs = (await redisCpuMs(admin)) - redis0;
@@ -43,7 +48,9 @@ try {
   }
   for (const [lanes, values] of rates) {
     const sorted = [...values].sort((a, b) => a - b);
-    console.log(`${lanes} lane(s): median ${Math.round(sorted[sorted.length >> 1]!)} jobs/s (${sorted.map(Math.round).join(', ')})`);
+    console.log(
+      `${lanes} lane(s): median ${Math.round(sorted[sorted.length >> 1]!)} jobs/s (${sorted.map(Math.round).join(', ')})`,
+    );
   }
 } finally {
   await subject.close();

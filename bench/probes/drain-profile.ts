@@ -23,7 +23,8 @@ const subject = new DelayqSubject({ kind: 'redis', port: redis.port, partitions 
 try {
   await subject.open();
   const dueAt = Date.now() + 3000 + jobs / 5; // enough lead to push them all on a busy machine
-  for (let i = 0; i < jobs; i += 1000) await subject.pushBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => dueAt));
+  for (let i = 0; i < jobs; i += 1000)
+    await subject.pushBulk(Array.from({ length: Math.min(1000, jobs - i) }, () => dueAt));
   if (Date.now() >= dueAt) throw new Error('pushing overran the lead; try fewer jobs');
   await sleep(dueAt - Date.now() - 50);
   const stopProfile = profile ? await startCpuProfile() : undefined;
@@ -47,12 +48,19 @@ try {
   await stopProfile?.('.tmp/drain.cpuprofile');
   await consumer.stop();
   console.log(`drained ${jobs} at ${Math.round(jobs / ((lastAt - dueAt) / 1000))} jobs/s (partitions ${partitions})`);
-  console.log(`  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs (user ${(((user1 - user0) * 1e6) / jobs).toFixed(1)}, system ${(((sys1 - sys0) * 1e6) / jobs).toFixed(1)})`);
-  console.log(`  event loop busy ${(loop.utilization * 100).toFixed(0)} % of the drain (${((loop.active * 1000) / jobs).toFixed(1)} µs a job)`);
+  console.log(
+    `  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs (user ${(((user1 - user0) * 1e6) / jobs).toFixed(1)}, system ${(((sys1 - sys0) * 1e6) / jobs).toFixed(1)})`,
+  );
+  console.log(
+    `  event loop busy ${(loop.utilization * 100).toFixed(0)} % of the drain (${((loop.active * 1000) / jobs).toFixed(1)} µs a job)`,
+  );
   for (const [name, c] of [...calls1].sort((a, b) => b[1].calls - a[1].calls)) {
     const calls = c.calls - (calls0.get(name)?.calls ?? 0);
     const usec = c.usec - (calls0.get(name)?.usec ?? 0);
-    if (calls >= jobs / 100) console.log(`  ${name.padEnd(10)} ${(calls / jobs).toFixed(3)} calls/job  ${(usec / jobs).toFixed(1)} µs/job in Redis`);
+    if (calls >= jobs / 100)
+      console.log(
+        `  ${name.padEnd(10)} ${(calls / jobs).toFixed(3)} calls/job  ${(usec / jobs).toFixed(1)} µs/job in Redis`,
+      );
   }
   if (profile) console.log('  profile: .tmp/drain.cpuprofile');
 } finally {

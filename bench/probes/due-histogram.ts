@@ -25,7 +25,8 @@ async function fill(store: Store): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < N; i += 5000) {
     const batch = [];
-    for (let k = i; k < Math.min(N, i + 5000); k++) batch.push(aJob({ id: `j${k}`, topic: 'big', now, delayMs: 1000 + Math.floor((k / N) * MONTH) }));
+    for (let k = i; k < Math.min(N, i + 5000); k++)
+      batch.push(aJob({ id: `j${k}`, topic: 'big', now, delayMs: 1000 + Math.floor((k / N) * MONTH) }));
     await store.push(batch, now);
   }
   return performance.now() - started;

@@ -25,7 +25,9 @@ try {
   const redis1 = await redisCpuMs(admin);
   await stopProfile('.tmp/enqueue.cpuprofile');
   console.log(`pushed ${jobs} at ${Math.round(jobs / seconds)} jobs/s`);
-  console.log(`  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs`);
+  console.log(
+    `  CPU per job: this process ${((cpu.user + cpu.system) / jobs).toFixed(1)} µs, Redis ${(((redis1 - redis0) * 1000) / jobs).toFixed(1)} µs`,
+  );
   console.log('  profile: .tmp/enqueue.cpuprofile');
 } finally {
   await subject.close();

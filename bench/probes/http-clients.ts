@@ -17,7 +17,13 @@ ensureServerBuilt((line) => console.log(line));
 const redis = await startRedis();
 const port = await freePort();
 const nodeOptions = process.env['SERVER_NODE_OPTIONS']?.split(' ').filter(Boolean) ?? [];
-const server = await startProcess('delayq', process.execPath, [...nodeOptions, SERVER_SCRIPT, String(port), String(redis.port)], port, 120_000);
+const server = await startProcess(
+  'delayq',
+  process.execPath,
+  [...nodeOptions, SERVER_SCRIPT, String(port), String(redis.port)],
+  port,
+  120_000,
+);
 const origin = `http://127.0.0.1:${port}`;
 const payload = JSON.stringify({ topic: 'probe', delayMs: FAR_MS, body: bodyFor(0) });
 const headers = { 'content-type': 'application/json', accept: 'application/json' };
@@ -33,12 +39,18 @@ const clients: Record<string, () => Promise<void>> = {
   },
   'node:http keep-alive': () =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request(`${origin}/v1/jobs`, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`status ${res.statusCode} ${text}`))));
-      });
+      const req = http.request(
+        `${origin}/v1/jobs`,
+        { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () =>
+            res.statusCode === 201 ? resolve() : reject(new Error(`status ${res.statusCode} ${text}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     }),

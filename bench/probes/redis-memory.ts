@@ -37,7 +37,10 @@ async function families(): Promise<void> {
 }
 
 try {
-  for (const subject of [new DelayqSubject({ kind: 'redis', port: redis.port, partitions }), new BullmqSubject(redis.port, 10)]) {
+  for (const subject of [
+    new DelayqSubject({ kind: 'redis', port: redis.port, partitions }),
+    new BullmqSubject(redis.port, 10),
+  ]) {
     await subject.open();
     const { bytesPerJob } = await enqueue(subject, jobs);
     console.log(`${subject.name}: ${Math.round(bytesPerJob ?? Number.NaN)} B/job (used_memory), ${jobs} jobs`);
@@ -54,16 +57,27 @@ try {
   const body = JSON.stringify(bodyFor(now));
   for (let i = 0; i < jobs; i += 1000) {
     const batch = Array.from({ length: Math.min(1000, jobs - i) }, (_, k) => ({
-      id: `f${i + k}`, topic: 'bench', tag: null, bizKey: null, body, runAt: now, priority: 0, ttrMs: 30_000, ttlMs: null, retry: DEFAULT_RETRY_POLICY,
+      id: `f${i + k}`,
+      topic: 'bench',
+      tag: null,
+      bizKey: null,
+      body,
+      runAt: now,
+      priority: 0,
+      ttrMs: 30_000,
+      ttlMs: null,
+      retry: DEFAULT_RETRY_POLICY,
     }));
     await store.push(batch, now);
   }
-  for (let done = 0; done < jobs; ) {
+  for (let done = 0; done < jobs;) {
     const got = await store.reserve(['bench'], 100, now + 1);
     await Promise.all(got.map((r) => store.finish(r.job.id, r.token, now + 2)));
     done += got.length;
   }
-  console.log(`delayq · Redis, finished jobs: ${Math.round((await usedMemory() - before) / jobs)} B/job (used_memory), ${jobs} jobs`);
+  console.log(
+    `delayq · Redis, finished jobs: ${Math.round(((await usedMemory()) - before) / jobs)} B/job (used_memory), ${jobs} jobs`,
+  );
   await families();
   await store.close();
 } finally {

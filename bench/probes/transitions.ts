@@ -24,7 +24,12 @@ const perJob = async (step: () => Promise<void>): Promise<number> => {
 };
 try {
   for (let run = 1; run <= runs; run++) {
-    const store = new RedisStore({ url: `redis://127.0.0.1:${redis.port}`, prefix: `tr${run}`, nodeId: 'probe', partitions: 1 });
+    const store = new RedisStore({
+      url: `redis://127.0.0.1:${redis.port}`,
+      prefix: `tr${run}`,
+      nodeId: 'probe',
+      partitions: 1,
+    });
     await store.open();
     const now = Date.UTC(2026, 0, 1);
     const dueAt = now + 1000;
@@ -32,25 +37,37 @@ try {
     const push = await perJob(async () => {
       for (let i = 0; i < jobs; i += 1000) {
         const batch = Array.from({ length: Math.min(1000, jobs - i) }, () => ({
-          id: `j${run}-${n++}`, topic: 'bench', tag: null, bizKey: null, body: JSON.stringify(bodyFor(dueAt)), runAt: dueAt,
-          priority: 0, ttrMs: 30_000, ttlMs: null, retry: DEFAULT_RETRY_POLICY,
+          id: `j${run}-${n++}`,
+          topic: 'bench',
+          tag: null,
+          bizKey: null,
+          body: JSON.stringify(bodyFor(dueAt)),
+          runAt: dueAt,
+          priority: 0,
+          ttrMs: 30_000,
+          ttlMs: null,
+          retry: DEFAULT_RETRY_POLICY,
         }));
         await store.push(batch, now);
       }
     });
     const at = dueAt + 1;
     const promote = await perJob(async () => {
-      for (let moved = 0; moved < jobs; ) moved += (await store.promoteDue(at, 1000)).count;
+      for (let moved = 0; moved < jobs;) moved += (await store.promoteDue(at, 1000)).count;
     });
     const taken: [string, string][] = [];
     const reserve = await perJob(async () => {
-      while (taken.length < jobs) for (const r of await store.reserve(['bench'], 100, at)) taken.push([r.job.id, r.token]);
+      while (taken.length < jobs)
+        for (const r of await store.reserve(['bench'], 100, at)) taken.push([r.job.id, r.token]);
     });
     const finish = await perJob(async () => {
-      for (let i = 0; i < jobs; i += 100) await Promise.all(taken.slice(i, i + 100).map(([id, token]) => store.finish(id, token, at + 1)));
+      for (let i = 0; i < jobs; i += 100)
+        await Promise.all(taken.slice(i, i + 100).map(([id, token]) => store.finish(id, token, at + 1)));
     });
     const f = (v: number) => v.toFixed(1);
-    console.log(`run ${run}: Redis µs/job  push ${f(push)}  promote ${f(promote)}  reserve ${f(reserve)}  finish ${f(finish)}  (promote+reserve+finish ${f(promote + reserve + finish)})`);
+    console.log(
+      `run ${run}: Redis µs/job  push ${f(push)}  promote ${f(promote)}  reserve ${f(reserve)}  finish ${f(finish)}  (promote+reserve+finish ${f(promote + reserve + finish)})`,
+    );
     await store.close();
   }
 } finally {

@@ -40,7 +40,7 @@ export class BeanstalkdSubject implements Subject {
   readonly note: string =
     'beanstalkd 1.12 (Debian), no binlog; delays in whole seconds (rounded up). Client jackd 2.2.2 over 10 producer connections ' +
     'and one connection per consumer slot; jackd, not the server, limits its push rate (one connection put ≈ 22k/s here)';
-  protected server: Pick<Server, 'port' | 'stop'> & { pid?: number } | undefined;
+  protected server: (Pick<Server, 'port' | 'stop'> & { pid?: number }) | undefined;
   private producers: JackdClient[] = [];
   private nextProducer = 0;
 

@@ -59,7 +59,9 @@ export class BullmqSubject implements Subject {
 
   async pushBulk(dueAts: readonly number[]): Promise<void> {
     const now = Date.now();
-    await this.q.addBulk(dueAts.map((dueAt) => ({ name: 'job', data: bodyFor(dueAt), opts: { delay: Math.max(0, dueAt - now) } })));
+    await this.q.addBulk(
+      dueAts.map((dueAt) => ({ name: 'job', data: bodyFor(dueAt), opts: { delay: Math.max(0, dueAt - now) } })),
+    );
   }
 
   memoryBytes(): Promise<number> {

@@ -86,13 +86,21 @@ export class DelayqSubject implements Subject {
         store = new SqliteStore({ path: this.sqlitePath, nodeId });
         break;
       case 'redis': {
-        const redis = new RedisStore({ url: `redis://127.0.0.1:${this.backend.port}`, nodeId, partitions: this.backend.partitions ?? 1 });
+        const redis = new RedisStore({
+          url: `redis://127.0.0.1:${this.backend.port}`,
+          nodeId,
+          partitions: this.backend.partitions ?? 1,
+        });
         clock = redis.clock;
         store = redis;
         break;
       }
       case 'journal': {
-        const redis = new RedisStore({ url: `redis://127.0.0.1:${this.backend.port}`, nodeId, partitions: this.backend.partitions ?? 1 });
+        const redis = new RedisStore({
+          url: `redis://127.0.0.1:${this.backend.port}`,
+          nodeId,
+          partitions: this.backend.partitions ?? 1,
+        });
         clock = redis.clock;
         const sql = this.backend.sql;
         const name = await newSqlDatabase(sql);
@@ -113,7 +121,8 @@ export class DelayqSubject implements Subject {
   async close(): Promise<void> {
     await this.service?.close();
     this.service = undefined;
-    if (this.backend.kind === 'journal' && this.sqlName) await dropSqlDatabase(this.backend.sql, this.sqlName).catch(() => undefined);
+    if (this.backend.kind === 'journal' && this.sqlName)
+      await dropSqlDatabase(this.backend.sql, this.sqlName).catch(() => undefined);
     this.sqlName = undefined;
     await this.admin?.quit();
     this.admin = undefined;

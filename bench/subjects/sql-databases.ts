@@ -10,8 +10,14 @@ export interface SqlTarget {
   url: string;
 }
 
-export const POSTGRES: SqlTarget = { dialect: 'postgres', url: process.env['BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test' };
-export const MARIADB: SqlTarget = { dialect: 'mysql', url: process.env['BENCH_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306' };
+export const POSTGRES: SqlTarget = {
+  dialect: 'postgres',
+  url: process.env['BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test',
+};
+export const MARIADB: SqlTarget = {
+  dialect: 'mysql',
+  url: process.env['BENCH_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306',
+};
 
 async function admin<T>(target: SqlTarget, fn: (run: (sql: string) => Promise<unknown>) => Promise<T>): Promise<T> {
   if (target.dialect === 'postgres') {
@@ -42,10 +48,14 @@ async function admin<T>(target: SqlTarget, fn: (run: (sql: string) => Promise<un
 
 export async function newSqlDatabase(target: SqlTarget): Promise<string> {
   const name = `dq_bench_${randomBytes(5).toString('hex')}`;
-  await admin(target, (run) => run(target.dialect === 'postgres' ? `CREATE SCHEMA ${name}` : `CREATE DATABASE ${name} CHARACTER SET utf8mb4`));
+  await admin(target, (run) =>
+    run(target.dialect === 'postgres' ? `CREATE SCHEMA ${name}` : `CREATE DATABASE ${name} CHARACTER SET utf8mb4`),
+  );
   return name;
 }
 
 export async function dropSqlDatabase(target: SqlTarget, name: string): Promise<void> {
-  await admin(target, (run) => run(target.dialect === 'postgres' ? `DROP SCHEMA IF EXISTS ${name} CASCADE` : `DROP DATABASE IF EXISTS ${name}`));
+  await admin(target, (run) =>
+    run(target.dialect === 'postgres' ? `DROP SCHEMA IF EXISTS ${name} CASCADE` : `DROP DATABASE IF EXISTS ${name}`),
+  );
 }

@@ -24,7 +24,11 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   const headers: Record<string, string> = {};
   if (token.get()) headers['authorization'] = `Bearer ${token.get()}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(root + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const response = await fetch(root + path, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await response.text();
   const parsed = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
   if (!response.ok) {

@@ -17,7 +17,9 @@ const program = new Command()
   .description('A delay queue: push a job now, have it delivered later, at least once.')
   .version('0.1.0')
   .option('--url <url>', 'server for client commands (env DELAYQ_URL)', defaults.url)
-  .addOption(new Option('--token <token>', 'bearer token for client commands (env DELAYQ_TOKEN)').default(defaults.token))
+  .addOption(
+    new Option('--token <token>', 'bearer token for client commands (env DELAYQ_TOKEN)').default(defaults.token),
+  )
   .option('--json', "print the server's JSON instead of tables (for scripts)")
   .showHelpAfterError()
   // Usage errors exit with EXIT.usage (2), apart from the server's answers (docs/cli.md).
@@ -35,7 +37,11 @@ program
   .addOption(new Option('--store <kind>', 'store (DELAYQ_STORE_KIND)').choices(['sqlite', 'redis'] as const))
   .option('--redis-url <url>', 'Redis URL (DELAYQ_REDIS_URL)')
   .option('--log-level <level>', 'pino level (DELAYQ_LOG_LEVEL)')
-  .option('--beanstalkd-port <port>', 'also serve the beanstalkd protocol on this port, 0 for any free one (DELAYQ_BEANSTALKD_ENABLED + DELAYQ_BEANSTALKD_PORT)', (v) => Number(v))
+  .option(
+    '--beanstalkd-port <port>',
+    'also serve the beanstalkd protocol on this port, 0 for any free one (DELAYQ_BEANSTALKD_ENABLED + DELAYQ_BEANSTALKD_PORT)',
+    (v) => Number(v),
+  )
   .option('--beanstalkd-host <host>', 'beanstalkd listen address (DELAYQ_BEANSTALKD_HOST)')
   .action(async (flags) => {
     await serve(flags);

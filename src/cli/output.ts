@@ -18,7 +18,10 @@ export function table(rows: readonly Row[], columns: readonly string[]): string 
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
   const numeric = columns.map((_, i) => cells.every((r) => /^-?\d+(\.\d+)?$|^-$/.test(r[i]!)));
   const line = (values: readonly string[]) =>
-    values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+    values
+      .map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return `${[line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n')}\n`;
 }
 
@@ -41,6 +44,22 @@ export function emit<T>(json: boolean, value: T, human: (value: T) => string): v
 
 export const JOB_COLUMNS = ['id', 'topic', 'state', 'runAt', 'attempts', 'bizKey', 'tag'] as const;
 
-export function jobRow(job: { id: string; topic: string; state: string; runAt: number; attempts: number; bizKey: string | null; tag: string | null }): Row {
-  return { id: job.id, topic: job.topic, state: job.state, runAt: iso(job.runAt), attempts: job.attempts, bizKey: job.bizKey, tag: job.tag };
+export function jobRow(job: {
+  id: string;
+  topic: string;
+  state: string;
+  runAt: number;
+  attempts: number;
+  bizKey: string | null;
+  tag: string | null;
+}): Row {
+  return {
+    id: job.id,
+    topic: job.topic,
+    state: job.state,
+    runAt: iso(job.runAt),
+    attempts: job.attempts,
+    bizKey: job.bizKey,
+    tag: job.tag,
+  };
 }

@@ -2,15 +2,27 @@ import { errorFromResponse } from '../client/client.js';
 import { DelayqError } from '../core/errors.js';
 
 /** For the few API calls the SDK does not wrap (restore, the due histogram, /metrics): same errors as the SDK. */
-export async function rawRequest<T>(base: string, token: string | undefined, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export async function rawRequest<T>(
+  base: string,
+  token: string | undefined,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers['authorization'] = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(base.replace(/\/$/, '') + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    response = await fetch(base.replace(/\/$/, '') + path, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   } catch (err) {
-    throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${base}: ${(err as Error).message}`, { cause: err });
+    throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${base}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const text = await response.text();
   let parsed: unknown = text;

@@ -4,7 +4,13 @@
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
-import type { Ack, AckResponse, AckResult, ReserveAndAckRequest, ReserveAndAckResponse } from '../protocol/ack-schemas.js';
+import type {
+  Ack,
+  AckResponse,
+  AckResult,
+  ReserveAndAckRequest,
+  ReserveAndAckResponse,
+} from '../protocol/ack-schemas.js';
 import { fetchTransport, poolTransport, type HttpMethod, type Transport } from './transport.js';
 import type {
   CancelRequest,
@@ -82,12 +88,19 @@ export class DelayqClient {
 
   /** A job with its history (every transition). */
   async getWithHistory(id: string, options?: RequestOptions): Promise<{ job: WireJob; history: WireHistoryEntry[] }> {
-    const answer = await this.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}?history=true`, undefined, options);
+    const answer = await this.request<GetJobResponse>(
+      'GET',
+      `/v1/jobs/${encodeURIComponent(id)}?history=true`,
+      undefined,
+      options,
+    );
     return { job: answer.job, history: answer.history ?? [] };
   }
 
   async history(id: string, options?: RequestOptions): Promise<WireHistoryEntry[]> {
-    return (await this.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)).history;
+    return (
+      await this.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)
+    ).history;
   }
 
   /** Cancels a job; `dispatched` says whether it had already gone out (was reserved), `attempts` how often. */
@@ -97,7 +110,8 @@ export class DelayqClient {
   }
 
   async reschedule(id: string, when: RescheduleRequest, options?: RequestOptions): Promise<WireJob> {
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/reschedule`, when, options)).job;
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/reschedule`, when, options))
+      .job;
   }
 
   list(query: ListQuery = {}, options?: RequestOptions): Promise<ListResponse> {
@@ -135,11 +149,17 @@ export class DelayqClient {
   }
 
   async finish(id: string, token: string, options?: RequestOptions): Promise<WireJob> {
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/finish`, { token }, options)).job;
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/finish`, { token }, options))
+      .job;
   }
 
   /** Fails a reservation: the server retries after the job's backoff, or buries it when no attempts remain. */
-  fail(id: string, token: string, failure: Omit<FailRequest, 'token'> = {}, options?: RequestOptions): Promise<FailResponse> {
+  fail(
+    id: string,
+    token: string,
+    failure: Omit<FailRequest, 'token'> = {},
+    options?: RequestOptions,
+  ): Promise<FailResponse> {
     return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/fail`, { token, ...failure }, options);
   }
 
@@ -154,7 +174,11 @@ export class DelayqClient {
     return (await this.request<CountResponse>('POST', '/v1/dead/redrive', target, options)).count;
   }
 
-  listDead(topic: string, query: { limit?: number; cursor?: string } = {}, options?: RequestOptions): Promise<ListResponse> {
+  listDead(
+    topic: string,
+    query: { limit?: number; cursor?: string } = {},
+    options?: RequestOptions,
+  ): Promise<ListResponse> {
     return this.request('GET', `/v1/dead${queryString({ topic, ...query })}`, undefined, options);
   }
 
@@ -163,7 +187,11 @@ export class DelayqClient {
   }
 
   /** Pauses a topic: reserve and push sinks skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
-  pauseTopic(topic: string, pause: { delayMs?: number | string } = {}, options?: RequestOptions): Promise<TopicPauseResponse> {
+  pauseTopic(
+    topic: string,
+    pause: { delayMs?: number | string } = {},
+    options?: RequestOptions,
+  ): Promise<TopicPauseResponse> {
     return this.request('POST', `/v1/topics/${encodeURIComponent(topic)}/pause`, pause, options);
   }
 
@@ -172,7 +200,14 @@ export class DelayqClient {
   }
 
   async purge(before: number, limit?: number, options?: RequestOptions): Promise<number> {
-    return (await this.request<CountResponse>('POST', '/v1/purge', limit === undefined ? { before } : { before, limit }, options)).count;
+    return (
+      await this.request<CountResponse>(
+        'POST',
+        '/v1/purge',
+        limit === undefined ? { before } : { before, limit },
+        options,
+      )
+    ).count;
   }
 
   health(options?: RequestOptions): Promise<HealthResponse> {
@@ -181,11 +216,15 @@ export class DelayqClient {
 
   /** Creates or replaces a schedule (docs/schedules.md); it applies from its first tick not yet pushed. */
   async putSchedule(name: string, schedule: PutScheduleRequest, options?: RequestOptions): Promise<Schedule> {
-    return (await this.request<{ schedule: Schedule }>('PUT', `/v1/schedules/${encodeURIComponent(name)}`, schedule, options)).schedule;
+    return (
+      await this.request<{ schedule: Schedule }>('PUT', `/v1/schedules/${encodeURIComponent(name)}`, schedule, options)
+    ).schedule;
   }
 
   async getSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
-    return (await this.request<{ schedule: Schedule }>('GET', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options)).schedule;
+    return (
+      await this.request<{ schedule: Schedule }>('GET', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options)
+    ).schedule;
   }
 
   async listSchedules(options?: RequestOptions): Promise<Schedule[]> {
@@ -198,12 +237,26 @@ export class DelayqClient {
   }
 
   async pauseSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
-    return (await this.request<{ schedule: Schedule }>('POST', `/v1/schedules/${encodeURIComponent(name)}/pause`, undefined, options)).schedule;
+    return (
+      await this.request<{ schedule: Schedule }>(
+        'POST',
+        `/v1/schedules/${encodeURIComponent(name)}/pause`,
+        undefined,
+        options,
+      )
+    ).schedule;
   }
 
   /** Resumes a paused schedule; ticks due while it was paused are not fired. */
   async resumeSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
-    return (await this.request<{ schedule: Schedule }>('POST', `/v1/schedules/${encodeURIComponent(name)}/resume`, undefined, options)).schedule;
+    return (
+      await this.request<{ schedule: Schedule }>(
+        'POST',
+        `/v1/schedules/${encodeURIComponent(name)}/resume`,
+        undefined,
+        options,
+      )
+    ).schedule;
   }
 
   private async request<T>(method: HttpMethod, path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
@@ -212,10 +265,18 @@ export class DelayqClient {
     if (this.token) headers['authorization'] = `Bearer ${this.token}`;
     let response: { status: number; text: string };
     try {
-      response = await this.transport.send(method, path, headers, body === undefined ? undefined : JSON.stringify(body), options.signal);
+      response = await this.transport.send(
+        method,
+        path,
+        headers,
+        body === undefined ? undefined : JSON.stringify(body),
+        options.signal,
+      );
     } catch (err) {
       if (options.signal?.aborted) throw err;
-      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${this.url}: ${(err as Error).message}`, { cause: err });
+      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${this.url}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     const { status, text } = response;
     let parsed: unknown;
@@ -238,11 +299,16 @@ function queryString(query: Record<string, string | number | boolean | undefined
 
 /** An error answer → the DelayqError the server threw (or E_INTERNAL for an answer that is not ours). */
 export function errorFromResponse(status: number, parsed: unknown, text: string): DelayqError {
-  const error = (parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown } } | undefined)?.error;
+  const error = (
+    parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown } } | undefined
+  )?.error;
   if (error && typeof error.code === 'string' && KNOWN_CODES.has(error.code)) {
     return new DelayqError(error.code as ErrorCode, typeof error.message === 'string' ? error.message : error.code, {
       field: typeof error.field === 'string' ? error.field : undefined,
-      details: typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : undefined,
+      details:
+        typeof error.details === 'object' && error.details !== null
+          ? (error.details as Record<string, unknown>)
+          : undefined,
     });
   }
   const code: ErrorCode = status === 503 ? 'E_STORE_UNAVAILABLE' : 'E_INTERNAL';

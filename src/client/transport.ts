@@ -15,7 +15,13 @@ export interface HttpAnswer {
 }
 
 export interface Transport {
-  send(method: HttpMethod, path: string, headers: Record<string, string>, body: string | undefined, signal?: AbortSignal): Promise<HttpAnswer>;
+  send(
+    method: HttpMethod,
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<HttpAnswer>;
   /** Closes the kept-alive connections (a pending long-poll is dropped). */
   close(): Promise<void>;
 }
@@ -31,7 +37,13 @@ export function poolTransport(url: string): Transport {
   });
   return {
     async send(method, path, headers, body, signal) {
-      const answer = await pool.request({ method, path: prefix + path, headers, body: body ?? null, ...(signal ? { signal } : {}) });
+      const answer = await pool.request({
+        method,
+        path: prefix + path,
+        headers,
+        body: body ?? null,
+        ...(signal ? { signal } : {}),
+      });
       return { status: answer.statusCode, text: await answer.body.text() };
     },
     close: () => pool.close(),

@@ -70,7 +70,8 @@ export class Worker {
     this.client = client;
     this.handlers = options.handlers;
     this.topics = Object.keys(options.handlers);
-    if (this.topics.length === 0) throw new DelayqError('E_VALIDATION', 'handlers: register at least one topic', { field: 'handlers' });
+    if (this.topics.length === 0)
+      throw new DelayqError('E_VALIDATION', 'handlers: register at least one topic', { field: 'handlers' });
     this.concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1 || this.concurrency > 100) {
       throw new DelayqError('E_VALIDATION', 'concurrency: must be an integer from 1 to 100', { field: 'concurrency' });
@@ -136,7 +137,12 @@ export class Worker {
       let reservations: WireReservation[];
       try {
         reservations = await this.client.reserve(
-          { topics: this.topics, count: free, waitMs: this.waitMs, ...(this.ttrMs === undefined ? {} : { ttrMs: this.ttrMs }) },
+          {
+            topics: this.topics,
+            count: free,
+            waitMs: this.waitMs,
+            ...(this.ttrMs === undefined ? {} : { ttrMs: this.ttrMs }),
+          },
           { signal: lane.poll.signal },
         );
         failures = 0;

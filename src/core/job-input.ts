@@ -142,7 +142,10 @@ export function normalizeBackoff(input: BackoffInput | string, field: string): B
       return { type: 'exponential', delayMs, factor, maxDelayMs };
     }
     case 'list':
-      return { type: 'list', delaysMs: boundedList(parseDurationList(input.delays, `${field}.delays`), `${field}.delays`) };
+      return {
+        type: 'list',
+        delaysMs: boundedList(parseDurationList(input.delays, `${field}.delays`), `${field}.delays`),
+      };
     default:
       throw invalid(`${field}.type`, 'must be "fixed", "exponential" or "list"');
   }
@@ -168,7 +171,8 @@ export function normalizeRetry(input: RetryInput | string | undefined, defaults:
   }
   if (typeof input !== 'object' || input === null) throw invalid('retry', 'must be an object or a schedule text');
   const backoff = input.backoff === undefined ? defaults.backoff : normalizeBackoff(input.backoff, 'retry.backoff');
-  const implied = backoff.type === 'list' && input.backoff !== undefined ? backoff.delaysMs.length + 1 : defaults.maxAttempts;
+  const implied =
+    backoff.type === 'list' && input.backoff !== undefined ? backoff.delaysMs.length + 1 : defaults.maxAttempts;
   const maxAttempts =
     input.maxAttempts === undefined
       ? implied
@@ -211,7 +215,8 @@ function bodyText(value: unknown): string {
   try {
     text = JSON.stringify(value === undefined ? null : value);
   } catch (err) {
-    if (err instanceof RangeError) throw depthOf(value) > BODY_MAX_DEPTH ? tooDeep() : invalid('body', 'is nested too deeply');
+    if (err instanceof RangeError)
+      throw depthOf(value) > BODY_MAX_DEPTH ? tooDeep() : invalid('body', 'is nested too deeply');
     throw invalid('body', 'must be a JSON value');
   }
   if (text === undefined) throw invalid('body', 'must be a JSON value');
@@ -263,11 +268,11 @@ export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
     priority:
       input.priority === undefined ? 0 : integerIn(input.priority, 'priority', LIMITS.priorityMin, LIMITS.priorityMax),
     ttrMs:
-      input.ttrMs === undefined ? ctx.defaults.ttrMs : durationIn(input.ttrMs, 'ttrMs', LIMITS.ttrMinMs, LIMITS.ttrMaxMs),
+      input.ttrMs === undefined
+        ? ctx.defaults.ttrMs
+        : durationIn(input.ttrMs, 'ttrMs', LIMITS.ttrMinMs, LIMITS.ttrMaxMs),
     ttlMs:
-      input.ttlMs === undefined || input.ttlMs === null
-        ? null
-        : durationIn(input.ttlMs, 'ttlMs', 1, LIMITS.maxDelayMs),
+      input.ttlMs === undefined || input.ttlMs === null ? null : durationIn(input.ttlMs, 'ttlMs', 1, LIMITS.maxDelayMs),
     retry: normalizeRetry(input.retry, ctx.defaults.retry),
   };
 }

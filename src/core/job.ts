@@ -6,15 +6,7 @@ import type { EpochMs } from './clock.js';
  *   reserved → (fail | TTR lapse) → delayed (backoff) or dead
  *   delayed | ready | reserved → cancelled;  ready → expired (ttl);  dead → (redrive) → ready
  */
-export const JOB_STATES = [
-  'delayed',
-  'ready',
-  'reserved',
-  'finished',
-  'dead',
-  'cancelled',
-  'expired',
-] as const;
+export const JOB_STATES = ['delayed', 'ready', 'reserved', 'finished', 'dead', 'cancelled', 'expired'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
 /** States a job never leaves except by purge (or, for `dead`, by redrive). */

@@ -20,9 +20,7 @@ export function backoffDelayMs(backoff: Backoff, retry: number): number {
   }
 }
 
-export type FailureDecision =
-  | { action: 'retry'; runAt: EpochMs }
-  | { action: 'bury' };
+export type FailureDecision = { action: 'retry'; runAt: EpochMs } | { action: 'bury' };
 
 /**
  * What to do with a reserved job whose delivery failed (consumer fail, TTR lapse, sink error).

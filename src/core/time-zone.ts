@@ -85,7 +85,9 @@ export function hasUtcOffset(text: string): boolean {
 export function parseLocalDateTime(text: string, zone: string, field: string): EpochMs {
   const m = LOCAL_RE.exec(text);
   if (!m) throw invalid(field, 'must be an ISO-8601 local date-time such as "2026-12-01T10:00" when timeZone is given');
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => (v === undefined ? 0 : Number(v))) as number[];
+  const [year, month, day, hour, minute, second] = m
+    .slice(1, 7)
+    .map((v) => (v === undefined ? 0 : Number(v))) as number[];
   const ms = Number((m[7] ?? '0').padEnd(3, '0'));
   const wall = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, ms);
   const check = new Date(wall);

@@ -6,8 +6,15 @@ import type { FailureDecision } from '../core/retry-policy.js';
  * jobs follow the same reserve → finish | fail | release path. DelayqService satisfies it.
  */
 export interface Consumer {
-  reserve(request: { topics: readonly string[]; count?: number; waitMs?: number; ttrMs?: number }, signal?: AbortSignal): Promise<Reservation[]>;
+  reserve(
+    request: { topics: readonly string[]; count?: number; waitMs?: number; ttrMs?: number },
+    signal?: AbortSignal,
+  ): Promise<Reservation[]>;
   finish(id: string, token: string): Promise<unknown>;
-  fail(id: string, token: string, request: { error?: string | null; bury?: boolean }): Promise<{ decision: FailureDecision }>;
+  fail(
+    id: string,
+    token: string,
+    request: { error?: string | null; bury?: boolean },
+  ): Promise<{ decision: FailureDecision }>;
   release(id: string, token: string): Promise<unknown>;
 }

@@ -59,7 +59,12 @@ export class Dispatcher {
 
   /** Topics being pumped and their deliveries in flight. */
   status(): { topic: string; sink: string; type: string; inFlight: number }[] {
-    return [...this.pumps.values()].map((p) => ({ topic: p.topic, sink: p.name, type: p.sink.type, inFlight: p.inFlight }));
+    return [...this.pumps.values()].map((p) => ({
+      topic: p.topic,
+      sink: p.name,
+      type: p.sink.type,
+      inFlight: p.inFlight,
+    }));
   }
 
   /**
@@ -161,7 +166,12 @@ class TopicPump {
       let reserved: Reservation[];
       try {
         reserved = await this.service.reserve(
-          { topics: [this.topic], count: Math.min(100, this.concurrency - this.deliveries.size), waitMs: this.pollWaitMs, ttrMs: this.ttrMs },
+          {
+            topics: [this.topic],
+            count: Math.min(100, this.concurrency - this.deliveries.size),
+            waitMs: this.pollWaitMs,
+            ttrMs: this.ttrMs,
+          },
           signal,
         );
         failures = 0;
@@ -197,7 +207,10 @@ class TopicPump {
         await this.service.finish(job.id, token);
       } else {
         const { decision } = await this.service.fail(job.id, token, { error: result.reason, bury: !result.retryable });
-        this.logger.info({ jobId: job.id, attempt: job.attempts, reason: result.reason, decision: decision.action }, 'delivery failed');
+        this.logger.info(
+          { jobId: job.id, attempt: job.attempts, reason: result.reason, decision: decision.action },
+          'delivery failed',
+        );
       }
     } catch (err) {
       // Stale token (the TTR lapsed and the reaper took over) or the store is down: the reservation

@@ -1,6 +1,15 @@
 import type { MqttClient } from 'mqtt';
 import type { Job } from '../core/job.js';
-import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
+import {
+  delivered,
+  failed,
+  failureFrom,
+  jobMetadata,
+  raceAbort,
+  renderDestination,
+  type DeliveryResult,
+  type Sink,
+} from './sink.js';
 import type { MqttSinkConfig } from './sink-config.js';
 
 /**
@@ -23,7 +32,8 @@ export class MqttSink implements Sink {
   async deliver(job: Job, signal: AbortSignal): Promise<DeliveryResult> {
     if (this.closed) return failed('the sink is closed');
     const topic = renderDestination(this.config.topic ?? '{topic}', job);
-    if (topic.length === 0 || topic.includes('+') || topic.includes('#') || topic.includes('\0')) return failed(`invalid MQTT topic "${topic}"`, false);
+    if (topic.length === 0 || topic.includes('+') || topic.includes('#') || topic.includes('\0'))
+      return failed(`invalid MQTT topic "${topic}"`, false);
     try {
       const client = await raceAbort(this.ensureClient(), signal);
       if (!client.connected) await onceConnected(client, signal);

@@ -1,7 +1,16 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { Job } from '../core/job.js';
-import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
+import {
+  delivered,
+  failed,
+  failureFrom,
+  jobMetadata,
+  raceAbort,
+  renderDestination,
+  type DeliveryResult,
+  type Sink,
+} from './sink.js';
 import type { NatsSinkConfig } from './sink-config.js';
 
 /** NATS subjects: dot-separated tokens of printable characters without spaces or wildcards. */
@@ -38,7 +47,10 @@ export class NatsSink implements Sink {
       const { js, newHeaders } = await raceAbort(this.connect(), signal);
       const hdrs = newHeaders();
       for (const [key, value] of Object.entries({ ...this.config.headers, ...jobMetadata(job) })) hdrs.set(key, value);
-      await raceAbort(js.publish(subject, job.body, { msgID: job.id, headers: hdrs, timeout: this.config.timeoutMs ?? 10_000 }), signal);
+      await raceAbort(
+        js.publish(subject, job.body, { msgID: job.id, headers: hdrs, timeout: this.config.timeoutMs ?? 10_000 }),
+        signal,
+      );
       return delivered();
     } catch (err) {
       return failureFrom(err, signal);
@@ -49,7 +61,10 @@ export class NatsSink implements Sink {
     if (!this.link) {
       const attempt = (async () => {
         // The NATS client is loaded only when a NATS sink is used.
-        const [{ connect, headers }, { jetstream }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
+        const [{ connect, headers }, { jetstream }] = await Promise.all([
+          import('@nats-io/transport-node'),
+          import('@nats-io/jetstream'),
+        ]);
         const nc = await connect({
           servers: this.config.servers,
           timeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),

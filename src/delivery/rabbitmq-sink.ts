@@ -1,6 +1,15 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import type { Job } from '../core/job.js';
-import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
+import {
+  delivered,
+  failed,
+  failureFrom,
+  jobMetadata,
+  raceAbort,
+  renderDestination,
+  type DeliveryResult,
+  type Sink,
+} from './sink.js';
 import type { RabbitmqSinkConfig } from './sink-config.js';
 
 interface Link {
@@ -30,7 +39,8 @@ export class RabbitmqSink implements Sink {
   async deliver(job: Job, signal: AbortSignal): Promise<DeliveryResult> {
     if (this.closed) return failed('the sink is closed');
     const routingKey = renderDestination(this.config.routingKey ?? '{topic}', job);
-    if (Buffer.byteLength(routingKey) > 255) return failed(`routing key longer than 255 bytes: ${routingKey.slice(0, 64)}…`, false);
+    if (Buffer.byteLength(routingKey) > 255)
+      return failed(`routing key longer than 255 bytes: ${routingKey.slice(0, 64)}…`, false);
     let link: Link;
     try {
       link = await raceAbort(this.connect(), signal);
@@ -62,7 +72,9 @@ export class RabbitmqSink implements Sink {
       return failureFrom(err, signal);
     }
     if (link.returned.delete(job.id)) {
-      return failed(`unroutable: exchange "${exchange || '(default)'}" has no queue bound for routing key "${routingKey}"`);
+      return failed(
+        `unroutable: exchange "${exchange || '(default)'}" has no queue bound for routing key "${routingKey}"`,
+      );
     }
     return delivered();
   }

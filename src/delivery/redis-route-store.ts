@@ -40,7 +40,9 @@ export class RedisRouteStore implements RouteStore {
       await redis.connect();
     } catch (err) {
       redis.disconnect();
-      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach Redis for sink routes: ${(err as Error).message}`, { cause: err });
+      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach Redis for sink routes: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     this.redis = redis;
   }

@@ -1,6 +1,14 @@
 import { Redis } from 'ioredis';
 import type { Job } from '../core/job.js';
-import { delivered, failed, failureFrom, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
+import {
+  delivered,
+  failed,
+  failureFrom,
+  raceAbort,
+  renderDestination,
+  type DeliveryResult,
+  type Sink,
+} from './sink.js';
 import type { RedisStreamSinkConfig } from './sink-config.js';
 
 /**

@@ -35,7 +35,9 @@ export const WebhookSinkConfigSchema = Type.Object(
      * Address ranges the SSRF guard lets through besides public unicast: ipaddr.js range names
      * (`loopback`, `private`, `linkLocal`, `uniqueLocal`, `carrierGradeNat`…) or CIDRs (`10.1.0.0/16`).
      */
-    allowedRanges: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64, default: [] })),
+    allowedRanges: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64, default: [] }),
+    ),
     /** Same-origin 307/308 redirects followed; redirects elsewhere always fail. */
     maxRedirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 5, default: 3 })),
   },

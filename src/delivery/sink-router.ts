@@ -111,7 +111,11 @@ export class SinkRouter {
     for (const route of routes) {
       seen.add(route.topic);
       const before = this.current.get(route.topic);
-      if (!before || before.updatedAt !== route.updatedAt || JSON.stringify(before.sink) !== JSON.stringify(route.sink)) {
+      if (
+        !before ||
+        before.updatedAt !== route.updatedAt ||
+        JSON.stringify(before.sink) !== JSON.stringify(route.sink)
+      ) {
         this.apply(route.topic, route);
       }
     }

@@ -27,7 +27,10 @@ export class SsrfGuard {
       } else if (RANGE_NAMES.has(entry)) {
         names.add(entry);
       } else {
-        throw invalid(`${field}[${i}]`, `"${entry}" is neither a CIDR nor a range name (${[...RANGE_NAMES].join(', ')})`);
+        throw invalid(
+          `${field}[${i}]`,
+          `"${entry}" is neither a CIDR nor a range name (${[...RANGE_NAMES].join(', ')})`,
+        );
       }
     });
     this.allowedNames = names;

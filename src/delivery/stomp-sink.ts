@@ -1,6 +1,15 @@
 import type { Client, IFrame } from '@stomp/stompjs';
 import type { Job } from '../core/job.js';
-import { delivered, failed, failureFrom, jobMetadata, raceAbort, renderDestination, type DeliveryResult, type Sink } from './sink.js';
+import {
+  delivered,
+  failed,
+  failureFrom,
+  jobMetadata,
+  raceAbort,
+  renderDestination,
+  type DeliveryResult,
+  type Sink,
+} from './sink.js';
 import type { StompSinkConfig } from './sink-config.js';
 
 interface Pending {

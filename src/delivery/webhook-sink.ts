@@ -66,14 +66,19 @@ export class WebhookSink implements Sink {
         // 307/308 keep the method and body; any other redirect would turn the POST into a GET.
         const next = answer.location === undefined ? undefined : new URL(answer.location, url);
         if (!next || next.origin !== this.url.origin) {
-          return failed(`HTTP ${status} redirect to another origin (${next?.origin ?? 'no Location'}) not followed`, false);
+          return failed(
+            `HTTP ${status} redirect to another origin (${next?.origin ?? 'no Location'}) not followed`,
+            false,
+          );
         }
-        if (hop >= (this.config.maxRedirects ?? 3)) return failed(`more than ${this.config.maxRedirects ?? 3} redirects`, false);
+        if (hop >= (this.config.maxRedirects ?? 3))
+          return failed(`more than ${this.config.maxRedirects ?? 3} redirects`, false);
         url = next;
         continue;
       }
       const detail = answer.text ? `: ${answer.text}` : '';
-      if (status >= 300 && status < 400) return failed(`HTTP ${status} redirect not followed (only same-origin 307/308 are)`, false);
+      if (status >= 300 && status < 400)
+        return failed(`HTTP ${status} redirect not followed (only same-origin 307/308 are)`, false);
       const retryable = status >= 500 || RETRYABLE_4XX.has(status);
       return failed(`HTTP ${status}${detail}`, retryable);
     }
@@ -90,7 +95,13 @@ export class WebhookSink implements Sink {
     return new Promise((resolve, reject) => {
       const req = request(
         url,
-        { method: 'POST', headers, agent: secure ? this.agents.https : this.agents.http, signal, lookup: this.guard.lookup },
+        {
+          method: 'POST',
+          headers,
+          agent: secure ? this.agents.https : this.agents.http,
+          signal,
+          lookup: this.guard.lookup,
+        },
         (res) => {
           const status = res.statusCode ?? 0;
           const location = res.headers.location;

@@ -47,7 +47,8 @@ export interface ValidAck {
 export function validateAcks(messages: readonly AckMessage[]): ValidAck[] {
   const acks = messages.map((m) => {
     const ack: Record<string, unknown> = { id: m.id ?? '', token: m.token ?? '', op: m.op ?? '' };
-    for (const key of ['error', 'retryDelayMs', 'bury', 'ttrMs', 'delayMs'] as const) if (m[key] !== undefined) ack[key] = m[key];
+    for (const key of ['error', 'retryDelayMs', 'bury', 'ttrMs', 'delayMs'] as const)
+      if (m[key] !== undefined) ack[key] = m[key];
     return ack;
   });
   return validate<{ acks: ValidAck[] }>(AckBatchSchema, { acks }).acks;
@@ -64,7 +65,8 @@ export interface AckOptions {
 async function settleOne(service: DelayqService, ack: ValidAck, options: AckOptions): Promise<Job> {
   if (options.principal && options.principal.topicPrefixes !== null) {
     const topic = options.knownTopics?.get(ack.id) ?? (await service.get(ack.id)).topic;
-    if (!mayUseTopic(options.principal, topic)) throw new DelayqError('E_FORBIDDEN', `this token may not use topic "${topic}"`, { field: 'id' });
+    if (!mayUseTopic(options.principal, topic))
+      throw new DelayqError('E_FORBIDDEN', `this token may not use topic "${topic}"`, { field: 'id' });
   }
   switch (ack.op) {
     case 'finish':
@@ -74,28 +76,50 @@ async function settleOne(service: DelayqService, ack: ValidAck, options: AckOpti
     case 'touch':
       return service.touch(ack.id, ack.token, ack.ttrMs);
     case 'fail': {
-      const failure = { error: ack.error ?? null, ...(ack.retryDelayMs === undefined ? {} : { retryDelayMs: ack.retryDelayMs }), ...(ack.bury === undefined ? {} : { bury: ack.bury }) };
+      const failure = {
+        error: ack.error ?? null,
+        ...(ack.retryDelayMs === undefined ? {} : { retryDelayMs: ack.retryDelayMs }),
+        ...(ack.bury === undefined ? {} : { bury: ack.bury }),
+      };
       return (await service.fail(ack.id, ack.token, failure)).job;
     }
   }
 }
 
 /** Settles every ack; one result per ack, in order. */
-export async function settleAcks(service: DelayqService, acks: readonly ValidAck[], options: AckOptions): Promise<AckResultMessage[]> {
+export async function settleAcks(
+  service: DelayqService,
+  acks: readonly ValidAck[],
+  options: AckOptions,
+): Promise<AckResultMessage[]> {
   const lastOfJob = new Map<string, Promise<unknown>>();
   const results = acks.map((ack) => {
     const before = lastOfJob.get(ack.id) ?? Promise.resolve();
     const result = before.then(async (): Promise<AckResultMessage> => {
       try {
         const job = await settleOne(service, ack, options);
-        return { id: ack.id, op: ack.op, ok: true, state: job.state, ...(options.jobs ? { job: jobMessageOf(job) } : {}) };
+        return {
+          id: ack.id,
+          op: ack.op,
+          ok: true,
+          state: job.state,
+          ...(options.jobs ? { job: jobMessageOf(job) } : {}),
+        };
       } catch (err) {
         const error = toDelayqError(err);
         const message = error.code === 'E_INTERNAL' ? 'internal error' : error.message;
-        return { id: ack.id, op: ack.op, ok: false, error: { code: error.code, message, ...(error.field === undefined ? {} : { field: error.field }) } };
+        return {
+          id: ack.id,
+          op: ack.op,
+          ok: false,
+          error: { code: error.code, message, ...(error.field === undefined ? {} : { field: error.field }) },
+        };
       }
     });
-    lastOfJob.set(ack.id, result.catch(() => undefined));
+    lastOfJob.set(
+      ack.id,
+      result.catch(() => undefined),
+    );
     return result;
   });
   return Promise.all(results);

@@ -39,10 +39,13 @@ export class CallGuard {
     if (this.byDigest.size === 0) return null;
     const header = metadata.get('authorization')[0];
     if (typeof header !== 'string' || header === '') {
-      throw new DelayqError('E_UNAUTHORIZED', 'send the metadata authorization: Bearer <token>', { field: 'authorization' });
+      throw new DelayqError('E_UNAUTHORIZED', 'send the metadata authorization: Bearer <token>', {
+        field: 'authorization',
+      });
     }
     const principal = principalOfBearer(this.byDigest, header);
-    if (!principal) throw new DelayqError('E_UNAUTHORIZED', 'the bearer token is not valid', { field: 'authorization' });
+    if (!principal)
+      throw new DelayqError('E_UNAUTHORIZED', 'the bearer token is not valid', { field: 'authorization' });
     return principal;
   }
 
@@ -60,9 +63,13 @@ export class CallGuard {
     window.count++;
     if (window.count > max) {
       const retryAfterMs = window.startedAt + windowMs - now;
-      throw new DelayqError('E_RATE_LIMITED', `too many requests: at most ${max} per ${windowMs} ms; retry in ${retryAfterMs} ms`, {
-        details: { limit: max, retryAfterMs },
-      });
+      throw new DelayqError(
+        'E_RATE_LIMITED',
+        `too many requests: at most ${max} per ${windowMs} ms; retry in ${retryAfterMs} ms`,
+        {
+          details: { limit: max, retryAfterMs },
+        },
+      );
     }
   }
 }

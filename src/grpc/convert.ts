@@ -44,11 +44,13 @@ function parseJsonText(text: string, field: string): unknown {
 export function pushBodyOf(message: PushMessage, prefix = ''): Record<string, unknown> {
   const body = present(message, ['topic', 'id', 'tag', 'bizKey', 'delayMs', 'runAt', 'priority', 'ttrMs', 'ttlMs']);
   body['topic'] ??= '';
-  if (message.bodyJson !== undefined && message.bodyJson !== '') body['body'] = parseJsonText(message.bodyJson, `${prefix}bodyJson`);
+  if (message.bodyJson !== undefined && message.bodyJson !== '')
+    body['body'] = parseJsonText(message.bodyJson, `${prefix}bodyJson`);
   if (message.retry) {
     const retry: Record<string, unknown> = present(message.retry, ['maxAttempts']);
     const backoff = message.retry.backoff;
-    if (backoff !== undefined) retry['backoff'] = backoff.trim().startsWith('{') ? parseJsonText(backoff, `${prefix}retry.backoff`) : backoff;
+    if (backoff !== undefined)
+      retry['backoff'] = backoff.trim().startsWith('{') ? parseJsonText(backoff, `${prefix}retry.backoff`) : backoff;
     body['retry'] = retry;
   }
   return body;
@@ -88,5 +90,11 @@ export function historyMessageOf(entry: HistoryEntry): Record<string, unknown> {
 }
 
 export function topicStatsMessageOf(stats: TopicStatsWithPause): Record<string, unknown> {
-  return { topic: stats.topic, counts: stats.counts, nextDueAt: orUndefined(stats.nextDueAt), paused: stats.paused, pausedUntil: orUndefined(stats.pausedUntil) };
+  return {
+    topic: stats.topic,
+    counts: stats.counts,
+    nextDueAt: orUndefined(stats.nextDueAt),
+    paused: stats.paused,
+    pausedUntil: orUndefined(stats.pausedUntil),
+  };
 }

@@ -34,7 +34,10 @@ export class DelayqGrpcServer {
       'grpc.max_receive_message_length': config.grpc.maxMessageBytes,
       'grpc.max_send_message_length': config.grpc.maxMessageBytes,
     });
-    this.server.addService(delayqServiceDefinition(), { ...unaryHandlers(context), Reserve: this.streams.handler(context) });
+    this.server.addService(delayqServiceDefinition(), {
+      ...unaryHandlers(context),
+      Reserve: this.streams.handler(context),
+    });
     new ReflectionService(delayqPackageDefinition()).addToServer(this.server);
     this.health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
     this.health.addToServer(this.server);
@@ -43,10 +46,14 @@ export class DelayqGrpcServer {
   /** Binds `grpc.host:grpc.port` (or the given port) and starts serving; resolves to the bound port. */
   listen(port = this.config.grpc.port, host = this.config.grpc.host): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => {
-        if (err) reject(err);
-        else resolve(bound);
-      });
+      this.server.bindAsync(
+        `${host.includes(':') ? `[${host}]` : host}:${port}`,
+        ServerCredentials.createInsecure(),
+        (err, bound) => {
+          if (err) reject(err);
+          else resolve(bound);
+        },
+      );
     });
   }
 

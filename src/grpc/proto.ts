@@ -4,14 +4,26 @@
  * `optional` fields absent when unset, repeated fields always arrays.
  */
 import { fileURLToPath } from 'node:url';
-import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  loadPackageDefinition,
+  type GrpcObject,
+  type ServiceClientConstructor,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 
 /** From src/grpc/ and dist/grpc/ alike: the repository's (or package's) proto/ folder. */
 export const PROTO_PATH = fileURLToPath(new URL('../../proto/delayq/v1/delayq.proto', import.meta.url));
 export const SERVICE_NAME = 'delayq.v1.Delayq';
 
-export const LOADER_OPTIONS: Options = { longs: Number, enums: String, defaults: false, arrays: true, objects: false, oneofs: false };
+export const LOADER_OPTIONS: Options = {
+  longs: Number,
+  enums: String,
+  defaults: false,
+  arrays: true,
+  objects: false,
+  oneofs: false,
+};
 
 let cached: PackageDefinition | undefined;
 

@@ -87,7 +87,9 @@ class ReserveStream {
     this.caller = caller;
     this.onEnd = onEnd;
     call.on('data', (message: ReserveStreamRequestMessage) => {
-      this.messages = this.messages.then(() => (this.ended ? undefined : this.onMessage(message))).catch((err: unknown) => this.fail(err));
+      this.messages = this.messages
+        .then(() => (this.ended ? undefined : this.onMessage(message)))
+        .catch((err: unknown) => this.fail(err));
     });
     // The client closed its side: settle what it sent, then give back what it still holds.
     call.on('end', () => {
@@ -112,13 +114,21 @@ class ReserveStream {
     const acks = validateAcks(message.acks ?? []);
     const credit = message.credit ?? 0;
     if (this.credit + credit > LIMITS.reserveStreamCreditMax) {
-      throw invalid('credit', `at most ${LIMITS.reserveStreamCreditMax} reservations may be asked for and not yet received`);
+      throw invalid(
+        'credit',
+        `at most ${LIMITS.reserveStreamCreditMax} reservations may be asked for and not yet received`,
+      );
     }
     if (acks.length) {
-      const results = await settleAcks(this.context.service, acks, { principal: this.caller.principal, knownTopics: this.heldTopics });
+      const results = await settleAcks(this.context.service, acks, {
+        principal: this.caller.principal,
+        knownTopics: this.heldTopics,
+      });
       acks.forEach((ack, i) => {
         const result = results[i]!;
-        const settles = ack.op !== 'touch' && (result.ok || result.error?.code === 'E_TOKEN_MISMATCH' || result.error?.code === 'E_WRONG_STATE');
+        const settles =
+          ack.op !== 'touch' &&
+          (result.ok || result.error?.code === 'E_TOKEN_MISMATCH' || result.error?.code === 'E_WRONG_STATE');
         if (settles && this.held.get(ack.id)?.token === ack.token) this.forget(ack.id);
       });
       await this.write({ reservations: [], ackResults: results });
@@ -139,7 +149,12 @@ class ReserveStream {
       let reservations: Reservation[];
       try {
         reservations = await this.context.service.reserve(
-          { topics, count: Math.min(this.credit, RESERVE_MAX_COUNT), waitMs: RESERVE_MAX_WAIT_MS, ...(ttrMs === undefined ? {} : { ttrMs }) },
+          {
+            topics,
+            count: Math.min(this.credit, RESERVE_MAX_COUNT),
+            waitMs: RESERVE_MAX_WAIT_MS,
+            ...(ttrMs === undefined ? {} : { ttrMs }),
+          },
           this.stop.signal,
         );
       } catch (err) {

@@ -30,7 +30,9 @@ export const FIELD_KEY = 'delayq-field';
 export const DETAILS_KEY = 'delayq-details';
 
 /** Any error → the status to end the call with. Internal errors never leak their message. */
-export function toGrpcStatus(err: unknown): Partial<StatusObject> & { code: Status; details: string; metadata: Metadata } {
+export function toGrpcStatus(
+  err: unknown,
+): Partial<StatusObject> & { code: Status; details: string; metadata: Metadata } {
   const error = toDelayqError(err);
   const metadata = new Metadata();
   metadata.set(CODE_KEY, error.code);

@@ -7,7 +7,17 @@ import type { handleUnaryCall, ServerUnaryCall, sendUnaryData, UntypedServiceImp
 import type { Logger } from 'pino';
 import type { FailRequest as HttpFailRequest, PushRequest as HttpPushRequest } from '../protocol/schemas.js';
 import { Type } from 'typebox';
-import { CancelRequest, FailRequest, JobId, PushBatchRequest, PushRequest, ReleaseRequest, RescheduleRequest, TokenRequest, TouchRequest } from '../protocol/schemas.js';
+import {
+  CancelRequest,
+  FailRequest,
+  JobId,
+  PushBatchRequest,
+  PushRequest,
+  ReleaseRequest,
+  RescheduleRequest,
+  TokenRequest,
+  TouchRequest,
+} from '../protocol/schemas.js';
 import { ClearAllBody } from '../server/routes/journal.js';
 import { authorizeAllTopics, authorizeTopic, mayUseTopic } from '../server/auth.js';
 import { authorizeJob } from '../server/route-helpers.js';
@@ -95,7 +105,10 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
 
     Reschedule: unary(context, 'Reschedule', async (request: Record<string, unknown>, caller) => {
       const id = jobIdOf(request);
-      const when = validate<{ delayMs?: number; runAt?: number }>(RescheduleRequest, bodyOf(request, ['delayMs', 'runAt']));
+      const when = validate<{ delayMs?: number; runAt?: number }>(
+        RescheduleRequest,
+        bodyOf(request, ['delayMs', 'runAt']),
+      );
       await authorizeJob(caller, service, id);
       return { job: jobMessageOf(await service.reschedule(id, when)) };
     }),
@@ -116,15 +129,25 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
 
     Fail: unary(context, 'Fail', async (request: Record<string, unknown>, caller) => {
       const id = jobIdOf(request);
-      const { token, ...failure } = validate<HttpFailRequest>(FailRequest, bodyOf(request, ['token', 'error', 'retryDelayMs', 'bury']));
+      const { token, ...failure } = validate<HttpFailRequest>(
+        FailRequest,
+        bodyOf(request, ['token', 'error', 'retryDelayMs', 'bury']),
+      );
       await authorizeJob(caller, service, id);
       const { job, decision } = await service.fail(id, token, failure);
-      return { job: jobMessageOf(job), action: decision.action, ...(decision.action === 'retry' ? { retryAt: decision.runAt } : {}) };
+      return {
+        job: jobMessageOf(job),
+        action: decision.action,
+        ...(decision.action === 'retry' ? { retryAt: decision.runAt } : {}),
+      };
     }),
 
     Release: unary(context, 'Release', async (request: Record<string, unknown>, caller) => {
       const id = jobIdOf(request);
-      const { token, delayMs } = validate<{ token: string; delayMs?: number }>(ReleaseRequest, { token: '', ...bodyOf(request, ['token', 'delayMs']) });
+      const { token, delayMs } = validate<{ token: string; delayMs?: number }>(ReleaseRequest, {
+        token: '',
+        ...bodyOf(request, ['token', 'delayMs']),
+      });
       await authorizeJob(caller, service, id);
       return { job: jobMessageOf(await service.release(id, token, { delayMs })) };
     }),
@@ -146,9 +169,13 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
 
     ClearAll: unary(context, 'ClearAll', async (request: { confirm?: string; reason?: string }, caller) => {
       authorizeAllTopics(caller);
-      const body = validate<{ confirm: string; reason?: string }>(ClearAllBody, { confirm: '', ...bodyOf(request, ['confirm', 'reason']) });
-      return service.journalOperations().clearAll({ confirm: body.confirm, reason: body.reason, actor: caller.principal?.id ?? 'anonymous' });
+      const body = validate<{ confirm: string; reason?: string }>(ClearAllBody, {
+        confirm: '',
+        ...bodyOf(request, ['confirm', 'reason']),
+      });
+      return service
+        .journalOperations()
+        .clearAll({ confirm: body.confirm, reason: body.reason, actor: caller.principal?.id ?? 'anonymous' });
     }),
   };
 }
-

@@ -7,8 +7,6 @@ import { MARKER_ID, markerJob } from './journal-jobs.js';
 
 export type { InnerCheck, JournalStatus, RestoreMode };
 
-
-
 const MARKER_META = 'inner-marker';
 
 /**
@@ -28,7 +26,13 @@ export class InnerMonitor {
   private lastRestore: RestoreSummary | null = null;
   private running: Promise<InnerCheck> | undefined;
 
-  constructor(inner: Store, journal: Journal, mode: RestoreMode, logger: Logger, restore: (now: EpochMs) => Promise<RestoreSummary>) {
+  constructor(
+    inner: Store,
+    journal: Journal,
+    mode: RestoreMode,
+    logger: Logger,
+    restore: (now: EpochMs) => Promise<RestoreSummary>,
+  ) {
     this.inner = inner;
     this.journal = journal;
     this.mode = mode;
@@ -54,7 +58,9 @@ export class InnerMonitor {
       onWarning: (warning) => listener.onWarning(warning),
       onReset: (reset) => {
         listener.onReset(reset);
-        void this.check(now()).catch((err: unknown) => this.logger.error({ err }, 'checking the inner store after a reset failed; the loader retries'));
+        void this.check(now()).catch((err: unknown) =>
+          this.logger.error({ err }, 'checking the inner store after a reset failed; the loader retries'),
+        );
       },
     });
   }

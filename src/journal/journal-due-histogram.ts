@@ -10,7 +10,10 @@ import type { JournalDatabase } from './journal-schema.js';
 export async function journalDueHistogram(db: Kysely<JournalDatabase>, query: DueHistogramQuery): Promise<DueCounts> {
   let select = db
     .selectFrom('delayq_jobs')
-    .select([sql<string>`floor((run_at - ${query.from}) / ${query.bucketMs})`.as('b'), (eb) => eb.fn.countAll<string>().as('n')])
+    .select([
+      sql<string>`floor((run_at - ${query.from}) / ${query.bucketMs})`.as('b'),
+      (eb) => eb.fn.countAll<string>().as('n'),
+    ])
     .where('loaded', '=', 0)
     .where('state', '=', 'delayed')
     .where('run_at', '>=', query.from)

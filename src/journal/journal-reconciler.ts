@@ -29,7 +29,12 @@ interface Progress {
 const PROGRESS_META = 'reconcile-progress';
 
 /** The history event that records a terminal state found in the inner store. */
-const EVENT_OF: Partial<Record<JobState, JobEvent>> = { finished: 'finish', dead: 'bury', cancelled: 'cancel', expired: 'expire' };
+const EVENT_OF: Partial<Record<JobState, JobEvent>> = {
+  finished: 'finish',
+  dead: 'bury',
+  cancelled: 'cancel',
+  expired: 'expire',
+};
 
 /**
  * Brings unfinished journal rows in line with the inner store (docs/journal.md, "Reconciliation").
@@ -80,11 +85,20 @@ export class JournalReconciler {
         if ((job.finishedAt ?? now) <= now - this.settleMs) ended.push(job);
       }
     });
-    const stillOpen = ended.length ? new Set(await this.journal.staleAmong(ended.map((j) => j.id), Number.MAX_SAFE_INTEGER)) : new Set();
+    const stillOpen = ended.length
+      ? new Set(
+          await this.journal.staleAmong(
+            ended.map((j) => j.id),
+            Number.MAX_SAFE_INTEGER,
+          ),
+        )
+      : new Set();
     ended = ended.filter((j) => stillOpen.has(j.id));
     if (ended.length) {
       // Guarded: a row that ended since the re-read (the late journal write itself) keeps its own end.
-      const history = ended.map((j) => entry(j, EVENT_OF[j.state] ?? 'finish', now, this.ctx.nodeId, `reconciled: the store had it ${j.state}`));
+      const history = ended.map((j) =>
+        entry(j, EVENT_OF[j.state] ?? 'finish', now, this.ctx.nodeId, `reconciled: the store had it ${j.state}`),
+      );
       await this.ctx.writer.upsert(ended.map(loadedJob), history, { force: false, durable: true });
       summary.ended = ended.length;
     }
@@ -118,10 +132,24 @@ export class JournalReconciler {
     // Without its marker the inner store lost everything: the monitor's restore (or the operator) handles that.
     if (!(await this.inner.get(MARKER_ID))) return 0;
     // A row written in the last settleMs may be a push still on its way to the inner store: leave it for a later pass.
-    const stale = new Set(await this.journal.staleAmong(missing.map((r) => r.id), Date.now() - this.settleMs));
+    const stale = new Set(
+      await this.journal.staleAmong(
+        missing.map((r) => r.id),
+        Date.now() - this.settleMs,
+      ),
+    );
     const rows = missing.filter((r) => stale.has(r.id));
     if (!rows.length) return 0;
-    const summary = { scanned: 0, restored: 0, alreadyPresent: 0, skippedExpired: 0, leftInJournal: 0, raced: 0, startedAt: now, durationMs: 0 };
+    const summary = {
+      scanned: 0,
+      restored: 0,
+      alreadyPresent: 0,
+      skippedExpired: 0,
+      leftInJournal: 0,
+      raced: 0,
+      startedAt: now,
+      durationMs: 0,
+    };
     await restoreRows(this.ctx, rows, { expire: true }, now, summary);
     return summary.restored;
   }

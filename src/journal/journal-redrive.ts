@@ -26,7 +26,11 @@ export async function redriveJournaled(ctx: RestoreContext, target: RedriveTarge
     }
   }
   if (journaled.length) {
-    await ctx.writer.upsert(journaled, journaled.map((j) => entry(j, 'redrive', now, ctx.nodeId)), { force: true, durable: true });
+    await ctx.writer.upsert(
+      journaled,
+      journaled.map((j) => entry(j, 'redrive', now, ctx.nodeId)),
+      { force: true, durable: true },
+    );
   }
   return count;
 }

@@ -1,7 +1,14 @@
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
-import type { ClearAllOptions, ClearAllSummary, Journal, JournalJob, RestoreOptions, RestoreSummary } from './journal.js';
+import type {
+  ClearAllOptions,
+  ClearAllSummary,
+  Journal,
+  JournalJob,
+  RestoreOptions,
+  RestoreSummary,
+} from './journal.js';
 import { entry, toNewJob } from './journal-jobs.js';
 import type { JournalWriter } from './journal-writer.js';
 
@@ -16,8 +23,6 @@ export interface RestoreContext {
   batchSize: number;
 }
 
-
-
 const RESTORE_REASON = 'restored from the journal';
 
 /**
@@ -26,9 +31,22 @@ const RESTORE_REASON = 'restored from the journal';
  * processes) changes nothing the second time. Attempts start again from 0 (the inner push has no such
  * field): a restored job gets its full retry budget back.
  */
-export async function restoreFromJournal(ctx: RestoreContext, options: RestoreOptions, now: EpochMs): Promise<RestoreSummary> {
+export async function restoreFromJournal(
+  ctx: RestoreContext,
+  options: RestoreOptions,
+  now: EpochMs,
+): Promise<RestoreSummary> {
   const started = Date.now();
-  const summary: RestoreSummary = { scanned: 0, restored: 0, alreadyPresent: 0, skippedExpired: 0, leftInJournal: 0, raced: 0, startedAt: now, durationMs: 0 };
+  const summary: RestoreSummary = {
+    scanned: 0,
+    restored: 0,
+    alreadyPresent: 0,
+    skippedExpired: 0,
+    leftInJournal: 0,
+    raced: 0,
+    startedAt: now,
+    durationMs: 0,
+  };
   let after: string | null = null;
   for (;;) {
     const rows = await ctx.journal.listUnfinished(after, ctx.batchSize);
@@ -43,13 +61,29 @@ export async function restoreFromJournal(ctx: RestoreContext, options: RestoreOp
 }
 
 /** The seeds' /reStore/{id}. */
-export async function restoreJob(ctx: RestoreContext, id: string, options: RestoreOptions, now: EpochMs): Promise<RestoreSummary> {
+export async function restoreJob(
+  ctx: RestoreContext,
+  id: string,
+  options: RestoreOptions,
+  now: EpochMs,
+): Promise<RestoreSummary> {
   const started = Date.now();
-  const summary: RestoreSummary = { scanned: 0, restored: 0, alreadyPresent: 0, skippedExpired: 0, leftInJournal: 0, raced: 0, startedAt: now, durationMs: 0 };
+  const summary: RestoreSummary = {
+    scanned: 0,
+    restored: 0,
+    alreadyPresent: 0,
+    skippedExpired: 0,
+    leftInJournal: 0,
+    raced: 0,
+    startedAt: now,
+    durationMs: 0,
+  };
   const row = await ctx.journal.get(id);
   if (!row) throw new DelayqError('E_NOT_FOUND', `job ${id} is not in the journal`, { details: { id } });
   if (row.finishedAt !== null) {
-    throw new DelayqError('E_WRONG_STATE', `cannot restore job ${id}: it is ${row.state}`, { details: { id, state: row.state } });
+    throw new DelayqError('E_WRONG_STATE', `cannot restore job ${id}: it is ${row.state}`, {
+      details: { id, state: row.state },
+    });
   }
   await restoreRows(ctx, [row], options, now, summary);
   summary.durationMs = Date.now() - started;
@@ -61,7 +95,13 @@ export async function restoreJob(ctx: RestoreContext, id: string, options: Resto
  * (it is live there, or ended there and the reconciler journals that): only missing jobs are pushed,
  * marked expired (expire=false) or left to the journal (beyond the horizon).
  */
-export async function restoreRows(ctx: RestoreContext, rows: JournalJob[], options: RestoreOptions, now: EpochMs, summary: RestoreSummary): Promise<void> {
+export async function restoreRows(
+  ctx: RestoreContext,
+  rows: JournalJob[],
+  options: RestoreOptions,
+  now: EpochMs,
+  summary: RestoreSummary,
+): Promise<void> {
   const expire = options.expire ?? true;
   const horizonAt = now + ctx.horizonMs;
   const toPush: JournalJob[] = [];
@@ -76,7 +116,10 @@ export async function restoreRows(ctx: RestoreContext, rows: JournalJob[], optio
     else toPush.push(row);
   }
   // The push below is idempotent by id; the other two act on a row, so they first ask whether the inner store holds it.
-  const [unload, skipped] = await Promise.all([missingFromInner(ctx.inner, toUnload), missingFromInner(ctx.inner, pastDue)]);
+  const [unload, skipped] = await Promise.all([
+    missingFromInner(ctx.inner, toUnload),
+    missingFromInner(ctx.inner, pastDue),
+  ]);
   summary.alreadyPresent += toUnload.length - unload.length + pastDue.length - skipped.length;
   summary.leftInJournal += unload.length;
   if (toPush.length) {
@@ -90,11 +133,20 @@ export async function restoreRows(ctx: RestoreContext, rows: JournalJob[], optio
       await ctx.inner.cancel(id, now, 'ended while being restored');
       summary.raced++;
     }
-    await ctx.journal.setLoaded(toPush.filter((r) => !r.loaded).map((r) => r.id), true);
-    const history = created.filter((j) => !ended.has(j.id)).map((j) => entry(j, 'restore', now, ctx.nodeId, RESTORE_REASON));
+    await ctx.journal.setLoaded(
+      toPush.filter((r) => !r.loaded).map((r) => r.id),
+      true,
+    );
+    const history = created
+      .filter((j) => !ended.has(j.id))
+      .map((j) => entry(j, 'restore', now, ctx.nodeId, RESTORE_REASON));
     if (history.length) void ctx.writer.history(history);
   }
-  if (unload.length) await ctx.journal.setLoaded(unload.map((r) => r.id), false);
+  if (unload.length)
+    await ctx.journal.setLoaded(
+      unload.map((r) => r.id),
+      false,
+    );
   if (skipped.length) {
     summary.skippedExpired += skipped.length;
     const expired: JournalJob[] = skipped.map((j) => ({ ...j, state: 'expired', finishedAt: now, loaded: false }));
@@ -114,8 +166,6 @@ async function missingFromInner(inner: Store, rows: readonly JournalJob[]): Prom
   return rows.filter((_, i) => held[i] === null);
 }
 
-
-
 export const CLEAR_ALL_CONFIRMATION = 'clear-all';
 /** The audit entries of clearAll are kept under this reserved id (ids cannot start with `#`). */
 export const CLEAR_ALL_AUDIT_ID = '#delayq:clear-all';
@@ -125,23 +175,64 @@ export const CLEAR_ALL_AUDIT_ID = '#delayq:clear-all';
  * brings it back), then in the inner store. Each job's history says who cleared it; one audit entry
  * records the whole operation.
  */
-export async function clearAllJobs(ctx: RestoreContext, options: ClearAllOptions, now: EpochMs): Promise<ClearAllSummary> {
+export async function clearAllJobs(
+  ctx: RestoreContext,
+  options: ClearAllOptions,
+  now: EpochMs,
+): Promise<ClearAllSummary> {
   if (options.confirm !== CLEAR_ALL_CONFIRMATION) {
-    throw new DelayqError('E_VALIDATION', `confirm: must be '${CLEAR_ALL_CONFIRMATION}' to cancel every unfinished job`, { field: 'confirm' });
+    throw new DelayqError(
+      'E_VALIDATION',
+      `confirm: must be '${CLEAR_ALL_CONFIRMATION}' to cancel every unfinished job`,
+      { field: 'confirm' },
+    );
   }
   const started = Date.now();
   const reason = `clearAll by ${options.actor ?? 'unknown'}${options.reason ? `: ${options.reason}` : ''}`;
-  await ctx.writer.history([{ jobId: CLEAR_ALL_AUDIT_ID, at: now, event: 'cancel', state: 'cancelled', attempt: 0, node: ctx.nodeId, reason: `${reason} (started)` }], true);
+  await ctx.writer.history(
+    [
+      {
+        jobId: CLEAR_ALL_AUDIT_ID,
+        at: now,
+        event: 'cancel',
+        state: 'cancelled',
+        attempt: 0,
+        node: ctx.nodeId,
+        reason: `${reason} (started)`,
+      },
+    ],
+    true,
+  );
   let cancelled = 0;
   for (;;) {
     const ids = await ctx.journal.cancelAllUnfinished(now, ctx.batchSize);
     if (!ids.length) break;
     for (const id of ids) await ctx.inner.cancel(id, now, reason);
     cancelled += ids.length;
-    void ctx.writer.history(ids.map((id) => ({ jobId: id, at: now, event: 'cancel' as const, state: 'cancelled' as const, attempt: 0, node: ctx.nodeId, reason })));
+    void ctx.writer.history(
+      ids.map((id) => ({
+        jobId: id,
+        at: now,
+        event: 'cancel' as const,
+        state: 'cancelled' as const,
+        attempt: 0,
+        node: ctx.nodeId,
+        reason,
+      })),
+    );
   }
   await ctx.writer.history(
-    [{ jobId: CLEAR_ALL_AUDIT_ID, at: now, event: 'cancel', state: 'cancelled', attempt: 0, node: ctx.nodeId, reason: `${reason} (done: ${cancelled} jobs)` }],
+    [
+      {
+        jobId: CLEAR_ALL_AUDIT_ID,
+        at: now,
+        event: 'cancel',
+        state: 'cancelled',
+        attempt: 0,
+        node: ctx.nodeId,
+        reason: `${reason} (done: ${cancelled} jobs)`,
+      },
+    ],
     true,
   );
   return { cancelled, startedAt: now, durationMs: Date.now() - started };

@@ -77,7 +77,12 @@ export function rowToJournalJob(row: JobRow): JournalJob {
   };
 }
 
-export function journalJobToRow(job: JournalJob, now: number, nonce: string | null, pushedBy: string | null = null): JobRow {
+export function journalJobToRow(
+  job: JournalJob,
+  now: number,
+  nonce: string | null,
+  pushedBy: string | null = null,
+): JobRow {
   return {
     id: job.id,
     topic: job.topic,
@@ -104,7 +109,14 @@ export function journalJobToRow(job: JournalJob, now: number, nonce: string | nu
 /** The `push` entry of a job's history, kept in its job row (one row written per push, not two). */
 export function pushEntryOf(row: Pick<JobRow, 'created_at' | 'run_at' | 'pushed_by'>): HistoryEntry {
   const at = num(row.created_at);
-  return { at, event: 'push', state: num(row.run_at) <= at ? 'ready' : 'delayed', attempt: 0, node: row.pushed_by ?? 'unknown', reason: null };
+  return {
+    at,
+    event: 'push',
+    state: num(row.run_at) <= at ? 'ready' : 'delayed',
+    attempt: 0,
+    node: row.pushed_by ?? 'unknown',
+    reason: null,
+  };
 }
 
 export function rowToHistory(row: Omit<HistoryTable, 'seq' | 'job_id'>): HistoryEntry {

@@ -50,7 +50,10 @@ export class JournalWriter {
   }
 
   /** Durable insert-if-absent of new jobs; resolves with the ids that were created by this call. */
-  insert(jobs: readonly JournalJob[], history: readonly (HistoryEntry & { jobId: string })[] = []): Promise<Set<string>> {
+  insert(
+    jobs: readonly JournalJob[],
+    history: readonly (HistoryEntry & { jobId: string })[] = [],
+  ): Promise<Set<string>> {
     for (const job of jobs) this.items.push({ kind: 'insert', job, durable: true });
     for (const entry of history) this.items.push({ kind: 'history', entry, durable: true });
     return this.waitForFlush(jobs.map((j) => j.id));

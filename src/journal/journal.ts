@@ -118,7 +118,6 @@ export interface JournalBatch {
   history: (HistoryEntry & { jobId: string })[];
 }
 
-
 export interface RestoreOptions {
   /**
    * The seeds' `expire`: true re-delivers jobs whose due time already passed (at once); false does not,

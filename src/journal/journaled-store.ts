@@ -4,7 +4,14 @@ import { pino, type Logger } from 'pino';
 import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
-import { isTerminal, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../core/job.js';
+import {
+  isTerminal,
+  type HistoryEntry,
+  type Job,
+  type NewJob,
+  type Reservation,
+  type TopicStats,
+} from '../core/job.js';
 import {
   notFound,
   ok,
@@ -26,8 +33,25 @@ import {
   type WatchableStore,
 } from '../store/store.js';
 import type { Journal, JournalMaintenance, JournalOperations } from './journal.js';
-import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, newJournalJob, toNewJob, withoutLoaded } from './journal-jobs.js';
-import { clearAllJobs, restoreFromJournal, restoreJob, type ClearAllOptions, type ClearAllSummary, type RestoreOptions, type RestoreSummary } from './journal-restore.js';
+import {
+  entry,
+  isMarker,
+  loadedJob,
+  MARKER_RUN_AT,
+  MARKER_TOPIC,
+  newJournalJob,
+  toNewJob,
+  withoutLoaded,
+} from './journal-jobs.js';
+import {
+  clearAllJobs,
+  restoreFromJournal,
+  restoreJob,
+  type ClearAllOptions,
+  type ClearAllSummary,
+  type RestoreOptions,
+  type RestoreSummary,
+} from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergeLists, mergeStats } from './merge-reads.js';
@@ -101,12 +125,16 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
       nodeId: options.nodeId,
       asyncFlushMs: options.asyncFlushMs ?? 20,
       maxPendingAsync: 100_000,
-      onError: (err, dropped) => this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
+      onError: (err, dropped) =>
+        this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
     });
     this.monitor = new InnerMonitor(inner, journal, options.restoreMode ?? 'auto', this.logger, (now) =>
       this.restore({ expire: true }, now),
     );
-    this.reconciler = new JournalReconciler({ ...this.context(), batchSize: options.reconcileBatchSize ?? 1000 }, options.reconcileSettleMs ?? 10_000);
+    this.reconciler = new JournalReconciler(
+      { ...this.context(), batchSize: options.reconcileBatchSize ?? 1000 },
+      options.reconcileSettleMs ?? 10_000,
+    );
   }
 
   async open(): Promise<void> {
@@ -134,7 +162,9 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
       firstSeen.add(r.id);
       return first && created.has(r.id) && r.loaded;
     });
-    const innerResults = new Map((toInner.length ? await this.inner.push(toInner.map(toNewJob), now) : []).map((r) => [r.job.id, r.job]));
+    const innerResults = new Map(
+      (toInner.length ? await this.inner.push(toInner.map(toNewJob), now) : []).map((r) => [r.job.id, r.job]),
+    );
     const seen = new Set<string>();
     const results: PushResult[] = [];
     for (const row of rows) {
@@ -192,10 +222,14 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     for (let attempt = 0; attempt < 2; attempt++) {
       const outcome = await this.inner.reschedule(id, runAt, now);
       if (outcome.ok) {
-        await this.writer.upsert([loadedJob(outcome.value)], [entry(outcome.value, 'reschedule', now, this.nodeId, `runAt=${runAt}`)], {
-          force: false,
-          durable: true,
-        });
+        await this.writer.upsert(
+          [loadedJob(outcome.value)],
+          [entry(outcome.value, 'reschedule', now, this.nodeId, `runAt=${runAt}`)],
+          {
+            force: false,
+            durable: true,
+          },
+        );
         return outcome;
       }
       if (outcome.reason !== 'not_found') return outcome;
@@ -225,11 +259,20 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
 
   // ——— consumers ———
 
-  async reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]> {
+  async reserve(
+    topics: readonly string[],
+    count: number,
+    now: EpochMs,
+    options?: ReserveOptions,
+  ): Promise<Reservation[]> {
     const reserved = await this.inner.reserve(topics, count, now, options);
     if (reserved.length) {
       const jobs = reserved.map((r) => r.job);
-      void this.writer.upsert(jobs.map(loadedJob), jobs.map((j) => entry(j, 'reserve', now, this.nodeId)), { force: false, durable: false });
+      void this.writer.upsert(
+        jobs.map(loadedJob),
+        jobs.map((j) => entry(j, 'reserve', now, this.nodeId)),
+        { force: false, durable: false },
+      );
     }
     return reserved;
   }
@@ -264,9 +307,13 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     durable: boolean,
   ): Promise<Outcome<Job>> {
     const outcome = await pending;
-    if (outcome.ok && !outcome.repeated) { // a repeated finish changed nothing: the journal has it
+    if (outcome.ok && !outcome.repeated) {
+      // a repeated finish changed nothing: the journal has it
       const job = outcome.value;
-      await this.writer.upsert([loadedJob(job)], [entry(job, event, now, this.nodeId, reason)], { force: durable, durable });
+      await this.writer.upsert([loadedJob(job)], [entry(job, event, now, this.nodeId, reason)], {
+        force: durable,
+        durable,
+      });
       return outcome;
     }
     return this.refusedAsJournaled(id, outcome);
@@ -305,7 +352,10 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   async purge(before: EpochMs, limit: number): Promise<number> {
     // Without the loader's pass just before it: one pass of its own, so a cycle can complete.
     if (((await this.reconciler.purgeBefore(before)) ?? -1) < before) await this.reconcile(this.clock.now());
-    const [inner, journal] = await Promise.all([this.reconciler.purgeInner(before, limit), this.journal.purge(before, limit)]);
+    const [inner, journal] = await Promise.all([
+      this.reconciler.purgeInner(before, limit),
+      this.journal.purge(before, limit),
+    ]);
     return Math.max(inner, journal);
   }
 
@@ -331,17 +381,27 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
       this.inner.list({ ...query, limit: query.limit + 1 }),
       this.journal.listJournalOnly(filter, query.cursor ?? null, query.limit + 1),
     ]);
-    return mergeLists(inner.jobs.filter((j) => !isMarker(j.id)), journalOnly.map(withoutLoaded), query.limit);
+    return mergeLists(
+      inner.jobs.filter((j) => !isMarker(j.id)),
+      journalOnly.map(withoutLoaded),
+      query.limit,
+    );
   }
 
   async stats(): Promise<TopicStats[]> {
     const [inner, journalOnly] = await Promise.all([this.inner.stats(), this.journal.statsJournalOnly()]);
-    return mergeStats(inner.filter((s) => s.topic !== MARKER_TOPIC), journalOnly);
+    return mergeStats(
+      inner.filter((s) => s.topic !== MARKER_TOPIC),
+      journalOnly,
+    );
   }
 
   /** The inner store's delayed jobs plus the journal's beyond the horizon. */
   async dueHistogram(query: DueHistogramQuery): Promise<DueCounts> {
-    const [inner, journalOnly] = await Promise.all([this.inner.dueHistogram(query), this.journal.dueHistogramJournalOnly(query)]);
+    const [inner, journalOnly] = await Promise.all([
+      this.inner.dueHistogram(query),
+      this.journal.dueHistogramJournalOnly(query),
+    ]);
     return addCounts(inner, journalOnly);
   }
 
@@ -349,7 +409,9 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
 
   /** Loads journal-only jobs entering the horizon into the inner store; several processes never load the same rows. */
   async loadDue(now: EpochMs, limit: number): Promise<number> {
-    const loaded = await this.journal.claimDue(now + this.horizonMs, limit, (jobs) => this.inner.push(jobs.map(toNewJob), now).then(() => undefined));
+    const loaded = await this.journal.claimDue(now + this.horizonMs, limit, (jobs) =>
+      this.inner.push(jobs.map(toNewJob), now).then(() => undefined),
+    );
     return loaded.length;
   }
 

@@ -21,7 +21,8 @@ export function mergeStats(inner: readonly TopicStats[], journalOnly: readonly T
   for (const s of [...inner, ...journalOnly]) {
     const into = byTopic.get(s.topic) ?? { topic: s.topic, counts: emptyCounts(), nextDueAt: null };
     for (const state of JOB_STATES) into.counts[state] += s.counts[state];
-    if (s.nextDueAt !== null) into.nextDueAt = into.nextDueAt === null ? s.nextDueAt : Math.min(into.nextDueAt, s.nextDueAt);
+    if (s.nextDueAt !== null)
+      into.nextDueAt = into.nextDueAt === null ? s.nextDueAt : Math.min(into.nextDueAt, s.nextDueAt);
     byTopic.set(s.topic, into);
   }
   return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));

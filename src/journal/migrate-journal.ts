@@ -8,8 +8,12 @@ import type { JournalDatabase } from './journal-schema.js';
  * (MySQL commits DDL implicitly, so each statement runs on its own; a failed migration is re-run whole.)
  */
 export async function migrateJournal(db: Kysely<JournalDatabase>, dir: URL): Promise<number> {
-  await sql`CREATE TABLE IF NOT EXISTS delayq_migrations (version INTEGER PRIMARY KEY, name VARCHAR(200) NOT NULL, applied_at BIGINT NOT NULL)`.execute(db);
-  const applied = new Set((await db.selectFrom('delayq_migrations').select('version').execute()).map((r) => Number(r.version)));
+  await sql`CREATE TABLE IF NOT EXISTS delayq_migrations (version INTEGER PRIMARY KEY, name VARCHAR(200) NOT NULL, applied_at BIGINT NOT NULL)`.execute(
+    db,
+  );
+  const applied = new Set(
+    (await db.selectFrom('delayq_migrations').select('version').execute()).map((r) => Number(r.version)),
+  );
   const files = readdirSync(dir)
     .filter((f) => /^\d{3}_.+\.sql$/.test(f))
     .sort();

@@ -4,7 +4,14 @@ import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
 import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
-import { journalJobToRow, pushEntryOf, rowToHistory, rowToJournalJob, type JobRow, type JournalDatabase } from './journal-schema.js';
+import {
+  journalJobToRow,
+  pushEntryOf,
+  rowToHistory,
+  rowToJournalJob,
+  type JobRow,
+  type JournalDatabase,
+} from './journal-schema.js';
 import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
 import { journalDueHistogram } from './journal-due-histogram.js';
@@ -100,7 +107,9 @@ export class SqlJournal implements Journal {
           }
         } else if (batch.inserts.length) {
           const nonce = randomBytes(8).toString('hex');
-          for (const chunk of chunks(batch.inserts.map((j) => journalJobToRow(j, now, nonce, batch.pushedBy ?? null)))) {
+          for (const chunk of chunks(
+            batch.inserts.map((j) => journalJobToRow(j, now, nonce, batch.pushedBy ?? null)),
+          )) {
             await this.sqlDialect.insertIgnore(trx.insertInto('delayq_jobs').values(chunk)).execute();
           }
           // The nonce tells the rows this batch created from ids that already existed (duplicates).
@@ -108,7 +117,11 @@ export class SqlJournal implements Journal {
             const rows = await trx
               .selectFrom('delayq_jobs')
               .select('id')
-              .where('id', 'in', chunk.map((r) => r.id))
+              .where(
+                'id',
+                'in',
+                chunk.map((r) => r.id),
+              )
               .where('push_nonce', '=', nonce)
               .execute();
             for (const r of rows) created.add(r.id);
@@ -131,7 +144,10 @@ export class SqlJournal implements Journal {
             reason: h.reason,
           }));
           for (let i = 0; i < rows.length; i += 5000) {
-            await trx.insertInto('delayq_job_history').values(rows.slice(i, i + 5000)).execute();
+            await trx
+              .insertInto('delayq_job_history')
+              .values(rows.slice(i, i + 5000))
+              .execute();
           }
         }
         return created;
@@ -140,13 +156,21 @@ export class SqlJournal implements Journal {
   }
 
   async get(id: string): Promise<JournalJob | null> {
-    const row = await this.run((db) => db.selectFrom('delayq_jobs').selectAll().where('id', '=', id).executeTakeFirst());
+    const row = await this.run((db) =>
+      db.selectFrom('delayq_jobs').selectAll().where('id', '=', id).executeTakeFirst(),
+    );
     return row ? rowToJournalJob(row) : null;
   }
 
   async history(id: string): Promise<HistoryEntry[]> {
     const [job, rows] = await Promise.all([
-      this.run((db) => db.selectFrom('delayq_jobs').select(['created_at', 'run_at', 'pushed_by']).where('id', '=', id).executeTakeFirst()),
+      this.run((db) =>
+        db
+          .selectFrom('delayq_jobs')
+          .select(['created_at', 'run_at', 'pushed_by'])
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      ),
       this.run((db) =>
         db
           .selectFrom('delayq_job_history')
@@ -258,7 +282,11 @@ export class SqlJournal implements Journal {
         const jobs = rows.map(rowToJournalJob);
         // The rows stay locked while the inner store takes them: a crash here rolls the claim back.
         await load(jobs);
-        await markLoaded(trx, jobs.map((j) => j.id), true);
+        await markLoaded(
+          trx,
+          jobs.map((j) => j.id),
+          true,
+        );
         return jobs.map((j) => loadedJob(j));
       }),
     );
@@ -293,7 +321,8 @@ export class SqlJournal implements Journal {
   async setLoaded(ids: readonly string[], loaded: boolean): Promise<void> {
     if (!ids.length) return;
     await this.run(async (db) => {
-      for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT) await markLoaded(db, ids.slice(i, i + MAX_ROWS_PER_STATEMENT), loaded);
+      for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT)
+        await markLoaded(db, ids.slice(i, i + MAX_ROWS_PER_STATEMENT), loaded);
     });
   }
 
@@ -312,7 +341,11 @@ export class SqlJournal implements Journal {
         ).map((r) => r.id);
         if (!ids.length) return 0;
         // finished_at IS NOT NULL again in the DELETE: a redrive in between makes the job live: keep it.
-        const deleted = await trx.deleteFrom('delayq_jobs').where('id', 'in', ids).where('finished_at', 'is not', null).executeTakeFirst();
+        const deleted = await trx
+          .deleteFrom('delayq_jobs')
+          .where('id', 'in', ids)
+          .where('finished_at', 'is not', null)
+          .executeTakeFirst();
         await trx.deleteFrom('delayq_job_history').where('job_id', 'in', ids).execute();
         return Number(deleted.numDeletedRows);
       }),
@@ -323,7 +356,14 @@ export class SqlJournal implements Journal {
     return this.run((db) =>
       db.transaction().execute(async (trx) => {
         const ids = (
-          await trx.selectFrom('delayq_jobs').select('id').where('finished_at', 'is', null).orderBy('id').limit(limit).forUpdate().execute()
+          await trx
+            .selectFrom('delayq_jobs')
+            .select('id')
+            .where('finished_at', 'is', null)
+            .orderBy('id')
+            .limit(limit)
+            .forUpdate()
+            .execute()
         ).map((r) => r.id);
         if (ids.length) {
           await trx
@@ -339,14 +379,21 @@ export class SqlJournal implements Journal {
   }
 
   async getMeta(name: string): Promise<string | null> {
-    const row = await this.run((db) => db.selectFrom('delayq_meta').select('value').where('name', '=', name).executeTakeFirst());
+    const row = await this.run((db) =>
+      db.selectFrom('delayq_meta').select('value').where('name', '=', name).executeTakeFirst(),
+    );
     return row?.value ?? null;
   }
 
   async swapMeta(name: string, expected: string | null, value: string): Promise<boolean> {
     if (expected !== null) {
       const result = await this.run((db) =>
-        db.updateTable('delayq_meta').set({ value }).where('name', '=', name).where('value', '=', expected).executeTakeFirst(),
+        db
+          .updateTable('delayq_meta')
+          .set({ value })
+          .where('name', '=', name)
+          .where('value', '=', expected)
+          .executeTakeFirst(),
       );
       return Number(result.numUpdatedRows) === 1;
     }
@@ -370,7 +417,11 @@ export class SqlJournal implements Journal {
 }
 
 function markLoaded(db: Db | Trx, ids: readonly string[], loaded: boolean) {
-  return db.updateTable('delayq_jobs').set({ loaded: loaded ? 1 : 0 }).where('id', 'in', ids).execute();
+  return db
+    .updateTable('delayq_jobs')
+    .set({ loaded: loaded ? 1 : 0 })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Splits rows into statements that stay under the parameter and packet limits. */
@@ -400,4 +451,3 @@ function unavailable(dialect: string, err: unknown): DelayqError {
   const message = err instanceof Error ? err.message : String(err);
   return new DelayqError('E_STORE_UNAVAILABLE', `the ${dialect} journal failed: ${message}`, { cause: err });
 }
-

@@ -3,7 +3,9 @@ import type { ServiceEvents, ServiceJobEvent } from '../service-events.js';
 import type { TopicLabels } from './topic-labels.js';
 
 /** Lateness buckets, seconds: 1 ms up to an hour (a scheduler promises "on time"; an hour late is an outage). */
-export const LATENESS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+export const LATENESS_BUCKETS = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600,
+];
 const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -26,7 +28,12 @@ export class JobMetrics {
   constructor(registry: Registry, topics: TopicLabels) {
     this.topics = topics;
     const registers = [registry];
-    this.jobs = new Counter({ name: 'delayq_jobs_total', help: 'Job transitions by verb and topic', labelNames: ['event', 'topic'], registers });
+    this.jobs = new Counter({
+      name: 'delayq_jobs_total',
+      help: 'Job transitions by verb and topic',
+      labelNames: ['event', 'topic'],
+      registers,
+    });
     this.promoteLateness = new Histogram({
       name: 'delayq_promote_lateness_seconds',
       help: 'How long after its due time a job became ready (readyAt - runAt), observed when it is reserved',

@@ -21,7 +21,8 @@ export function parseMetrics(text: string): Sample[] {
 /** Transitions counted so far per topic for one event (delayq_jobs_total). */
 export function counterByTopic(samples: Sample[], event: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const s of samples) if (s.name === 'delayq_jobs_total' && s.labels['event'] === event) out.set(s.labels['topic']!, s.value);
+  for (const s of samples)
+    if (s.name === 'delayq_jobs_total' && s.labels['event'] === event) out.set(s.labels['topic']!, s.value);
   return out;
 }
 

@@ -12,7 +12,13 @@ import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '.
 type AnyMethod = (...args: unknown[]) => unknown;
 
 /** Store methods whose results carry transitions, with how each becomes events. */
-type Reporter = (events: ServiceEvents, args: unknown[], result: unknown, store: Store, clock: Clock) => void | Promise<void>;
+type Reporter = (
+  events: ServiceEvents,
+  args: unknown[],
+  result: unknown,
+  store: Store,
+  clock: Clock,
+) => void | Promise<void>;
 
 const outcomeEvent =
   (event: ServiceJobEventName, nowArg: number): Reporter =>
@@ -46,7 +52,12 @@ const REPORTERS: Record<string, Reporter> = {
     const { count, topics } = result as PromoteResult;
     if (count === 0) return;
     // One topic: the count is its own. Several (a store that does not split the count): not attributable.
-    events.job({ event: 'promote', topic: topics.length === 1 ? topics[0]! : UNKNOWN_TOPIC, count, at: args[0] as EpochMs });
+    events.job({
+      event: 'promote',
+      topic: topics.length === 1 ? topics[0]! : UNKNOWN_TOPIC,
+      count,
+      at: args[0] as EpochMs,
+    });
   },
   expireDue(events, args, result) {
     const count = result as number;
@@ -61,7 +72,8 @@ const REPORTERS: Record<string, Reporter> = {
     // By ids: the store answers a count only; the redriven jobs are the ones now ready since `now`.
     const jobs = await Promise.all(target.ids.map((id) => store.get(id)));
     for (const job of jobs) {
-      if (job && job.state === 'ready' && job.readyAt === now) events.job({ event: 'redrive', topic: job.topic, id: job.id, at: now });
+      if (job && job.state === 'ready' && job.readyAt === now)
+        events.job({ event: 'redrive', topic: job.topic, id: job.id, at: now });
     }
   },
   restore(events, _args, result, _store, clock) {
@@ -70,7 +82,8 @@ const REPORTERS: Record<string, Reporter> = {
   },
   restoreJob(events, args, result, _store, clock) {
     const { restored } = result as RestoreSummary;
-    if (restored > 0) events.job({ event: 'restore', topic: UNKNOWN_TOPIC, id: args[0] as string, count: restored, at: clock.now() });
+    if (restored > 0)
+      events.job({ event: 'restore', topic: UNKNOWN_TOPIC, id: args[0] as string, count: restored, at: clock.now() });
   },
 };
 

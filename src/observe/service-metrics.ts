@@ -10,7 +10,11 @@ import { TopicLabels } from './topic-labels.js';
  * histograms from service.events, store gauges read on scrape, and prom-client's process metrics (event
  * loop lag, heap, GC, CPU, file descriptors). Answers the function that stops listening.
  */
-export function registerServiceMetrics(service: DelayqService, registry: Registry, options: Config['metrics']): () => void {
+export function registerServiceMetrics(
+  service: DelayqService,
+  registry: Registry,
+  options: Config['metrics'],
+): () => void {
   const topics = new TopicLabels(options.topicLabelLimit);
   const stop = new JobMetrics(registry, topics).listen(service.events);
   new StoreGauges(registry, service, topics, options.statsCacheMs);

@@ -6,8 +6,12 @@ import { Topic } from './schemas.js';
 export const DueHistogramQuerySchema = Type.Object(
   {
     topic: Type.Optional(Topic),
-    from: Type.Optional(Type.Integer({ minimum: 0, description: 'start of the range, epoch ms (inclusive); default now' })),
-    to: Type.Optional(Type.Integer({ minimum: 1, description: 'end of the range, epoch ms (exclusive); default from + 1 h' })),
+    from: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'start of the range, epoch ms (inclusive); default now' }),
+    ),
+    to: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'end of the range, epoch ms (exclusive); default from + 1 h' }),
+    ),
     bucketMs: Type.Optional(
       Type.Integer({
         minimum: LIMITS.dueHistogramMinBucketMs,

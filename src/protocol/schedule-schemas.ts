@@ -33,7 +33,12 @@ export const PutScheduleRequest = Type.Object(
   {
     topic: Topic,
     job: Type.Optional(JobTemplate),
-    cron: Type.Optional(Type.String({ maxLength: 256, description: 'croner pattern, seconds first when 6 fields ("*/5 * * * * *"); exclusive with everyMs' })),
+    cron: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        description: 'croner pattern, seconds first when 6 fields ("*/5 * * * * *"); exclusive with everyMs',
+      }),
+    ),
     everyMs: Type.Optional(Duration),
     timeZone: Type.Optional(TimeZone),
     startAt: Type.Optional(Nullable(RunAt)),

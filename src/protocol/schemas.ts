@@ -42,7 +42,10 @@ const BackoffInput = Type.Union([
     strict,
   ),
   Type.Object(
-    { type: Type.Literal('list'), delays: Type.Union([Type.String(), Type.Array(Duration, { maxItems: LIMITS.backoffListMax })]) },
+    {
+      type: Type.Literal('list'),
+      delays: Type.Union([Type.String(), Type.Array(Duration, { maxItems: LIMITS.backoffListMax })]),
+    },
     strict,
   ),
 ]);
@@ -61,14 +64,19 @@ export const RetryInput = Type.Union([
 export const RunAt = Type.Union(
   [
     EpochMs,
-    Type.String({ description: 'ISO-8601 date-time with offset ("2026-12-01T10:00+08:00"), or without one when timeZone is given' }),
+    Type.String({
+      description: 'ISO-8601 date-time with offset ("2026-12-01T10:00+08:00"), or without one when timeZone is given',
+    }),
   ],
   {
     description:
       'absolute due time, at most 10 years ahead; a time in the past (up to a year) is kept as given and the job is ready at once, served before later-due jobs of its priority',
   },
 );
-export const TimeZone = Type.String({ maxLength: 64, description: 'IANA time zone of a runAt written without offset, e.g. "Asia/Shanghai"' });
+export const TimeZone = Type.String({
+  maxLength: 64,
+  description: 'IANA time zone of a runAt written without offset, e.g. "Asia/Shanghai"',
+});
 
 export const PushRequest = Type.Object(
   {
@@ -100,36 +108,42 @@ export type PushBatchRequest = Static<typeof PushBatchRequest>;
 
 const Backoff = Type.Union([
   Type.Object({ type: Type.Literal('fixed'), delayMs: Type.Integer() }),
-  Type.Object({ type: Type.Literal('exponential'), delayMs: Type.Integer(), factor: Type.Number(), maxDelayMs: Type.Integer() }),
+  Type.Object({
+    type: Type.Literal('exponential'),
+    delayMs: Type.Integer(),
+    factor: Type.Number(),
+    maxDelayMs: Type.Integer(),
+  }),
   Type.Object({ type: Type.Literal('list'), delaysMs: Type.Array(Type.Integer()) }),
 ]);
 
-export const JobSchema = Type.Object(
-  {
-    id: Type.String(),
-    topic: Type.String(),
-    tag: Nullable(Type.String()),
-    bizKey: Nullable(Type.String()),
-    body: Type.Unknown({ description: 'the JSON value pushed' }),
-    state: JobStateSchema,
-    runAt: EpochMs,
-    priority: Type.Integer(),
-    ttrMs: Type.Integer(),
-    ttlMs: Nullable(Type.Integer()),
-    retry: Type.Object({ maxAttempts: Type.Integer(), backoff: Backoff }),
-    attempts: Type.Integer(),
-    lastError: Nullable(Type.String()),
-    createdAt: EpochMs,
-    readyAt: Nullable(EpochMs),
-    reservedAt: Nullable(EpochMs),
-    finishedAt: Nullable(EpochMs),
-    deadlineAt: Nullable(EpochMs),
-  },
-);
+export const JobSchema = Type.Object({
+  id: Type.String(),
+  topic: Type.String(),
+  tag: Nullable(Type.String()),
+  bizKey: Nullable(Type.String()),
+  body: Type.Unknown({ description: 'the JSON value pushed' }),
+  state: JobStateSchema,
+  runAt: EpochMs,
+  priority: Type.Integer(),
+  ttrMs: Type.Integer(),
+  ttlMs: Nullable(Type.Integer()),
+  retry: Type.Object({ maxAttempts: Type.Integer(), backoff: Backoff }),
+  attempts: Type.Integer(),
+  lastError: Nullable(Type.String()),
+  createdAt: EpochMs,
+  readyAt: Nullable(EpochMs),
+  reservedAt: Nullable(EpochMs),
+  finishedAt: Nullable(EpochMs),
+  deadlineAt: Nullable(EpochMs),
+});
 /** A job as the API shows it: like core's Job, but `body` is the JSON value, not its text. */
 export type WireJob = Static<typeof JobSchema>;
 
-export const PushResponse = Type.Object({ created: Type.Boolean({ description: 'false when the id existed' }), job: JobSchema });
+export const PushResponse = Type.Object({
+  created: Type.Boolean({ description: 'false when the id existed' }),
+  job: JobSchema,
+});
 export type PushResponse = Static<typeof PushResponse>;
 export const PushBatchResponse = Type.Object({ results: Type.Array(PushResponse) });
 export type PushBatchResponse = Static<typeof PushBatchResponse>;
@@ -150,7 +164,10 @@ export const HistoryResponse = Type.Object({ history: Type.Array(HistoryEntrySch
 export type HistoryResponse = Static<typeof HistoryResponse>;
 
 export const JobIdParams = Type.Object({ id: JobId }, strict);
-export const GetJobQuery = Type.Object({ history: Type.Optional(Type.Boolean({ description: 'include the history' })) }, strict);
+export const GetJobQuery = Type.Object(
+  { history: Type.Optional(Type.Boolean({ description: 'include the history' })) },
+  strict,
+);
 export const GetJobResponse = Type.Object({ job: JobSchema, history: Type.Optional(Type.Array(HistoryEntrySchema)) });
 export type GetJobResponse = Static<typeof GetJobResponse>;
 
@@ -161,13 +178,19 @@ export const CancelResponse = Type.Object(
       description:
         'true: the job was reserved (out with a consumer, or being delivered by a push sink) when it was cancelled, so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ready) and this attempt never went out',
     }),
-    attempts: Type.Integer({ minimum: 0, description: 'How many times the job was handed out (reserved), this one included; the same as job.attempts' }),
+    attempts: Type.Integer({
+      minimum: 0,
+      description: 'How many times the job was handed out (reserved), this one included; the same as job.attempts',
+    }),
   },
   { description: 'The cancelled job, and whether it had already gone out' },
 );
 export type CancelResponse = Static<typeof CancelResponse>;
 
-export const CancelRequest = Type.Object({ reason: Type.Optional(Type.String({ maxLength: LIMITS.errorMaxLength })) }, strict);
+export const CancelRequest = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: LIMITS.errorMaxLength })) },
+  strict,
+);
 export type CancelRequest = Static<typeof CancelRequest>;
 
 export const RescheduleRequest = Type.Object(
@@ -197,11 +220,19 @@ export const RESERVE_MAX_WAIT_MS = LIMITS.reserveMaxWaitMs;
 export const ReserveRequest = Type.Object(
   {
     topics: Type.Array(Topic, { minItems: 1, maxItems: 100 }),
-    count: Type.Optional(Type.Integer({ minimum: 1, maximum: RESERVE_MAX_COUNT, description: 'jobs wanted; default 1' })),
-    waitMs: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: RESERVE_MAX_WAIT_MS, description: 'long-poll: wait this long for a job; default 0' }),
+    count: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: RESERVE_MAX_COUNT, description: 'jobs wanted; default 1' }),
     ),
-    ttrMs: Type.Optional(Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs, description: 'overrides the jobs’ TTR' })),
+    waitMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: RESERVE_MAX_WAIT_MS,
+        description: 'long-poll: wait this long for a job; default 0',
+      }),
+    ),
+    ttrMs: Type.Optional(
+      Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs, description: 'overrides the jobs’ TTR' }),
+    ),
   },
   strict,
 );
@@ -221,7 +252,11 @@ export type TokenRequest = Static<typeof TokenRequest>;
 export const ReleaseRequest = Type.Object(
   {
     token: Token,
-    delayMs: Type.Optional({ ...Duration, description: 'delayed this long before it is ready again, as push\'s delayMs (absent: ready at once, in its old place)' }),
+    delayMs: Type.Optional({
+      ...Duration,
+      description:
+        "delayed this long before it is ready again, as push's delayMs (absent: ready at once, in its old place)",
+    }),
   },
   strict,
 );
@@ -229,8 +264,12 @@ export type ReleaseRequest = Static<typeof ReleaseRequest>;
 export const FailRequest = Type.Object(
   {
     token: Token,
-    error: Type.Optional(Nullable(Type.String({ description: `kept on the job (cut at ${LIMITS.errorMaxLength} characters)` }))),
-    retryDelayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs, description: 'instead of the backoff' })),
+    error: Type.Optional(
+      Nullable(Type.String({ description: `kept on the job (cut at ${LIMITS.errorMaxLength} characters)` })),
+    ),
+    retryDelayMs: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs, description: 'instead of the backoff' }),
+    ),
     bury: Type.Optional(Type.Boolean({ description: 'bury now, whatever attempts remain' })),
   },
   strict,
@@ -246,7 +285,10 @@ export const FailResponse = Type.Object({
 export type FailResponse = Static<typeof FailResponse>;
 
 export const RedriveRequest = Type.Union([
-  Type.Object({ topic: Topic, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })) }, strict),
+  Type.Object(
+    { topic: Topic, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })) },
+    strict,
+  ),
   Type.Object({ ids: Type.Array(JobId, { minItems: 1, maxItems: 1000 }) }, strict),
 ]);
 export type RedriveRequest = Static<typeof RedriveRequest>;
@@ -261,22 +303,40 @@ export type PurgeRequest = Static<typeof PurgeRequest>;
 
 export const TopicStatsSchema = Type.Object({
   topic: Type.String(),
-  counts: Type.Object(Object.fromEntries(JOB_STATES.map((s) => [s, Type.Integer()])) as Record<(typeof JOB_STATES)[number], ReturnType<typeof Type.Integer>>),
+  counts: Type.Object(
+    Object.fromEntries(JOB_STATES.map((s) => [s, Type.Integer()])) as Record<
+      (typeof JOB_STATES)[number],
+      ReturnType<typeof Type.Integer>
+    >,
+  ),
   nextDueAt: Nullable(EpochMs),
   paused: Type.Boolean({ description: 'reserve and push sinks skip the topic (POST /v1/topics/{topic}/pause)' }),
-  pausedUntil: Nullable({ ...EpochMs, description: 'when a timed pause ends by itself; null: not paused, or until resumed' }),
+  pausedUntil: Nullable({
+    ...EpochMs,
+    description: 'when a timed pause ends by itself; null: not paused, or until resumed',
+  }),
 });
 export const PauseTopicRequest = Type.Object(
-  { delayMs: Type.Optional({ ...Duration, description: 'resume by itself after this long, as push\'s delayMs (absent: until resumed)' }) },
+  {
+    delayMs: Type.Optional({
+      ...Duration,
+      description: "resume by itself after this long, as push's delayMs (absent: until resumed)",
+    }),
+  },
   strict,
 );
 export type PauseTopicRequest = Static<typeof PauseTopicRequest>;
-export const TopicPauseResponse = Type.Object({ topic: Type.String(), paused: Type.Boolean(), pausedUntil: Nullable(EpochMs) });
+export const TopicPauseResponse = Type.Object({
+  topic: Type.String(),
+  paused: Type.Boolean(),
+  pausedUntil: Nullable(EpochMs),
+});
 export type TopicPauseResponse = Static<typeof TopicPauseResponse>;
 export type WireTopicStats = Static<typeof TopicStatsSchema>;
 const StoreResets = Type.Integer({
   minimum: 0,
-  description: 'times this process noticed the store came back empty since it started (a Redis restart without persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
+  description:
+    'times this process noticed the store came back empty since it started (a Redis restart without persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
 });
 export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema), storeResets: StoreResets });
 export type StatsResponse = Static<typeof StatsResponse>;

@@ -9,7 +9,10 @@ export function createScheduleStore(config: Readonly<Config>): ScheduleStore {
   if (config.store.kind === 'redis') {
     const { connection } = parseRedisUrl(config.redis.url);
     const tuning = { commandTimeoutMs: config.redis.commandTimeoutMs, connectTimeoutMs: 2000 };
-    return new RedisScheduleStore({ connect: () => createRedisClient(connection, tuning), prefix: config.redis.prefix });
+    return new RedisScheduleStore({
+      connect: () => createRedisClient(connection, tuning),
+      prefix: config.redis.prefix,
+    });
   }
   return new SqliteScheduleStore({ path: config.sqlite.path });
 }

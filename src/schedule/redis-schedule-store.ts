@@ -2,7 +2,14 @@ import type { Cluster, Redis } from 'ioredis';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import type { ScheduleDefinition, ScheduleRecord } from './schedule.js';
-import { movedRecord, newRecord, pausedRecord, replacedRecord, type CursorMove, type ScheduleStore } from './schedule-store.js';
+import {
+  movedRecord,
+  newRecord,
+  pausedRecord,
+  replacedRecord,
+  type CursorMove,
+  type ScheduleStore,
+} from './schedule-store.js';
 import { SCHEDULE_CAS_SCRIPT, scheduleHashKey } from './redis-schedule-keys.js';
 
 type ScheduleRedis = (Redis | Cluster) & {
@@ -41,7 +48,9 @@ export class RedisScheduleStore implements ScheduleStore {
       await redis.connect();
     } catch (err) {
       redis.disconnect();
-      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach Redis for schedules: ${(err as Error).message}`, { cause: err });
+      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach Redis for schedules: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     this.redis = redis as ScheduleRedis;
   }
@@ -65,12 +74,17 @@ export class RedisScheduleStore implements ScheduleStore {
   private async cas(name: string, expected: ScheduleRecord | null, next: ScheduleRecord | null): Promise<boolean> {
     const revision = expected ? String(expected.revision) : '0';
     const cursorAt = expected ? String(expected.cursorAt) : '0';
-    const written = await this.call((r) => r.scheduleCas(this.key, name, revision, cursorAt, next ? JSON.stringify(next) : ''));
+    const written = await this.call((r) =>
+      r.scheduleCas(this.key, name, revision, cursorAt, next ? JSON.stringify(next) : ''),
+    );
     return written === 1;
   }
 
   /** Read, change, compare-and-set; again when another writer got there first. */
-  private async update<T>(name: string, change: (old: ScheduleRecord | null) => { next: ScheduleRecord | null; result: T }): Promise<T> {
+  private async update<T>(
+    name: string,
+    change: (old: ScheduleRecord | null) => { next: ScheduleRecord | null; result: T },
+  ): Promise<T> {
     for (let attempt = 0; attempt < MAX_CAS_TRIES; attempt++) {
       const old = await this.get(name);
       const { next, result } = change(old);
@@ -117,7 +131,14 @@ export class RedisScheduleStore implements ScheduleStore {
       const planned = moves.map((move, i) => {
         const old = snapshot[i];
         const record = old ? movedRecord(old, move, now) : null;
-        if (record) pipeline.scheduleCas(this.key, move.name, String(move.revision), String(move.fromCursorAt), JSON.stringify(record));
+        if (record)
+          pipeline.scheduleCas(
+            this.key,
+            move.name,
+            String(move.revision),
+            String(move.fromCursorAt),
+            JSON.stringify(record),
+          );
         return record !== null;
       });
       const replies = planned.some(Boolean) ? ((await pipeline.exec()) ?? []) : [];

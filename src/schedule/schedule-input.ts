@@ -1,7 +1,13 @@
 import { Cron } from 'croner';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError, invalid } from '../core/errors.js';
-import { DEFAULT_JOB_DEFAULTS, normalizePush, validateTopic, type JobDefaults, type PushInput } from '../core/job-input.js';
+import {
+  DEFAULT_JOB_DEFAULTS,
+  normalizePush,
+  validateTopic,
+  type JobDefaults,
+  type PushInput,
+} from '../core/job-input.js';
 import { LIMITS } from '../core/limits.js';
 import { parseDurationMs } from '../core/duration.js';
 import { hasUtcOffset, parseLocalDateTime, validateTimeZone } from '../core/time-zone.js';
@@ -27,7 +33,10 @@ const TEMPLATE_FIELDS = ['body', 'tag', 'bizKey', 'priority', 'ttrMs', 'ttlMs', 
 
 export function validateScheduleName(name: unknown, field = 'name'): string {
   if (typeof name !== 'string' || !NAME_RE.test(name)) {
-    throw invalid(field, `must be 1–${LIMITS.scheduleNameMaxLength} characters of letters, digits, ".", "_", "-" starting with a letter or digit`);
+    throw invalid(
+      field,
+      `must be 1–${LIMITS.scheduleNameMaxLength} characters of letters, digits, ".", "_", "-" starting with a letter or digit`,
+    );
   }
   return name;
 }
@@ -45,10 +54,12 @@ export function compileCron(pattern: string, timeZone: string): Cron {
 
 function instant(value: number | string, timeZone: string | undefined, field: string): EpochMs {
   if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0) throw invalid(field, 'must be epoch milliseconds or an ISO-8601 date-time');
+    if (!Number.isInteger(value) || value < 0)
+      throw invalid(field, 'must be epoch milliseconds or an ISO-8601 date-time');
     return value;
   }
-  if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\d/.test(value)) throw invalid(field, 'must be epoch milliseconds or an ISO-8601 date-time');
+  if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\d/.test(value))
+    throw invalid(field, 'must be epoch milliseconds or an ISO-8601 date-time');
   if (!hasUtcOffset(value) && timeZone === undefined) {
     throw invalid(field, 'has no UTC offset: add one ("2026-12-01T10:00+08:00", "…Z") or give timeZone');
   }
@@ -58,9 +69,16 @@ function instant(value: number | string, timeZone: string | undefined, field: st
 }
 
 /** The template as a push would see it; its errors name `job.<field>`. */
-function validateTemplate(name: string, topic: string, template: unknown, defaults: JobDefaults, now: EpochMs): JobTemplate {
+function validateTemplate(
+  name: string,
+  topic: string,
+  template: unknown,
+  defaults: JobDefaults,
+  now: EpochMs,
+): JobTemplate {
   if (template === undefined) return {};
-  if (typeof template !== 'object' || template === null || Array.isArray(template)) throw invalid('job', 'must be an object');
+  if (typeof template !== 'object' || template === null || Array.isArray(template))
+    throw invalid('job', 'must be an object');
   const job: JobTemplate = {};
   for (const [key, value] of Object.entries(template)) {
     if (!(TEMPLATE_FIELDS as readonly string[]).includes(key)) {
@@ -87,10 +105,12 @@ export function normalizeSchedule(
   defaults: JobDefaults = DEFAULT_JOB_DEFAULTS,
 ): ScheduleDefinition {
   validateScheduleName(name);
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid('schedule', 'must be a JSON object');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw invalid('schedule', 'must be a JSON object');
   const topic = validateTopic(input.topic);
   const timeZone = input.timeZone === undefined ? 'UTC' : validateTimeZone(input.timeZone);
-  if ((input.cron === undefined) === (input.everyMs === undefined)) throw invalid('cron', 'give exactly one of cron and everyMs');
+  if ((input.cron === undefined) === (input.everyMs === undefined))
+    throw invalid('cron', 'give exactly one of cron and everyMs');
   let cron: string | null = null;
   let everyMs: number | null = null;
   if (input.cron !== undefined) {
@@ -103,11 +123,14 @@ export function normalizeSchedule(
       throw invalid('everyMs', `must be from ${LIMITS.scheduleMinEveryMs} ms to 10 years`);
     }
   }
-  const startAt = input.startAt === undefined || input.startAt === null ? null : instant(input.startAt, input.timeZone, 'startAt');
-  const endAt = input.endAt === undefined || input.endAt === null ? null : instant(input.endAt, input.timeZone, 'endAt');
+  const startAt =
+    input.startAt === undefined || input.startAt === null ? null : instant(input.startAt, input.timeZone, 'startAt');
+  const endAt =
+    input.endAt === undefined || input.endAt === null ? null : instant(input.endAt, input.timeZone, 'endAt');
   if (startAt !== null && endAt !== null && endAt < startAt) throw invalid('endAt', 'must not be before startAt');
   const maxFires = input.maxFires === undefined || input.maxFires === null ? null : input.maxFires;
-  if (maxFires !== null && (!Number.isInteger(maxFires) || maxFires < 1)) throw invalid('maxFires', 'must be a positive integer');
+  if (maxFires !== null && (!Number.isInteger(maxFires) || maxFires < 1))
+    throw invalid('maxFires', 'must be a positive integer');
   const missed = input.missed ?? 'once';
   if (!['skip', 'once', 'each'].includes(missed)) throw invalid('missed', 'must be "skip", "once" or "each"');
   const catchUpMax = input.catchUpMax ?? DEFAULT_CATCH_UP_MAX;

@@ -38,7 +38,11 @@ export function planTicks(schedule: ScheduleRecord, now: EpochMs, timing: PlanTi
     }
   }
   const horizon = now + timing.leadMs;
-  for (let tick = nextTickAfter(schedule, cursorAt); tick !== null && tick <= horizon; tick = nextTickAfter(schedule, tick)) {
+  for (
+    let tick = nextTickAfter(schedule, cursorAt);
+    tick !== null && tick <= horizon;
+    tick = nextTickAfter(schedule, tick)
+  ) {
     if (ticks.length >= MAX_TICKS_PER_ROUND) break;
     ticks.push(tick);
   }

@@ -11,7 +11,11 @@ export interface ScheduleRunnerOptions extends PlanTiming {
   refreshIntervalMs: number;
 }
 
-export const DEFAULT_SCHEDULE_RUNNER_OPTIONS: ScheduleRunnerOptions = { leadMs: 2000, graceMs: 2000, refreshIntervalMs: 1000 };
+export const DEFAULT_SCHEDULE_RUNNER_OPTIONS: ScheduleRunnerOptions = {
+  leadMs: 2000,
+  graceMs: 2000,
+  refreshIntervalMs: 1000,
+};
 
 const PUSH_CHUNK = 1000;
 /** A floor under the sleep between rounds: a schedule whose tick is already due is planned by this round. */
@@ -33,7 +37,12 @@ export class ScheduleRunner {
   private running = false;
   private again = false;
 
-  constructor(store: ScheduleStore, service: DelayqService, options: Partial<ScheduleRunnerOptions> = {}, onError: (err: unknown) => void = () => undefined) {
+  constructor(
+    store: ScheduleStore,
+    service: DelayqService,
+    options: Partial<ScheduleRunnerOptions> = {},
+    onError: (err: unknown) => void = () => undefined,
+  ) {
     this.store = store;
     this.service = service;
     this.options = { ...DEFAULT_SCHEDULE_RUNNER_OPTIONS, ...options };
@@ -84,10 +93,13 @@ export class ScheduleRunner {
   private arm(delayMs: number): void {
     if (!this.running) return;
     this.timer?.cancel();
-    this.timer = this.service.clock.setTimer(() => {
-      this.timer = undefined;
-      this.kick();
-    }, Math.max(0, delayMs));
+    this.timer = this.service.clock.setTimer(
+      () => {
+        this.timer = undefined;
+        this.kick();
+      },
+      Math.max(0, delayMs),
+    );
   }
 
   /** One round over every schedule; resolves with how long to sleep before the next. */
@@ -101,7 +113,11 @@ export class ScheduleRunner {
     }
     const jobs = planned.flatMap(({ schedule, plan }) => plan.ticks.map((tick) => jobOf(schedule, tick, now)));
     for (let i = 0; i < jobs.length; i += PUSH_CHUNK) await this.push(jobs.slice(i, i + PUSH_CHUNK));
-    if (planned.length) await this.store.moveCursors(planned.map(({ schedule, plan }) => moveOf(schedule, plan)), now);
+    if (planned.length)
+      await this.store.moveCursors(
+        planned.map(({ schedule, plan }) => moveOf(schedule, plan)),
+        now,
+      );
 
     const plans = new Map(planned.map(({ schedule, plan }) => [schedule.name, plan]));
     let wakeAt = now + this.options.refreshIntervalMs;

@@ -3,7 +3,14 @@ import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { migrate } from '../store/sqlite/migrate.js';
 import type { ScheduleDefinition, ScheduleRecord } from './schedule.js';
-import { movedRecord, newRecord, pausedRecord, replacedRecord, type CursorMove, type ScheduleStore } from './schedule-store.js';
+import {
+  movedRecord,
+  newRecord,
+  pausedRecord,
+  replacedRecord,
+  type CursorMove,
+  type ScheduleStore,
+} from './schedule-store.js';
 
 const SQL = {
   get: 'SELECT record FROM schedules WHERE name = ?',
@@ -59,12 +66,14 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   async put(definition: ScheduleDefinition, now: EpochMs): Promise<{ record: ScheduleRecord; created: boolean }> {
-    return this.conn.transaction(() => {
-      const old = this.read(definition.name);
-      const record = old ? replacedRecord(old, definition, now) : newRecord(definition, now);
-      this.write(record);
-      return { record, created: !old };
-    }).immediate();
+    return this.conn
+      .transaction(() => {
+        const old = this.read(definition.name);
+        const record = old ? replacedRecord(old, definition, now) : newRecord(definition, now);
+        this.write(record);
+        return { record, created: !old };
+      })
+      .immediate();
   }
 
   async get(name: string): Promise<ScheduleRecord | null> {
@@ -72,7 +81,9 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   async list(): Promise<ScheduleRecord[]> {
-    return this.conn && (this.stmt.list.all() as { record: string }[]).map((row) => JSON.parse(row.record) as ScheduleRecord);
+    return (
+      this.conn && (this.stmt.list.all() as { record: string }[]).map((row) => JSON.parse(row.record) as ScheduleRecord)
+    );
   }
 
   async delete(name: string): Promise<boolean> {
@@ -80,23 +91,30 @@ export class SqliteScheduleStore implements ScheduleStore {
   }
 
   async setPaused(name: string, paused: boolean, now: EpochMs): Promise<ScheduleRecord | null> {
-    return this.conn.transaction(() => {
-      const old = this.read(name);
-      if (!old) return null;
-      const record = pausedRecord(old, paused, now);
-      if (record !== old) this.write(record);
-      return record;
-    }).immediate();
+    return this.conn
+      .transaction(() => {
+        const old = this.read(name);
+        if (!old) return null;
+        const record = pausedRecord(old, paused, now);
+        if (record !== old) this.write(record);
+        return record;
+      })
+      .immediate();
   }
 
   async moveCursors(moves: readonly CursorMove[], now: EpochMs): Promise<boolean[]> {
-    return this.conn.transaction(() =>
-      moves.map((move) => {
-        const old = this.read(move.name);
-        const record = old && movedRecord(old, move, now);
-        if (!record) return false;
-        return this.stmt.move.run(record.cursorAt, JSON.stringify(record), move.name, move.revision, move.fromCursorAt).changes > 0;
-      }),
-    ).immediate();
+    return this.conn
+      .transaction(() =>
+        moves.map((move) => {
+          const old = this.read(move.name);
+          const record = old && movedRecord(old, move, now);
+          if (!record) return false;
+          return (
+            this.stmt.move.run(record.cursorAt, JSON.stringify(record), move.name, move.revision, move.fromCursorAt)
+              .changes > 0
+          );
+        }),
+      )
+      .immediate();
   }
 }

@@ -39,8 +39,6 @@ import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.j
 import type { SinkRouter } from '../delivery/sink-router.js';
 import type { Registry } from 'prom-client';
 
-
-
 export interface BuildAppOptions {
   logger?: Logger;
   /** Restore and clear-all for the mykit endpoints; they need the SQL journal (wired by the composition root). */
@@ -55,7 +53,11 @@ export interface BuildAppOptions {
   metrics?: Registry;
 }
 
-export async function buildApp(service: DelayqService, config: Readonly<Config>, options: BuildAppOptions = {}): Promise<DelayqApp> {
+export async function buildApp(
+  service: DelayqService,
+  config: Readonly<Config>,
+  options: BuildAppOptions = {},
+): Promise<DelayqApp> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const app: DelayqApp = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -81,7 +83,10 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   // Registered only when debug is on: a hook on every request costs even when its line is dropped.
   if (logger.isLevelEnabled('debug')) {
     app.addHook('onResponse', async (request, reply) => {
-      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      request.log.debug(
+        { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
     });
   }
   if (config.log.bodies) {
@@ -106,7 +111,10 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
-        { name: 'schedules', description: 'periodic jobs by cron or interval, fired once per tick (docs/schedules.md)' },
+        {
+          name: 'schedules',
+          description: 'periodic jobs by cron or interval, fired once per tick (docs/schedules.md)',
+        },
         { name: 'health' },
         { name: 'compat', description: 'seed-compatible endpoints (mykit-delay, Youzan); see docs/compat.md' },
       ],
@@ -136,7 +144,11 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
   await registerConsoleRoutes(app);
 
   const compat = new CompatReservations();
-  await app.register(mykitRoutes, { ...context, compat, restore: options.restore ?? (service.isJournaled ? journalRestoreHandler(service) : undefined) });
+  await app.register(mykitRoutes, {
+    ...context,
+    compat,
+    restore: options.restore ?? (service.isJournaled ? journalRestoreHandler(service) : undefined),
+  });
   await app.register(youzanRoutes, { ...context, compat });
   return app;
 }
@@ -147,7 +159,11 @@ export async function buildApp(service: DelayqService, config: Readonly<Config>,
  * be written before destroying connections that are still open (a client may hold an idle connection
  * on which it never sent a request; Node would otherwise wait for it).
  */
-export async function closeGracefully(app: DelayqApp, service: Pick<DelayqService, 'close'>, graceMs = 2000): Promise<void> {
+export async function closeGracefully(
+  app: DelayqApp,
+  service: Pick<DelayqService, 'close'>,
+  graceMs = 2000,
+): Promise<void> {
   const serverClosed = app.close();
   await service.close();
   const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);

@@ -51,11 +51,19 @@ function targetOf(request: FastifyRequest): Record<string, unknown> {
 function resultOf(payload: unknown): Record<string, unknown> {
   if (typeof payload !== 'string') return {};
   try {
-    const body = JSON.parse(payload) as { count?: unknown; success?: unknown; message?: unknown; data?: unknown; error?: { code?: unknown } };
+    const body = JSON.parse(payload) as {
+      count?: unknown;
+      success?: unknown;
+      message?: unknown;
+      data?: unknown;
+      error?: { code?: unknown };
+    };
     return {
       ...(body.count !== undefined ? { count: body.count } : {}),
       ...(body.error?.code !== undefined ? { code: body.error.code } : {}),
-      ...(body.success !== undefined ? { success: body.success, message: typeof body.data === 'string' ? body.data : body.message } : {}),
+      ...(body.success !== undefined
+        ? { success: body.success, message: typeof body.data === 'string' ? body.data : body.message }
+        : {}),
     };
   } catch {
     return {};
@@ -102,4 +110,5 @@ export function registerAuditLog(app: FastifyInstance): void {
   });
 }
 
-const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+const asList = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];

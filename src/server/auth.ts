@@ -28,7 +28,14 @@ const digest = (token: string): string => createHash('sha256').update(token).dig
 export function isPublicPath(url: string): boolean {
   const path = url.split('?')[0] ?? '';
   const consoleFiles = path === '/console' || path.startsWith('/console/'); // static files; data goes through the API
-  return path === '/health' || path === '/ready' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/') || consoleFiles;
+  return (
+    path === '/health' ||
+    path === '/ready' ||
+    path === '/openapi.json' ||
+    path === '/docs' ||
+    path.startsWith('/docs/') ||
+    consoleFiles
+  );
 }
 
 /**
@@ -63,19 +70,29 @@ export function registerAuth(app: FastifyInstance, tokens: readonly AuthToken[])
   app.addHook('onRequest', async (request) => {
     if (isPublicRoute(request)) return;
     const header = request.headers.authorization;
-    if (!header) throw new DelayqError('E_UNAUTHORIZED', 'send Authorization: Bearer <token>', { field: 'authorization' });
+    if (!header)
+      throw new DelayqError('E_UNAUTHORIZED', 'send Authorization: Bearer <token>', { field: 'authorization' });
     const principal = principalOfBearer(byDigest, header);
-    if (!principal) throw new DelayqError('E_UNAUTHORIZED', 'the bearer token is not valid', { field: 'authorization' });
+    if (!principal)
+      throw new DelayqError('E_UNAUTHORIZED', 'the bearer token is not valid', { field: 'authorization' });
     request.principal = principal;
   });
 }
 
 export function mayUseTopic(principal: Principal | null, topic: string): boolean {
-  return principal === null || principal.topicPrefixes === null || principal.topicPrefixes.some((prefix) => topic.startsWith(prefix));
+  return (
+    principal === null ||
+    principal.topicPrefixes === null ||
+    principal.topicPrefixes.some((prefix) => topic.startsWith(prefix))
+  );
 }
 
 /** Throws E_FORBIDDEN unless the request's token may act on every one of `topics`. */
-export function authorizeTopic(request: Pick<FastifyRequest, 'principal'>, topics: string | readonly string[], field = 'topic'): void {
+export function authorizeTopic(
+  request: Pick<FastifyRequest, 'principal'>,
+  topics: string | readonly string[],
+  field = 'topic',
+): void {
   const list = typeof topics === 'string' ? [topics] : topics;
   list.forEach((topic, i) => {
     if (!mayUseTopic(request.principal, topic)) {

@@ -57,10 +57,14 @@ export async function finishById(service: DelayqService, compat: CompatReservati
     case 'reserved': {
       const token = compat.tokenOf(id);
       if (!token) {
-        throw new DelayqError('E_CONFLICT', `job ${id} is reserved by a consumer of the REST API; finish it with its token`, {
-          field: 'id',
-          details: { id, state: job.state },
-        });
+        throw new DelayqError(
+          'E_CONFLICT',
+          `job ${id} is reserved by a consumer of the REST API; finish it with its token`,
+          {
+            field: 'id',
+            details: { id, state: job.state },
+          },
+        );
       }
       const finished = await service.finish(id, token);
       compat.forget(id);
@@ -72,7 +76,10 @@ export async function finishById(service: DelayqService, compat: CompatReservati
     case 'finished':
       return job;
     default:
-      throw new DelayqError('E_WRONG_STATE', `cannot finish job ${id}: it is ${job.state}`, { field: 'id', details: { id, state: job.state } });
+      throw new DelayqError('E_WRONG_STATE', `cannot finish job ${id}: it is ${job.state}`, {
+        field: 'id',
+        details: { id, state: job.state },
+      });
   }
 }
 
@@ -80,10 +87,15 @@ export async function finishById(service: DelayqService, compat: CompatReservati
  * Cancel by id, as the seeds' delete does: a job already over (finished, cancelled…) answers as done,
  * with null (nothing was cancelled); else what cancel answers (whether the job was out, its attempts).
  */
-export async function deleteById(service: DelayqService, compat: CompatReservations, id: string): Promise<CancelledJob | null> {
+export async function deleteById(
+  service: DelayqService,
+  compat: CompatReservations,
+  id: string,
+): Promise<CancelledJob | null> {
   const job = await service.get(id);
   compat.forget(id);
-  if (job.state === 'delayed' || job.state === 'ready' || job.state === 'reserved') return service.cancel(id, 'deleted (seed-compatible delete)');
+  if (job.state === 'delayed' || job.state === 'ready' || job.state === 'reserved')
+    return service.cancel(id, 'deleted (seed-compatible delete)');
   return null;
 }
 

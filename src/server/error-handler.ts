@@ -36,7 +36,8 @@ interface ValidationIssue {
 function fieldOf(issue: ValidationIssue): string {
   const parts = issue.instancePath.split('/').filter(Boolean);
   const params = issue.params ?? {};
-  if (issue.keyword === 'required' && Array.isArray(params['requiredProperties'])) parts.push(String(params['requiredProperties'][0]));
+  if (issue.keyword === 'required' && Array.isArray(params['requiredProperties']))
+    parts.push(String(params['requiredProperties'][0]));
   if (issue.keyword === 'additionalProperties' && Array.isArray(params['additionalProperties'])) {
     parts.push(String(params['additionalProperties'][0]));
   }
@@ -46,7 +47,13 @@ function fieldOf(issue: ValidationIssue): string {
 /** Picks the issue that explains the failure best: unknown and missing fields first, then the deepest path. */
 function bestIssue(issues: readonly ValidationIssue[]): ValidationIssue | undefined {
   const rank = (i: ValidationIssue): number =>
-    i.keyword === 'additionalProperties' ? 3 : i.keyword === 'required' ? 2 : i.keyword === 'anyOf' || i.keyword === 'boolean' ? 0 : 1;
+    i.keyword === 'additionalProperties'
+      ? 3
+      : i.keyword === 'required'
+        ? 2
+        : i.keyword === 'anyOf' || i.keyword === 'boolean'
+          ? 0
+          : 1;
   return [...issues].sort((a, b) => rank(b) - rank(a) || b.instancePath.length - a.instancePath.length)[0];
 }
 
@@ -61,7 +68,8 @@ function describeIssue(issue: ValidationIssue, field: string, part: string): str
   if (issue.keyword === 'additionalProperties') return `${field}: is not a known field`;
   if (issue.keyword === 'required') return `${field}: is required`;
   const pattern = issue.params?.['pattern'];
-  if (issue.keyword === 'pattern' && typeof pattern === 'string' && PATTERN_TEXT[pattern]) return `${field}: ${PATTERN_TEXT[pattern]}`;
+  if (issue.keyword === 'pattern' && typeof pattern === 'string' && PATTERN_TEXT[pattern])
+    return `${field}: ${PATTERN_TEXT[pattern]}`;
   return `${field || part}: ${issue.message ?? 'is invalid'}`;
 }
 
@@ -69,7 +77,11 @@ function describeIssue(issue: ValidationIssue, field: string, part: string): str
 function allowedValues(issues: readonly ValidationIssue[], instancePath: string): string[] | undefined {
   const here = issues.filter((i) => i.instancePath === instancePath);
   const values = here.flatMap((i) =>
-    i.keyword === 'const' ? [i.params?.['allowedValue']] : i.keyword === 'enum' ? ((i.params?.['allowedValues'] as unknown[]) ?? []) : [],
+    i.keyword === 'const'
+      ? [i.params?.['allowedValue']]
+      : i.keyword === 'enum'
+        ? ((i.params?.['allowedValues'] as unknown[]) ?? [])
+        : [],
   );
   if (values.length === 0 || here.some((i) => !['const', 'enum', 'anyOf'].includes(i.keyword))) return undefined;
   return values.map((v) => JSON.stringify(v));
@@ -85,7 +97,9 @@ export function toDelayqError(err: unknown): DelayqError {
     if (!issue) return new DelayqError('E_VALIDATION', `${part}: is invalid`, { field: part });
     const field = fieldOf(issue);
     const allowed = allowedValues(fastifyError.validation, issue.instancePath);
-    const message = allowed ? `${field || part}: must be one of ${allowed.join(', ')}` : describeIssue(issue, field, part);
+    const message = allowed
+      ? `${field || part}: must be one of ${allowed.join(', ')}`
+      : describeIssue(issue, field, part);
     return new DelayqError('E_VALIDATION', message, { field: field || part });
   }
   const status = fastifyError.statusCode ?? 500;
@@ -100,7 +114,8 @@ export function toDelayqError(err: unknown): DelayqError {
   if (err instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new DelayqError('E_VALIDATION', `body: malformed JSON (${(err as Error).message})`, { field: 'body' });
   }
-  if (status === 413) return new DelayqError('E_BODY_TOO_LARGE', 'the request body is over the size limit', { field: 'body' });
+  if (status === 413)
+    return new DelayqError('E_BODY_TOO_LARGE', 'the request body is over the size limit', { field: 'body' });
   if (status === 404) return new DelayqError('E_NOT_FOUND', fastifyError.message ?? 'not found');
   if (status >= 400 && status < 500) return new DelayqError('E_VALIDATION', fastifyError.message ?? 'bad request');
   return new DelayqError('E_INTERNAL', 'internal error', { cause: err });

@@ -16,10 +16,16 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 /** What a raw parser error says to the client; the socket is closed after it. */
 function clientErrorOf(err: Error & { code?: string }): { status: number; error: DelayqError } {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, error: new DelayqError('E_BODY_TOO_LARGE', 'the request headers are over the size limit', { field: 'headers' }) };
+    return {
+      status: 431,
+      error: new DelayqError('E_BODY_TOO_LARGE', 'the request headers are over the size limit', { field: 'headers' }),
+    };
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, error: new DelayqError('E_VALIDATION', 'the request was not received in time', { field: 'request' }) };
+    return {
+      status: 408,
+      error: new DelayqError('E_VALIDATION', 'the request was not received in time', { field: 'request' }),
+    };
   }
   return { status: 400, error: new DelayqError('E_VALIDATION', 'malformed HTTP request', { field: 'request' }) };
 }

@@ -18,9 +18,15 @@ export function rateLimitNamespace(redisPrefix: string): string {
  * reconnecting in the background, and until it is back the limiter lets requests through uncounted
  * (skipOnError); the outage and the recovery are logged once each.
  */
-export async function connectRateLimitRedis(config: Pick<Readonly<Config>, 'redis'>, log: FastifyBaseLogger): Promise<RedisClient> {
+export async function connectRateLimitRedis(
+  config: Pick<Readonly<Config>, 'redis'>,
+  log: FastifyBaseLogger,
+): Promise<RedisClient> {
   const { connection } = parseRedisUrl(config.redis.url);
-  const client = createRedisClient(connection, { commandTimeoutMs: config.redis.commandTimeoutMs, connectTimeoutMs: 2000 });
+  const client = createRedisClient(connection, {
+    commandTimeoutMs: config.redis.commandTimeoutMs,
+    connectTimeoutMs: 2000,
+  });
   let unreachable = false;
   client.on('error', (err: Error) => {
     if (unreachable) return;

@@ -18,7 +18,10 @@ export function rateLimitKey(request: FastifyRequest): string {
 }
 
 /** Registers the limiter; it applies to the routes registered after it. No-op when `max` is 0. */
-export async function registerRateLimit(app: FastifyInstance, config: Pick<Readonly<Config>, 'rateLimit' | 'store' | 'redis'>): Promise<void> {
+export async function registerRateLimit(
+  app: FastifyInstance,
+  config: Pick<Readonly<Config>, 'rateLimit' | 'store' | 'redis'>,
+): Promise<void> {
   const settings = config.rateLimit;
   if (settings.max === 0) return;
   const redis = config.store.kind === 'redis' ? await connectRateLimitRedis(config, app.log) : undefined;
@@ -36,8 +39,12 @@ export async function registerRateLimit(app: FastifyInstance, config: Pick<Reado
     keyGenerator: rateLimitKey,
     allowList: (request) => request.routeOptions.url !== undefined && isPublicPath(request.routeOptions.url),
     errorResponseBuilder: (_request, context) =>
-      new DelayqError('E_RATE_LIMITED', `too many requests: at most ${context.max} per ${settings.windowMs} ms; retry in ${context.after}`, {
-        details: { limit: context.max, retryAfterMs: context.ttl },
-      }),
+      new DelayqError(
+        'E_RATE_LIMITED',
+        `too many requests: at most ${context.max} per ${settings.windowMs} ms; retry in ${context.after}`,
+        {
+          details: { limit: context.max, retryAfterMs: context.ttl },
+        },
+      ),
   });
 }

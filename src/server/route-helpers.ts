@@ -8,7 +8,11 @@ import { authorizeTopic } from './auth.js';
 export const errorResponses = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
 
 /** For routes addressed by job id: a token limited to topics may only act on jobs of those topics. */
-export async function authorizeJob(request: Pick<FastifyRequest, 'principal'>, service: DelayqService, id: string): Promise<void> {
+export async function authorizeJob(
+  request: Pick<FastifyRequest, 'principal'>,
+  service: DelayqService,
+  id: string,
+): Promise<void> {
   if (!request.principal || request.principal.topicPrefixes === null) return;
   const job = await service.get(id);
   authorizeTopic(request, job.topic);

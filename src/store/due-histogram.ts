@@ -26,7 +26,10 @@ export function addCounts(into: DueCounts, more: readonly number[]): DueCounts {
 }
 
 /** Rows of (bucket index, count) from a GROUP BY into the dense array. */
-export function countsFromRows(query: DueHistogramQuery, rows: readonly { b: number | string; n: number | string }[]): DueCounts {
+export function countsFromRows(
+  query: DueHistogramQuery,
+  rows: readonly { b: number | string; n: number | string }[],
+): DueCounts {
   const counts = new Array<number>(bucketCount(query)).fill(0);
   for (const row of rows) {
     const b = Number(row.b);

@@ -8,5 +8,10 @@ import type { Job } from '../core/job.js';
 export type ReadyOrderKey = Pick<Job, 'priority' | 'runAt' | 'createdAt' | 'id'>;
 
 export function compareReadyOrder(a: ReadyOrderKey, b: ReadyOrderKey): number {
-  return a.priority - b.priority || a.runAt - b.runAt || a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (
+    a.priority - b.priority ||
+    a.runAt - b.runAt ||
+    a.createdAt - b.createdAt ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }

@@ -112,7 +112,11 @@ export function isWatchable(store: Store): store is WatchableStore {
 }
 
 export type Outcome<T> =
-  | { ok: true; value: T; /** A repeat of a finish already done with the same token: nothing changed. */ repeated?: true }
+  | {
+      ok: true;
+      value: T;
+      /** A repeat of a finish already done with the same token: nothing changed. */ repeated?: true;
+    }
   | { ok: false; reason: OutcomeFailure; state?: JobState };
 
 export type OutcomeFailure = 'not_found' | 'wrong_state' | 'token_mismatch';

@@ -16,7 +16,11 @@ describe('bench arithmetic', () => {
 
   it('pairs runs by index for the ratio to the reference and shows median (min–max)', () => {
     const r = new Results();
-    for (const [ref, peer] of [[30, 10], [40, 10], [20, 10]]) {
+    for (const [ref, peer] of [
+      [30, 10],
+      [40, 10],
+      [20, 10],
+    ]) {
       r.add('enqueue', 'delayq · Redis', 'rate', ref);
       r.add('enqueue', 'BullMQ · hz 10', 'rate', peer);
     }
@@ -29,7 +33,10 @@ describe('bench arithmetic', () => {
 
   it('gives no ratio to a value of about 0, which would mean nothing', () => {
     const r = new Results();
-    for (const [ref, beyond] of [[284, -0.4], [284, 0.2]]) {
+    for (const [ref, beyond] of [
+      [284, -0.4],
+      [284, 0.2],
+    ]) {
       r.add('memory', 'delayq · Redis', 'bytes', ref);
       r.add('memory', 'delayq · beyond the horizon', 'bytes', beyond);
     }
@@ -51,14 +58,29 @@ describe('bench arithmetic', () => {
 
   it('draws one curve per system with one colour per system across panels, escaping names', () => {
     const svg = latenessChart([
-      { title: 'a', series: [{ name: 'x<y', samples: [1, 2, 3] }, { name: 'z', samples: [] }] },
-      { title: 'b', series: [{ name: 'z', samples: [5, 500] }, { name: 'x<y', samples: [2] }] },
+      {
+        title: 'a',
+        series: [
+          { name: 'x<y', samples: [1, 2, 3] },
+          { name: 'z', samples: [] },
+        ],
+      },
+      {
+        title: 'b',
+        series: [
+          { name: 'z', samples: [5, 500] },
+          { name: 'x<y', samples: [2] },
+        ],
+      },
     ]);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('x&lt;y');
     expect(svg).not.toContain('x<y');
     expect(svg.match(/<polyline/g)).toHaveLength(3);
-    const colourOf = (name: string) => [...svg.matchAll(new RegExp(`stroke="(#[0-9a-f]{6})" stroke-width="3"/>\\n<text[^>]*>${name}<`, 'g'))].map((m) => m[1]);
+    const colourOf = (name: string) =>
+      [...svg.matchAll(new RegExp(`stroke="(#[0-9a-f]{6})" stroke-width="3"/>\\n<text[^>]*>${name}<`, 'g'))].map(
+        (m) => m[1],
+      );
     const xy = colourOf('x&lt;y');
     expect(xy).toHaveLength(2);
     expect(xy[0]).toBe(xy[1]);

@@ -58,7 +58,13 @@ async function settle(base: string, r: WireReservation, action: 'finish' | 'fail
         return;
       }
       if (res.status !== 503) {
-        out({ type: `${action}-refused`, id: r.job.id, status: res.status, code: res.json?.error?.code, at: Date.now() });
+        out({
+          type: `${action}-refused`,
+          id: r.job.id,
+          status: res.status,
+          code: res.json?.error?.code,
+          at: Date.now(),
+        });
         if (res.status === 409) await inferLost(url, r, action, deliveredAt);
         return;
       }
@@ -71,12 +77,20 @@ async function settle(base: string, r: WireReservation, action: 'finish' | 'fail
   await inferLost(url, r, action, deliveredAt);
 }
 
-async function inferLost(url: string, r: WireReservation, action: 'finish' | 'fail', deliveredAt: number): Promise<void> {
+async function inferLost(
+  url: string,
+  r: WireReservation,
+  action: 'finish' | 'fail',
+  deliveredAt: number,
+): Promise<void> {
   if (action === 'fail') {
     out({ type: 'fail', id: r.job.id, at: deliveredAt, inferred: true });
     return;
   }
-  const job = await fetch(url, { signal: AbortSignal.timeout(5000) }).then((x) => x.json() as Promise<any>, () => null);
+  const job = await fetch(url, { signal: AbortSignal.timeout(5000) }).then(
+    (x) => x.json() as Promise<any>,
+    () => null,
+  );
   if (job?.job?.state === 'finished') out({ type: 'finish', id: r.job.id, at: Date.now(), inferred: true });
 }
 
@@ -102,7 +116,9 @@ async function loop(n: number): Promise<void> {
       out({ type: 'deliver', id: r.job.id, at: deliveredAt[i], receivedAt, deadlineAt: r.deadlineAt });
     });
     await Promise.all(
-      reservations.map((r, i) => settle(base, r, spec.failEvery && ++seen % spec.failEvery === 0 ? 'fail' : 'finish', deliveredAt[i]!)),
+      reservations.map((r, i) =>
+        settle(base, r, spec.failEvery && ++seen % spec.failEvery === 0 ? 'fail' : 'finish', deliveredAt[i]!),
+      ),
     );
   }
 }

@@ -5,7 +5,11 @@ export interface WireReservation {
   deadlineAt: number;
 }
 
-export async function postJson(url: string, body: unknown, timeoutMs = 10_000): Promise<{ status: number; json: any; ms: number }> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  timeoutMs = 10_000,
+): Promise<{ status: number; json: any; ms: number }> {
   const t0 = performance.now();
   const res = await fetch(url, {
     method: 'POST',
@@ -22,8 +26,18 @@ export async function getJson(url: string, timeoutMs = 10_000): Promise<{ status
   return { status: res.status, json: await res.json().catch(() => null) };
 }
 
-export async function reserve(base: string, topic: string, count: number, waitMs: number, ttrMs?: number): Promise<WireReservation[]> {
-  const res = await postJson(`${base}/v1/reserve`, { topics: [topic], count, waitMs, ...(ttrMs ? { ttrMs } : {}) }, waitMs + 10_000);
+export async function reserve(
+  base: string,
+  topic: string,
+  count: number,
+  waitMs: number,
+  ttrMs?: number,
+): Promise<WireReservation[]> {
+  const res = await postJson(
+    `${base}/v1/reserve`,
+    { topics: [topic], count, waitMs, ...(ttrMs ? { ttrMs } : {}) },
+    waitMs + 10_000,
+  );
   if (res.status !== 200) throw new Error(`reserve: ${res.status} ${JSON.stringify(res.json)}`);
   return res.json.reservations as WireReservation[];
 }

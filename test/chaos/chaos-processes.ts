@@ -21,7 +21,12 @@ export const LONG = process.env['CHAOS_LONG'] === '1';
 const entry = (name: string): string => join(chaosBuildDir(), 'test', 'chaos', `${name}.js`);
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000, everyMs = 50): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -127,10 +132,14 @@ export class ServerProcess {
   async start(timeoutMs = 30_000): Promise<void> {
     const child = new ChaosChild('chaos-server', this.spec, this.env, ['--expose-gc']);
     this.child = child;
-    await waitUntil(`delayq server ${this.spec.nodeId} on ${this.url}`, () => {
-      if (!child.alive) throw new Error(`delayq server ${this.spec.nodeId} exited: ${child.stderr}`);
-      return child.lines.some((l) => l.startsWith('READY'));
-    }, timeoutMs).catch((err: unknown) => {
+    await waitUntil(
+      `delayq server ${this.spec.nodeId} on ${this.url}`,
+      () => {
+        if (!child.alive) throw new Error(`delayq server ${this.spec.nodeId} exited: ${child.stderr}`);
+        return child.lines.some((l) => l.startsWith('READY'));
+      },
+      timeoutMs,
+    ).catch((err: unknown) => {
       throw new Error(`${(err as Error).message}\n${child.stderr}`);
     });
   }

@@ -41,9 +41,21 @@ async function pushOne(i: number): Promise<void> {
     const text = await res.text();
     if (res.status === 201 || res.status === 200) {
       const { job } = JSON.parse(text) as { job: { runAt: number; ttrMs: number } };
-      out({ type: 'push', id, runAt: spec.clientRunAt ? sentAt + delayMs : job.runAt, ttrMs: job.ttrMs, at: Date.now() });
+      out({
+        type: 'push',
+        id,
+        runAt: spec.clientRunAt ? sentAt + delayMs : job.runAt,
+        ttrMs: job.ttrMs,
+        at: Date.now(),
+      });
     } else {
-      out({ type: 'push-refused', id, status: res.status, code: (JSON.parse(text) as { error?: { code?: string } }).error?.code, at: Date.now() });
+      out({
+        type: 'push-refused',
+        id,
+        status: res.status,
+        code: (JSON.parse(text) as { error?: { code?: string } }).error?.code,
+        at: Date.now(),
+      });
     }
   } catch (err) {
     out({ type: 'push-error', id, error: (err as Error).message, at: Date.now() });

@@ -34,10 +34,16 @@ export class ChaosRedis {
     spawnSync('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave'], { timeout: 3000, stdio: 'ignore' }); // leftover of a crashed run
     if (!options.keepData) rmSync(this.dir, { recursive: true, force: true });
     mkdirSync(this.dir, { recursive: true });
-    const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', ...persistence], {
-      stdio: 'ignore',
-    });
+    const persistence = options.persistent
+      ? ['--appendonly', 'yes', '--appendfsync', 'always']
+      : ['--appendonly', 'no'];
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', ...persistence],
+      {
+        stdio: 'ignore',
+      },
+    );
     this.child = child;
     await waitUntil(`redis-server on 127.0.0.1:${this.port}`, async () => {
       if (child.exitCode !== null) throw new Error(`redis-server on ${this.port} exited with ${child.exitCode}`);
@@ -74,7 +80,14 @@ export class ChaosRedis {
 
   /** One command on a short-lived connection. */
   async command(...args: string[]): Promise<unknown> {
-    const redis = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+    const redis = new Redis({
+      port: this.port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 1000,
+    });
     redis.on('error', () => undefined);
     try {
       await redis.connect();

@@ -64,7 +64,11 @@ if (spec.store === 'sqlite') {
   if (spec.store === 'redis+postgres' || spec.store === 'redis+mysql') {
     const journal =
       spec.store === 'redis+postgres'
-        ? new PostgresJournal({ connectionString: 'postgres://postgres@127.0.0.1:5432/test', schema: spec.pgSchema!, maxConnections: 4 })
+        ? new PostgresJournal({
+            connectionString: 'postgres://postgres@127.0.0.1:5432/test',
+            schema: spec.pgSchema!,
+            maxConnections: 4,
+          })
         : new MysqlJournal({ uri: spec.mysqlUri!, maxConnections: 4 });
     const settle = spec.reconcileSettleMs === undefined ? {} : { reconcileSettleMs: spec.reconcileSettleMs };
     journaled = new JournaledStore(redis, journal, { nodeId: spec.nodeId, clock: redis.clock, logger, ...settle });
@@ -75,7 +79,12 @@ if (spec.store === 'sqlite') {
 const service = createService(config, { store, logger, ...(clock ? { clock } : {}) });
 await service.start();
 const loader = journaled
-  ? new JournalLoader(journaled, service.clock, { onError: (err) => logger.warn({ err }, 'loader round failed') }, { intervalMs: spec.loaderIntervalMs ?? 500 })
+  ? new JournalLoader(
+      journaled,
+      service.clock,
+      { onError: (err) => logger.warn({ err }, 'loader round failed') },
+      { intervalMs: spec.loaderIntervalMs ?? 500 },
+    )
   : undefined;
 loader?.start();
 const app = await buildApp(service, config, { logger });

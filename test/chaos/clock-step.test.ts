@@ -29,18 +29,32 @@ describe.each(['sqlite', 'redis'] as const)('clock steps of ±1 hour on the serv
   });
 
   it('fires nothing early, lapses no reservation, expires no ready job', async () => {
-    if (!existsSync(LIBFAKETIME)) throw new Error(`libfaketime is not installed (${LIBFAKETIME}): apt-get install -y faketime`);
+    if (!existsSync(LIBFAKETIME))
+      throw new Error(`libfaketime is not installed (${LIBFAKETIME}): apt-get install -y faketime`);
     writeFileSync(timestampFile, '+0\n');
     if (store === 'redis') await redis.start();
     const server = new ServerProcess(
       store === 'sqlite'
         ? { port: 7560, nodeId: 'clock', store: 'sqlite', sqlitePath }
         : { port: 7561, nodeId: 'clock', store: 'redis', redisUrl: redis.url },
-      { LD_PRELOAD: LIBFAKETIME, FAKETIME_TIMESTAMP_FILE: timestampFile, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1' },
+      {
+        LD_PRELOAD: LIBFAKETIME,
+        FAKETIME_TIMESTAMP_FILE: timestampFile,
+        FAKETIME_NO_CACHE: '1',
+        FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      },
     );
     await server.start();
     const topic = `clock.${id}`;
-    const producer = startProducer({ urls: [server.url], prefix: `c${id}`, topic, ratePerSec: 80, delayMaxMs: 1500, ttrMs: 5000, clientRunAt: true });
+    const producer = startProducer({
+      urls: [server.url],
+      prefix: `c${id}`,
+      topic,
+      ratePerSec: 80,
+      delayMaxMs: 1500,
+      ttrMs: 5000,
+      clientRunAt: true,
+    });
     const consumer = startConsumer({ urls: [server.url], topic, loops: 3, clientClock: true });
     try {
       // jobs a +1 h step would fire at once if delayq trusted the wall clock
@@ -73,13 +87,16 @@ describe.each(['sqlite', 'redis'] as const)('clock steps of ±1 hour on the serv
 
       const events = historyOf([producer, consumer]);
       const result = checkHistory(events, { endAt: Date.now(), graceMs: 2500, ttrSlackMs: 100 });
-      const farDelivered = consumer.events.filter((e) => e['type'] === 'deliver' && far.includes(e['id'] as string)).length;
-      const states = async (ids: string[]) => Promise.all(ids.map(async (j) => (await getJson(`${server.url}/v1/jobs/${j}`)).json.job.state as string));
+      const farDelivered = consumer.events.filter(
+        (e) => e['type'] === 'deliver' && far.includes(e['id'] as string),
+      ).length;
+      const states = async (ids: string[]) =>
+        Promise.all(ids.map(async (j) => (await getJson(`${server.url}/v1/jobs/${j}`)).json.job.state as string));
       const idleStates = await states(idle);
       const heldStates = await states(held.map((r) => r.job.id));
-      const heldFinished = (await Promise.all(held.map((r) => postJson(`${server.url}/v1/jobs/${r.job.id}/finish`, { token: r.token })))).filter(
-        (r) => r.status === 200,
-      ).length;
+      const heldFinished = (
+        await Promise.all(held.map((r) => postJson(`${server.url}/v1/jobs/${r.job.id}/finish`, { token: r.token })))
+      ).filter((r) => r.status === 200).length;
       recordFigure(`clock-steps-${store}`, {
         steps: ['start +0', ...steps],
         serverWallSkewMinutesAfterEachStep: serverSkews,

@@ -5,8 +5,19 @@ const push = (id: string, runAt: number, at = 0): HistoryEvent => ({ type: 'push
 
 describe('history checker', () => {
   it('passes a clean history', () => {
-    const r = checkHistory([push('a', 100), { type: 'deliver', id: 'a', at: 105 }, { type: 'finish', id: 'a', at: 110 }], { endAt: 5000, graceMs: 1000 });
-    expect(r).toMatchObject({ pushed: 1, delivered: 1, lost: [], early: [], duplicates: [], resurrected: [], deliveredAfterFinish: [] });
+    const r = checkHistory(
+      [push('a', 100), { type: 'deliver', id: 'a', at: 105 }, { type: 'finish', id: 'a', at: 110 }],
+      { endAt: 5000, graceMs: 1000 },
+    );
+    expect(r).toMatchObject({
+      pushed: 1,
+      delivered: 1,
+      lost: [],
+      early: [],
+      duplicates: [],
+      resurrected: [],
+      deliveredAfterFinish: [],
+    });
   });
 
   it('finds lost, early, duplicate and resurrected deliveries', () => {

@@ -42,13 +42,25 @@ export interface CheckOptions {
 
 export function checkHistory(events: readonly HistoryEvent[], options: CheckOptions): CheckResult {
   const slack = options.ttrSlackMs ?? 50;
-  const jobs = new Map<string, { runAt: number; ttrMs: number; cancelledAt?: number; finishedAt?: number; deliveries: number[]; fails: number[] }>();
+  const jobs = new Map<
+    string,
+    { runAt: number; ttrMs: number; cancelledAt?: number; finishedAt?: number; deliveries: number[]; fails: number[] }
+  >();
   for (const e of events) {
     if (e.type === 'push') {
       if (!jobs.has(e.id)) jobs.set(e.id, { runAt: e.runAt, ttrMs: e.ttrMs, deliveries: [], fails: [] });
     }
   }
-  const result: CheckResult = { pushed: jobs.size, delivered: 0, redeliveries: 0, lost: [], early: [], duplicates: [], resurrected: [], deliveredAfterFinish: [] };
+  const result: CheckResult = {
+    pushed: jobs.size,
+    delivered: 0,
+    redeliveries: 0,
+    lost: [],
+    early: [],
+    duplicates: [],
+    resurrected: [],
+    deliveredAfterFinish: [],
+  };
   const sorted = [...events].sort((a, b) => a.at - b.at);
   for (const e of sorted) {
     const job = jobs.get(e.id);
@@ -65,7 +77,10 @@ export function checkHistory(events: readonly HistoryEvent[], options: CheckOpti
         break;
       case 'deliver': {
         if (e.at < job.runAt) result.early.push({ id: e.id, byMs: job.runAt - e.at });
-        if ((job.finishedAt !== undefined && e.at > job.finishedAt) || (job.cancelledAt !== undefined && e.at > job.cancelledAt)) {
+        if (
+          (job.finishedAt !== undefined && e.at > job.finishedAt) ||
+          (job.cancelledAt !== undefined && e.at > job.cancelledAt)
+        ) {
           result.resurrected.push(e.id);
           if (job.finishedAt !== undefined && e.at > job.finishedAt) result.deliveredAfterFinish.push(e.id);
         }

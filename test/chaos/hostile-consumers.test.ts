@@ -23,9 +23,16 @@ describe('hostile consumers', () => {
   it('reserve and vanish: every job is delivered again at its TTR deadline ± 1 s (no backoff configured)', async () => {
     const topic = `vanish.${randomBytes(3).toString('hex')}`;
     const n = 30;
-    for (let i = 0; i < n; i++) await push(server.url, { id: `${topic}-${i}`, topic, ttrMs: 2000, retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 0 } } });
+    for (let i = 0; i < n; i++)
+      await push(server.url, {
+        id: `${topic}-${i}`,
+        topic,
+        ttrMs: 2000,
+        retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 0 } },
+      });
     const vanished = new Map<string, number>();
-    while (vanished.size < n) for (const r of await reserve(server.url, topic, 100, 500)) vanished.set(r.job.id, r.deadlineAt);
+    while (vanished.size < n)
+      for (const r of await reserve(server.url, topic, 100, 500)) vanished.set(r.job.id, r.deadlineAt);
     // …and the consumer is gone. A well-behaved one waits for the redeliveries.
     // offset of each redelivery (the server's reservation time) from the vanished reservation's deadline
     const offsets: number[] = [];
@@ -38,7 +45,10 @@ describe('hostile consumers', () => {
         await postJson(`${server.url}/v1/jobs/${r.job.id}/finish`, { token: r.token });
       }
     }
-    recordFigure('hostile-vanish', { jobs: n, ttrMs: 2000, redeliveredAfterDeadlineMs: { min: Math.min(...offsets), max: Math.max(...offsets) },
+    recordFigure('hostile-vanish', {
+      jobs: n,
+      ttrMs: 2000,
+      redeliveredAfterDeadlineMs: { min: Math.min(...offsets), max: Math.max(...offsets) },
       receivedByConsumerAfterDeadlineMs: { min: Math.min(...receivedOffsets), max: Math.max(...receivedOffsets) },
     });
     for (const offset of offsets) {
@@ -79,7 +89,11 @@ describe('hostile consumers', () => {
     let peak = rssBefore;
     for (let round = 0; round < (LONG ? 4 : 2); round++) {
       const requests = Array.from({ length: polls }, () => {
-        const req = request(`${server.url}/v1/reserve`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } });
+        const req = request(`${server.url}/v1/reserve`, {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json' },
+        });
         req.on('error', () => undefined);
         req.end(JSON.stringify({ topics: [topic], count: 1, waitMs: 60_000 }));
         return req;
@@ -92,11 +106,23 @@ describe('hostile consumers', () => {
       await waitUntil('waiting consumers back to 0', async () => (await waiting()) === 0, 20_000, 100);
       const releasedMs = Date.now() - t0;
       const heap = await server.child!.heapAfterGc();
-      rounds.push({ waitingMiB: mib(rssWaiting), afterMiB: mib(heap.rss), heapAfterGcMiB: mib(heap.heapUsed), releasedMs });
+      rounds.push({
+        waitingMiB: mib(rssWaiting),
+        afterMiB: mib(heap.rss),
+        heapAfterGcMiB: mib(heap.heapUsed),
+        releasedMs,
+      });
     }
     agent.destroy();
     const perPollKiB = Math.round((peak - rssBefore) / polls / 102.4) / 10;
-    recordFigure('hostile-idle-long-polls', { polls, rssBeforeMiB: mib(rssBefore), heapBeforeMiB: mib(heapBefore), peakMiB: mib(peak), perPollKiB, rounds });
+    recordFigure('hostile-idle-long-polls', {
+      polls,
+      rssBeforeMiB: mib(rssBefore),
+      heapBeforeMiB: mib(heapBefore),
+      peakMiB: mib(peak),
+      perPollKiB,
+      rounds,
+    });
     // bounded: under 32 KiB of resident memory per idle long-poll (socket, request, waiter)…
     expect(peak - rssBefore).toBeLessThan(polls * 32 * 1024);
     // …and released: after the disconnects and a GC, live memory is back near where it started, every round

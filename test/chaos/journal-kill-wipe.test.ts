@@ -4,7 +4,12 @@
 // server acknowledged as finished may be delivered again, and the journal must agree with the store.
 // Short form: 1 kill per database (a server start takes seconds here); long form (CHAOS_LONG=1): 20.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mysqlJournalDatabase, postgresJournalDatabase, MYSQL_URL, type JournalDatabase } from '../helpers/journal-databases.js';
+import {
+  mysqlJournalDatabase,
+  postgresJournalDatabase,
+  MYSQL_URL,
+  type JournalDatabase,
+} from '../helpers/journal-databases.js';
 import { recordFigure } from './chaos-figures.js';
 import { LONG, ServerProcess, sleep, waitUntil } from './chaos-processes.js';
 import { ChaosRedis } from './chaos-redis.js';
@@ -19,7 +24,9 @@ const freePort = (): number => 20_000 + Math.floor(Math.random() * 30_000);
 
 /** Journal rows against what the store answers (GET prefers the inner store): terminal states must match. */
 async function disagreements(db: JournalDatabase, url: string, prefix: string): Promise<string[]> {
-  const rows = await db.query<{ id: string; state: string }>(`SELECT id, state FROM delayq_jobs WHERE id LIKE '${prefix}%'`);
+  const rows = await db.query<{ id: string; state: string }>(
+    `SELECT id, state FROM delayq_jobs WHERE id LIKE '${prefix}%'`,
+  );
   const out: string[] = [];
   for (const row of rows) {
     const res = await fetch(`${url}/v1/jobs/${encodeURIComponent(row.id)}`, { signal: AbortSignal.timeout(10_000) });
@@ -48,73 +55,79 @@ for (const [dialect, open] of databases) {
       await db.drop();
     });
 
-    it(`${kills} kills: no delivery after an acknowledged finish; the journal agrees with the store ${AGREE_AFTER_MS / 1000} s after the drain`, async () => {
-      const prefix = `jk${Math.random().toString(36).slice(2, 7)}`;
-      const server = new ServerProcess({
-        port: freePort(),
-        nodeId: `jk-${dialect}`,
-        store: dialect === 'postgres' ? 'redis+postgres' : 'redis+mysql',
-        redisUrl: redis.url,
-        ...(dialect === 'postgres' ? { pgSchema: db.name } : { mysqlUri: `${MYSQL_URL}/${db.name}` }),
-        loaderIntervalMs: 300,
-        reconcileSettleMs: SETTLE_MS,
-      });
-      let wipes = 0;
-      let disagreeing: string[] = [];
-      const wipeAndWaitForRestore = async () => {
-        // the loader notices the missing marker and restores: the server's journal status shows a newer restore
-        const restoredAt = async () => {
-          const res = await fetch(`${server.url}/v1/journal`, { signal: AbortSignal.timeout(10_000) });
-          const status = (await res.json()) as { inner: string; lastRestore: { startedAt: number } | null };
-          return status.inner === 'ok' ? (status.lastRestore?.startedAt ?? 0) : -1;
+    it(
+      `${kills} kills: no delivery after an acknowledged finish; the journal agrees with the store ${AGREE_AFTER_MS / 1000} s after the drain`,
+      async () => {
+        const prefix = `jk${Math.random().toString(36).slice(2, 7)}`;
+        const server = new ServerProcess({
+          port: freePort(),
+          nodeId: `jk-${dialect}`,
+          store: dialect === 'postgres' ? 'redis+postgres' : 'redis+mysql',
+          redisUrl: redis.url,
+          ...(dialect === 'postgres' ? { pgSchema: db.name } : { mysqlUri: `${MYSQL_URL}/${db.name}` }),
+          loaderIntervalMs: 300,
+          reconcileSettleMs: SETTLE_MS,
+        });
+        let wipes = 0;
+        let disagreeing: string[] = [];
+        const wipeAndWaitForRestore = async () => {
+          // the loader notices the missing marker and restores: the server's journal status shows a newer restore
+          const restoredAt = async () => {
+            const res = await fetch(`${server.url}/v1/journal`, { signal: AbortSignal.timeout(10_000) });
+            const status = (await res.json()) as { inner: string; lastRestore: { startedAt: number } | null };
+            return status.inner === 'ok' ? (status.lastRestore?.startedAt ?? 0) : -1;
+          };
+          let before = -1;
+          await waitUntil('the journal status', async () => (before = await restoredAt()) >= 0, 60_000, 200);
+          await redis.command('FLUSHALL');
+          wipes++;
+          await waitUntil('the restore after a wipe', async () => (await restoredAt()) > before, 60_000, 200);
         };
-        let before = -1;
-        await waitUntil('the journal status', async () => (before = await restoredAt()) >= 0, 60_000, 200);
-        await redis.command('FLUSHALL');
-        wipes++;
-        await waitUntil('the restore after a wipe', async () => (await restoredAt()) > before, 60_000, 200);
-      };
-      const report = await runKillLoop(server, {
-        kills,
-        intervalMs: LONG ? [1500, 3000] : [800, 1200],
-        ratePerSec: LONG ? 200 : 120,
-        delayMaxMs: 1500,
-        ttrMs: 2000,
-        failEvery: 25,
-        prefix,
-        startTimeoutMs: 90_000,
-        disturb: async (k) => {
-          await server.kill9();
-          await server.start(90_000); // a start takes 10–15 s on this loaded 2-core host
-          if (k % 2 === 0) {
-            // after reconciliation had a chance (settle + a few rounds), the store loses everything
-            await sleep(SETTLE_MS + 1000);
+        const report = await runKillLoop(server, {
+          kills,
+          intervalMs: LONG ? [1500, 3000] : [800, 1200],
+          ratePerSec: LONG ? 200 : 120,
+          delayMaxMs: 1500,
+          ttrMs: 2000,
+          failEvery: 25,
+          prefix,
+          startTimeoutMs: 90_000,
+          disturb: async (k) => {
+            await server.kill9();
+            await server.start(90_000); // a start takes 10–15 s on this loaded 2-core host
+            if (k % 2 === 0) {
+              // after reconciliation had a chance (settle + a few rounds), the store loses everything
+              await sleep(SETTLE_MS + 1000);
+              await wipeAndWaitForRestore();
+            }
+          },
+          afterDrain: async () => {
+            await sleep(AGREE_AFTER_MS);
+            disagreeing = await disagreements(db, server.url, prefix);
+            // a last wipe: a finish the journal missed would now come back; the consumers are still running
             await wipeAndWaitForRestore();
-          }
-        },
-        afterDrain: async () => {
-          await sleep(AGREE_AFTER_MS);
-          disagreeing = await disagreements(db, server.url, prefix);
-          // a last wipe: a finish the journal missed would now come back; the consumers are still running
-          await wipeAndWaitForRestore();
-          await sleep(3000);
-        },
-      });
-      const reconciled = await db.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM delayq_job_history WHERE reason LIKE 'reconciled:%'`);
-      recordFigure(`journal-kill-wipe-${dialect}`, {
-        summary: summarize(`redis+${dialect} kill+wipe`, report),
-        wipes,
-        deliveredAfterFinish: report.deliveredAfterFinish.length,
-        journalDisagreesAfterMs: { afterMs: AGREE_AFTER_MS, count: disagreeing.length },
-        endsJournaledByReconciliation: Number(reconciled[0]!.n),
-      });
-      expect(report.acked).toBeGreaterThan(30);
-      expect(report.lost).toEqual([]);
-      expect(report.early).toEqual([]);
-      expect(report.deliveredAfterFinish).toEqual([]);
-      expect(report.resurrected).toEqual([]);
-      expect(disagreeing).toEqual([]);
-      // duplicates are allowed: a reservation not yet journaled (asynchronous) is forgotten by a wipe.
-    }, LONG ? 900_000 : 240_000);
+            await sleep(3000);
+          },
+        });
+        const reconciled = await db.query<{ n: unknown }>(
+          `SELECT COUNT(*) AS n FROM delayq_job_history WHERE reason LIKE 'reconciled:%'`,
+        );
+        recordFigure(`journal-kill-wipe-${dialect}`, {
+          summary: summarize(`redis+${dialect} kill+wipe`, report),
+          wipes,
+          deliveredAfterFinish: report.deliveredAfterFinish.length,
+          journalDisagreesAfterMs: { afterMs: AGREE_AFTER_MS, count: disagreeing.length },
+          endsJournaledByReconciliation: Number(reconciled[0]!.n),
+        });
+        expect(report.acked).toBeGreaterThan(30);
+        expect(report.lost).toEqual([]);
+        expect(report.early).toEqual([]);
+        expect(report.deliveredAfterFinish).toEqual([]);
+        expect(report.resurrected).toEqual([]);
+        expect(disagreeing).toEqual([]);
+        // duplicates are allowed: a reservation not yet journaled (asynchronous) is forgotten by a wipe.
+      },
+      LONG ? 900_000 : 240_000,
+    );
   });
 }

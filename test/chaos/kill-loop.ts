@@ -5,7 +5,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkHistory, type CheckResult, type HistoryEvent } from './history-checker.js';
-import { CHAOS_ROOT, sleep, startConsumer, startProducer, waitUntil, type ChaosChild, type ServerProcess } from './chaos-processes.js';
+import {
+  CHAOS_ROOT,
+  sleep,
+  startConsumer,
+  startProducer,
+  waitUntil,
+  type ChaosChild,
+  type ServerProcess,
+} from './chaos-processes.js';
 
 export interface KillLoopOptions {
   kills: number;
@@ -60,7 +68,12 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
     delayMaxMs: options.delayMaxMs,
     ttrMs: options.ttrMs,
   });
-  const consumer = startConsumer({ urls: [server.url], topic, loops: 4, ...(options.failEvery ? { failEvery: options.failEvery } : {}) });
+  const consumer = startConsumer({
+    urls: [server.url],
+    topic,
+    loops: 4,
+    ...(options.failEvery ? { failEvery: options.failEvery } : {}),
+  });
   const restartMs: number[] = [];
   const kills: object[] = [];
   try {
@@ -95,7 +108,9 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
         // a finish can commit just before a kill and lose its answer: then only the server knows
         {
           for (const id of open.slice(0, 100)) {
-            const res = await fetch(`${server.url}/v1/jobs/${encodeURIComponent(id)}`, { signal: AbortSignal.timeout(2000) });
+            const res = await fetch(`${server.url}/v1/jobs/${encodeURIComponent(id)}`, {
+              signal: AbortSignal.timeout(2000),
+            });
             if (res.ok && ((await res.json()) as { job: { state: string } }).job.state === 'finished') {
               finishedPerServer.add(id);
               confirmedFinishes.push({ type: 'finish', id, at: Date.now() });
@@ -103,7 +118,8 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
           }
         }
         const left = open.filter((id) => !finishedPerServer.has(id));
-        if (process.env['CHAOS_DEBUG'] && left.length) console.log(`drain: ${left.length} open, e.g. ${left.slice(0, 3).join(' ')}`);
+        if (process.env['CHAOS_DEBUG'] && left.length)
+          console.log(`drain: ${left.length} open, e.g. ${left.slice(0, 3).join(' ')}`);
         return left.length === 0;
       },
       options.delayMaxMs + options.ttrMs * 4 + 20_000,
@@ -125,13 +141,19 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
     await consumer.stop();
     const events = [...historyOf([producer, consumer]), ...confirmedFinishes];
     // the raw history stays for a post-mortem of any violation
-    writeFileSync(join(CHAOS_ROOT, `history-${options.prefix}.jsonl`), [...producer.events, ...consumer.events, ...kills].map((e) => JSON.stringify(e)).join('\n'));
+    writeFileSync(
+      join(CHAOS_ROOT, `history-${options.prefix}.jsonl`),
+      [...producer.events, ...consumer.events, ...kills].map((e) => JSON.stringify(e)).join('\n'),
+    );
     const endAt = Date.now();
     const result = checkHistory(events, { endAt, graceMs: options.ttrMs * 3 + 2000, ttrSlackMs: 100 });
     const deliveries = consumer.events.filter((e) => e['type'] === 'deliver');
-    const settled = consumer.events.filter((e) => (e['type'] === 'finish' || e['type'] === 'fail') && !e['inferred']).length;
+    const settled = consumer.events.filter(
+      (e) => (e['type'] === 'finish' || e['type'] === 'fail') && !e['inferred'],
+    ).length;
     const perJob = new Map<string, number>();
-    for (const d of deliveries) if (pushed.has(d['id'] as string)) perJob.set(d['id'] as string, (perJob.get(d['id'] as string) ?? 0) + 1);
+    for (const d of deliveries)
+      if (pushed.has(d['id'] as string)) perJob.set(d['id'] as string, (perJob.get(d['id'] as string) ?? 0) + 1);
     return {
       ...result,
       kills: options.kills,

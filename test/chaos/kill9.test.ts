@@ -26,17 +26,26 @@ function expectPromiseKept(r: KillLoopReport): void {
 }
 
 describe('kill -9 under load', () => {
-  it(`SQLite: ${kills} kills, nothing lost, nothing early, nothing resurrected`, async () => {
-    const path = join(CHAOS_ROOT, `kill-${randomBytes(4).toString('hex')}.db`);
-    try {
-      const server = new ServerProcess({ port: 7501, nodeId: 'kill-sqlite', store: 'sqlite', sqlitePath: path });
-      const report = await runKillLoop(server, { ...load, kills, intervalMs: interval, prefix: `ks${randomBytes(3).toString('hex')}` });
-      recordFigure('kill9-sqlite', { summary: summarize('sqlite', report) });
-      expectPromiseKept(report);
-    } finally {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-    }
-  }, LONG ? 900_000 : 240_000);
+  it(
+    `SQLite: ${kills} kills, nothing lost, nothing early, nothing resurrected`,
+    async () => {
+      const path = join(CHAOS_ROOT, `kill-${randomBytes(4).toString('hex')}.db`);
+      try {
+        const server = new ServerProcess({ port: 7501, nodeId: 'kill-sqlite', store: 'sqlite', sqlitePath: path });
+        const report = await runKillLoop(server, {
+          ...load,
+          kills,
+          intervalMs: interval,
+          prefix: `ks${randomBytes(3).toString('hex')}`,
+        });
+        recordFigure('kill9-sqlite', { summary: summarize('sqlite', report) });
+        expectPromiseKept(report);
+      } finally {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+      }
+    },
+    LONG ? 900_000 : 240_000,
+  );
 
   describe('Redis + PostgreSQL journal', () => {
     const redis = new ChaosRedis(7510);
@@ -54,11 +63,26 @@ describe('kill -9 under load', () => {
       await admin.end();
     });
 
-    it(`${kills} kills, nothing lost, nothing early, nothing resurrected`, async () => {
-      const server = new ServerProcess({ port: 7502, nodeId: 'kill-redis', store: 'redis+postgres', redisUrl: redis.url, pgSchema: schema });
-      const report = await runKillLoop(server, { ...load, kills, intervalMs: interval, prefix: `kr${randomBytes(3).toString('hex')}` });
-      recordFigure('kill9-redis-journal', { summary: summarize('redis+postgres', report) });
-      expectPromiseKept(report);
-    }, LONG ? 900_000 : 240_000);
+    it(
+      `${kills} kills, nothing lost, nothing early, nothing resurrected`,
+      async () => {
+        const server = new ServerProcess({
+          port: 7502,
+          nodeId: 'kill-redis',
+          store: 'redis+postgres',
+          redisUrl: redis.url,
+          pgSchema: schema,
+        });
+        const report = await runKillLoop(server, {
+          ...load,
+          kills,
+          intervalMs: interval,
+          prefix: `kr${randomBytes(3).toString('hex')}`,
+        });
+        recordFigure('kill9-redis-journal', { summary: summarize('redis+postgres', report) });
+        expectPromiseKept(report);
+      },
+      LONG ? 900_000 : 240_000,
+    );
   });
 });

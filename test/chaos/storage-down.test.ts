@@ -20,7 +20,13 @@ interface Answer {
 }
 
 /** Pushes at `ratePerSec` for `durationMs`, in parallel, recording every answer (status 0: no answer in 30 s). */
-async function pushStream(base: string, topic: string, prefix: string, ratePerSec: number, durationMs: number): Promise<Answer[]> {
+async function pushStream(
+  base: string,
+  topic: string,
+  prefix: string,
+  ratePerSec: number,
+  durationMs: number,
+): Promise<Answer[]> {
   const answers: Promise<Answer>[] = [];
   const t0 = Date.now();
   for (let i = 0; Date.now() - t0 < durationMs; i++) {
@@ -39,12 +45,16 @@ async function pushStream(base: string, topic: string, prefix: string, ratePerSe
 
 function tally(answers: readonly Answer[]): Record<string, number | string> {
   const by: Record<string, number> = {};
-  for (const a of answers) by[`${a.status}${a.code ? ' ' + a.code : ''}`] = (by[`${a.status}${a.code ? ' ' + a.code : ''}`] ?? 0) + 1;
+  for (const a of answers)
+    by[`${a.status}${a.code ? ' ' + a.code : ''}`] = (by[`${a.status}${a.code ? ' ' + a.code : ''}`] ?? 0) + 1;
   return { ...by, maxMs: Math.round(Math.max(...answers.map((a) => a.ms))) };
 }
 
 /** Every 2xx push must be stored; every failure must be 503 E_STORE_UNAVAILABLE. */
-async function checkAnswers(base: string, answers: readonly Answer[]): Promise<{ acked: number; refused: number; storedAnyway: number }> {
+async function checkAnswers(
+  base: string,
+  answers: readonly Answer[],
+): Promise<{ acked: number; refused: number; storedAnyway: number }> {
   let storedAnyway = 0;
   for (const a of answers) {
     if (a.status === 201) {
@@ -54,7 +64,11 @@ async function checkAnswers(base: string, answers: readonly Answer[]): Promise<{
       if ((await getJson(`${base}/v1/jobs/${a.id}`)).status === 200) storedAnyway++; // allowed: not acknowledged
     }
   }
-  return { acked: answers.filter((a) => a.status === 201).length, refused: answers.filter((a) => a.status !== 201).length, storedAnyway };
+  return {
+    acked: answers.filter((a) => a.status === 201).length,
+    refused: answers.filter((a) => a.status !== 201).length,
+    storedAnyway,
+  };
 }
 
 async function recoveryMs(base: string, topic: string, from: number): Promise<number> {
@@ -76,7 +90,13 @@ describe('storage slow or down', () => {
 
   it('Redis hung (SIGSTOP), then stopped: 503 within the command timeout, recovery by itself', async () => {
     await redis.start({ persistent: true });
-    const server = new ServerProcess({ port: 7551, nodeId: 'down-redis', store: 'redis', redisUrl: redis.url, redisCommandTimeoutMs: 1000 });
+    const server = new ServerProcess({
+      port: 7551,
+      nodeId: 'down-redis',
+      store: 'redis',
+      redisUrl: redis.url,
+      redisCommandTimeoutMs: 1000,
+    });
     await server.start();
     try {
       const topic = `down.${randomBytes(3).toString('hex')}`;

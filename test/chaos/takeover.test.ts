@@ -14,7 +14,14 @@ const CLOCK_AGREEMENT_MS = 50;
 describe('several instances on one Redis, one killed', () => {
   const redis = new ChaosRedis(7530);
   const servers = [7531, 7532, 7533].map(
-    (port, i) => new ServerProcess({ port, nodeId: `inst-${i}`, store: 'redis', redisUrl: `redis://127.0.0.1:7530`, redisPrefix: 'takeover' }),
+    (port, i) =>
+      new ServerProcess({
+        port,
+        nodeId: `inst-${i}`,
+        store: 'redis',
+        redisUrl: `redis://127.0.0.1:7530`,
+        redisPrefix: 'takeover',
+      }),
   );
   beforeAll(async () => {
     await redis.start();
@@ -31,7 +38,13 @@ describe('several instances on one Redis, one killed', () => {
     const ttrMs = 3000;
     const reservedCount = 40;
     const delayedCount = 40;
-    for (let i = 0; i < reservedCount; i++) await push(victim.url, { id: `${topic}-r${i}`, topic, ttrMs, retry: { maxAttempts: 5, backoff: { type: 'fixed', delayMs: 0 } } });
+    for (let i = 0; i < reservedCount; i++)
+      await push(victim.url, {
+        id: `${topic}-r${i}`,
+        topic,
+        ttrMs,
+        retry: { maxAttempts: 5, backoff: { type: 'fixed', delayMs: 0 } },
+      });
     // the victim's consumers take everything that is ready
     const held: WireReservation[] = [];
     while (held.length < reservedCount) held.push(...(await reserve(victim.url, topic, 100, 1000)));

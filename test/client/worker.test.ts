@@ -26,13 +26,23 @@ describe('Worker', () => {
       await gate;
       running--;
     };
-    const worker = new Worker(client, { handlers: { 'w-mail': handler, 'w-sms': handler }, concurrency: 3, waitMs: 2000 }).start();
+    const worker = new Worker(client, {
+      handlers: { 'w-mail': handler, 'w-sms': handler },
+      concurrency: 3,
+      waitMs: 2000,
+    }).start();
     await client.pushBatch([1, 2, 3, 4, 5].map((n) => ({ topic: n % 2 ? 'w-mail' : 'w-sms', id: `w-${n}`, body: n })));
     await waitFor(() => running === 3, 'three handlers at once');
     expect(seen).toHaveLength(3); // the other two wait for a free slot
     openGate();
-    await waitFor(async () => (await client.list({ topic: 'w-mail', state: 'finished' })).jobs.length === 3, 'mail jobs finished');
-    await waitFor(async () => (await client.list({ topic: 'w-sms', state: 'finished' })).jobs.length === 2, 'sms jobs finished');
+    await waitFor(
+      async () => (await client.list({ topic: 'w-mail', state: 'finished' })).jobs.length === 3,
+      'mail jobs finished',
+    );
+    await waitFor(
+      async () => (await client.list({ topic: 'w-sms', state: 'finished' })).jobs.length === 2,
+      'sms jobs finished',
+    );
     expect(maxRunning).toBe(3);
     expect(seen.sort()).toEqual(['w-mail:1', 'w-mail:3', 'w-mail:5', 'w-sms:2', 'w-sms:4']);
     await worker.close();
@@ -49,7 +59,11 @@ describe('Worker', () => {
       },
       waitMs: 2000,
     }).start();
-    await client.push({ topic: 'w-fail', id: 'wf-1', retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 0 } } });
+    await client.push({
+      topic: 'w-fail',
+      id: 'wf-1',
+      retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 0 } },
+    });
     await waitFor(async () => (await client.get('wf-1')).state === 'dead', 'the job to be buried');
     const job = await client.get('wf-1');
     expect(job.lastError).toBe('Error: mail server down (try 2)');
@@ -93,7 +107,10 @@ describe('Worker', () => {
       waitMs: 30_000,
     }).start();
     await client.push({ topic: 'w-close', id: 'wc-1' });
-    await waitFor(() => started && server.service.waitingConsumers > 0, 'the handler to run and the worker to long-poll');
+    await waitFor(
+      () => started && server.service.waitingConsumers > 0,
+      'the handler to run and the worker to long-poll',
+    );
     let closed = false;
     const closing = worker.close().then(() => (closed = true));
     await waitFor(() => server.service.waitingConsumers === 0, 'the long-poll to be dropped');
@@ -139,12 +156,20 @@ describe('Worker', () => {
     expect(asked.length).toBe(polls); // both lanes full: neither asks for more
     expect((await client.list({ topic: 'w-lanes', state: 'ready' })).jobs).toHaveLength(1);
     openGate();
-    await waitFor(async () => (await client.list({ topic: 'w-lanes', state: 'finished' })).jobs.length === 6, 'all six finished');
+    await waitFor(
+      async () => (await client.list({ topic: 'w-lanes', state: 'finished' })).jobs.length === 6,
+      'all six finished',
+    );
     expect(maxRunning).toBe(5);
     await worker.close();
 
     asked.length = 0;
-    const single = new Worker(new RecordingClient({ url: server.url }), { handlers: { 'w-lanes': () => {} }, concurrency: 5, lanes: 1, waitMs: 300 }).start();
+    const single = new Worker(new RecordingClient({ url: server.url }), {
+      handlers: { 'w-lanes': () => {} },
+      concurrency: 5,
+      lanes: 1,
+      waitMs: 300,
+    }).start();
     await waitFor(() => asked.length >= 1, 'the one lane polling');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(asked[0]).toBe(5); // one loop asks for all five slots
@@ -164,17 +189,34 @@ describe('Worker', () => {
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     let running = 0;
-    const worker = new Worker(counting, { handlers: { 'w-batch': async () => { running++; await gate; } }, concurrency: 8, lanes: 1, waitMs: 2000 }).start();
+    const worker = new Worker(counting, {
+      handlers: {
+        'w-batch': async () => {
+          running++;
+          await gate;
+        },
+      },
+      concurrency: 8,
+      lanes: 1,
+      waitMs: 2000,
+    }).start();
     await client.pushBatch(Array.from({ length: 8 }, (_, i) => ({ topic: 'w-batch', id: `wb-${i}` })));
     await waitFor(() => running === 8, 'eight handlers waiting on the gate');
     openGate(); // all eight resolve in the same turn
-    await waitFor(async () => (await client.list({ topic: 'w-batch', state: 'finished' })).jobs.length === 8, 'all eight finished');
+    await waitFor(
+      async () => (await client.list({ topic: 'w-batch', state: 'finished' })).jobs.length === 8,
+      'all eight finished',
+    );
     expect(batches).toEqual([8]);
     await worker.close();
 
     // A long gathering delay: close() sends what is gathered at once instead of waiting it out.
     batches.length = 0;
-    const slow = new Worker(counting, { handlers: { 'w-batch-close': () => {} }, ackDelayMs: 10_000, waitMs: 2000 }).start();
+    const slow = new Worker(counting, {
+      handlers: { 'w-batch-close': () => {} },
+      ackDelayMs: 10_000,
+      waitMs: 2000,
+    }).start();
     await client.push({ topic: 'w-batch-close', id: 'wbc-1' });
     await waitFor(async () => (await client.get('wbc-1')).state === 'reserved', 'the job reserved');
     await waitFor(() => slow.processed === 1, 'the handler done');

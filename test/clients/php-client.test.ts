@@ -25,7 +25,14 @@ describe.each([
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n')).toEqual(['ok validation', 'ok cancel', 'ok touch', 'ok batch', 'ok fail-retry-dead', 'done']);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'ok validation',
+      'ok cancel',
+      'ok touch',
+      'ok batch',
+      'ok fail-retry-dead',
+      'done',
+    ]);
   }, 60_000);
 });
 
@@ -41,6 +48,11 @@ describe('PHP client README', () => {
     const run = await runProcess('php', [], { input: example, env: { DELAYQ_URL: server.url } });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout.trim().split('\n')).toEqual(['cancelled: cancelled', 'sending to +15550100', 'finished: 1', 'refused: E_WRONG_STATE']);
+    expect(run.stdout.trim().split('\n')).toEqual([
+      'cancelled: cancelled',
+      'sending to +15550100',
+      'finished: 1',
+      'refused: E_WRONG_STATE',
+    ]);
   }, 60_000);
 });

@@ -36,7 +36,11 @@ describe.each([
   it('runs the full lifecycle: push, reserve, auto-touch, acks, fail → retry → dead, cancel', async () => {
     server = await startServer({ overrides: overrides() });
     const result = await runProcess(PYTHON, ['test/clients/python/lifecycle.py'], {
-      env: { DELAYQ_URL: server.url, DELAYQ_PREFIX: `py${Math.random().toString(36).slice(2, 8)}`, PYTHONPATH: join(REPO_ROOT, 'clients/python') },
+      env: {
+        DELAYQ_URL: server.url,
+        DELAYQ_PREFIX: `py${Math.random().toString(36).slice(2, 8)}`,
+        PYTHONPATH: join(REPO_ROOT, 'clients/python'),
+      },
       timeoutMs: 60_000,
     });
     expect(result.stderr).toBe('');
@@ -67,14 +71,21 @@ describe('Python client README', () => {
 
   it('installs with `pip install ./clients/python` and runs the one-minute example as written', async () => {
     expect((await runProcess(PYTHON, ['-m', 'venv', venv])).code).toBe(0);
-    const install = await runProcess(join(venv, 'bin/pip'), ['install', '-q', './clients/python'], { timeoutMs: 240_000 });
+    const install = await runProcess(join(venv, 'bin/pip'), ['install', '-q', './clients/python'], {
+      timeoutMs: 240_000,
+    });
     expect(install.stderr.replace(/^\s*\[notice].*$/gm, '').trim()).toBe('');
     expect(install.code).toBe(0);
 
     server = await startServer();
     const example = readmeBlock('clients/python/README.md', 'python');
     // Run from a directory without the sources, so the installed package is the one imported.
-    const run = await runProcess(join(venv, 'bin/python'), ['-'], { input: example, cwd: venv, env: { DELAYQ_URL: server.url }, timeoutMs: 60_000 });
+    const run = await runProcess(join(venv, 'bin/python'), ['-'], {
+      input: example,
+      cwd: venv,
+      env: { DELAYQ_URL: server.url },
+      timeoutMs: 60_000,
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toEqual(['pushed: delayed', 'closing order A1', 'now: finished']);

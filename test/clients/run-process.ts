@@ -18,7 +18,11 @@ export function runProcess(
   options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, stdio: 'pipe' });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: 'pipe',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -35,7 +39,9 @@ export function runProcess(
 
 /** The first fenced code block of `language` in a README, exactly as written there. */
 export function readmeBlock(readme: string, language: string, index = 0): string {
-  const blocks = [...readFileSync(join(REPO_ROOT, readme), 'utf8').matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))];
+  const blocks = [
+    ...readFileSync(join(REPO_ROOT, readme), 'utf8').matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g')),
+  ];
   const block = blocks[index]?.[1];
   if (block === undefined) throw new Error(`${readme} has no \`\`\`${language} block #${index}`);
   return block;

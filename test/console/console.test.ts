@@ -25,11 +25,15 @@ describe('web console', () => {
   let context: BrowserContext;
   let page: Page;
   const profile = mkdtempSync(join(tmpdir(), 'delayq-chromium-'));
-  const api = (method: string, path: string, json?: unknown) => http(url, method, path, { ...(json ? { json } : {}), headers: { authorization: `Bearer ${TOKEN}` } });
+  const api = (method: string, path: string, json?: unknown) =>
+    http(url, method, path, { ...(json ? { json } : {}), headers: { authorization: `Bearer ${TOKEN}` } });
 
   beforeAll(async () => {
     await buildConsole();
-    const config = loadConfig({ env: {}, overrides: { sqlite: { path: ':memory:' }, auth: { tokens: [{ token: TOKEN }] }, metrics: { statsCacheMs: 0 } } });
+    const config = loadConfig({
+      env: {},
+      overrides: { sqlite: { path: ':memory:' }, auth: { tokens: [{ token: TOKEN }] }, metrics: { statsCacheMs: 0 } },
+    });
     runtime = createRuntime(config);
     await runtime.start();
     app = await buildApp(runtime.service, config, { metrics: runtime.metrics, sinks: runtime.sinks });
@@ -38,7 +42,16 @@ describe('web console', () => {
       executablePath: '/usr/bin/chromium',
       headless: true,
       viewport: { width: 1280, height: 800 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = context.pages()[0] ?? (await context.newPage());
   }, 120_000);
@@ -50,7 +63,13 @@ describe('web console', () => {
   });
 
   it('asks for a token, then shows the topics', async () => {
-    await api('POST', '/v1/jobs', { topic: 'orders', id: 'order-42-close', bizKey: 'order-42', delayMs: 10 * MINUTE, body: { order: 42, action: 'close' } });
+    await api('POST', '/v1/jobs', {
+      topic: 'orders',
+      id: 'order-42-close',
+      bizKey: 'order-42',
+      delayMs: 10 * MINUTE,
+      body: { order: 42, action: 'close' },
+    });
     await page.goto(`${url}/console/`);
     await page.locator('input[name=token]').fill('wrong-token-0000000000');
     await page.locator('button[type=submit]').click();
@@ -96,7 +115,8 @@ describe('web console', () => {
   it('draws the due-time histogram of the jobs pushed', async () => {
     const minute = Math.floor(Date.now() / MINUTE) * MINUTE;
     const at = [150, 156, 162, 1830].map((s) => minute + s * 1000);
-    for (const [i, runAt] of at.entries()) expect((await api('POST', '/v1/jobs', { topic: 'reminders', id: `r${i}`, runAt })).status).toBe(201);
+    for (const [i, runAt] of at.entries())
+      expect((await api('POST', '/v1/jobs', { topic: 'reminders', id: `r${i}`, runAt })).status).toBe(201);
     await page.goto(`${url}/console/#/due?topic=reminders`);
     await page.locator('#due-total').waitFor();
     expect(await page.locator('#due-total strong').textContent()).toBe('4');
@@ -107,7 +127,9 @@ describe('web console', () => {
     await page.locator('button[data-range=day]').click();
     await page.locator('#due-total').getByText('next day').waitFor();
     expect(await page.locator('#due-total strong').textContent()).toBe('4');
-    const counts = await page.locator('#histogram .bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-count'))));
+    const counts = await page
+      .locator('#histogram .bar')
+      .evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-count'))));
     expect(counts).toHaveLength(24);
     await page.screenshot({ path: join(SHOTS, 'due-day.png') });
   });

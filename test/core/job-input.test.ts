@@ -5,7 +5,8 @@ import { LIMITS } from '../../src/core/limits.js';
 
 const now = Date.UTC(2026, 5, 1);
 const ctx = { now, defaults: DEFAULT_JOB_DEFAULTS, newId: () => '01GENERATED' };
-const push = (input: Partial<PushInput> & Record<string, unknown>) => normalizePush({ topic: 'orders', ...input } as PushInput, ctx);
+const push = (input: Partial<PushInput> & Record<string, unknown>) =>
+  normalizePush({ topic: 'orders', ...input } as PushInput, ctx);
 
 function errorOf(fn: () => unknown): DelayqError {
   try {
@@ -20,7 +21,15 @@ function errorOf(fn: () => unknown): DelayqError {
 describe('normalizePush', () => {
   it('stamps runAt with the server clock and applies defaults', () => {
     const job = push({ delayMs: 1800_000, body: { order: 42 } });
-    expect(job).toMatchObject({ id: '01GENERATED', topic: 'orders', runAt: now + 1800_000, priority: 0, ttrMs: 30_000, ttlMs: null, body: '{"order":42}' });
+    expect(job).toMatchObject({
+      id: '01GENERATED',
+      topic: 'orders',
+      runAt: now + 1800_000,
+      priority: 0,
+      ttrMs: 30_000,
+      ttlMs: null,
+      body: '{"order":42}',
+    });
   });
 
   it('accepts durations as text and absolute times as epoch ms or ISO-8601', () => {
@@ -32,7 +41,10 @@ describe('normalizePush', () => {
 
   it('keeps ten-year delays and refuses longer ones', () => {
     expect(push({ delayMs: LIMITS.maxDelayMs }).runAt).toBe(now + LIMITS.maxDelayMs);
-    expect(errorOf(() => push({ delayMs: LIMITS.maxDelayMs + 1 }))).toMatchObject({ code: 'E_VALIDATION', field: 'delayMs' });
+    expect(errorOf(() => push({ delayMs: LIMITS.maxDelayMs + 1 }))).toMatchObject({
+      code: 'E_VALIDATION',
+      field: 'delayMs',
+    });
   });
 
   it.each([
@@ -66,12 +78,20 @@ describe('normalizePush', () => {
   });
 
   it('refuses a body over the size limit with E_BODY_TOO_LARGE', () => {
-    const err = errorOf(() => normalizePush({ topic: 't', body: 'x'.repeat(2000) }, { ...ctx, defaults: { ...ctx.defaults, bodyMaxBytes: 1000 } }));
+    const err = errorOf(() =>
+      normalizePush(
+        { topic: 't', body: 'x'.repeat(2000) },
+        { ...ctx, defaults: { ...ctx.defaults, bodyMaxBytes: 1000 } },
+      ),
+    );
     expect(err).toMatchObject({ code: 'E_BODY_TOO_LARGE', field: 'body' });
   });
 
   it('turns a retry schedule text into a list policy with one retry per step', () => {
-    expect(push({ retry: '4m,10m' }).retry).toEqual({ maxAttempts: 3, backoff: { type: 'list', delaysMs: [240_000, 600_000] } });
+    expect(push({ retry: '4m,10m' }).retry).toEqual({
+      maxAttempts: 3,
+      backoff: { type: 'list', delaysMs: [240_000, 600_000] },
+    });
     expect(push({ retry: { maxAttempts: 5, backoff: { type: 'fixed', delayMs: '10s' } } }).retry).toEqual({
       maxAttempts: 5,
       backoff: { type: 'fixed', delayMs: 10_000 },

@@ -17,7 +17,14 @@ describe('retry policy', () => {
     expect(policy.maxAttempts).toBe(8);
     const m = 60_000;
     expect([1, 2, 3, 4, 5, 6, 7, 9].map((n) => backoffDelayMs(policy.backoff, n))).toEqual([
-      4 * m, 10 * m, 10 * m, 60 * m, 120 * m, 360 * m, 900 * m, 900 * m,
+      4 * m,
+      10 * m,
+      10 * m,
+      60 * m,
+      120 * m,
+      360 * m,
+      900 * m,
+      900 * m,
     ]);
   });
 

@@ -19,8 +19,12 @@ function fieldOf(fn: () => unknown): string | undefined {
 
 describe('runAt as local time with timeZone', () => {
   it('reads the local time in the zone', () => {
-    expect(push({ runAt: '2026-12-01T10:00', timeZone: 'Asia/Shanghai' }).runAt).toBe(Date.parse('2026-12-01T02:00:00Z'));
-    expect(push({ runAt: '2026-07-01T10:00:30.5', timeZone: 'Europe/Berlin' }).runAt).toBe(Date.parse('2026-07-01T08:00:30.500Z'));
+    expect(push({ runAt: '2026-12-01T10:00', timeZone: 'Asia/Shanghai' }).runAt).toBe(
+      Date.parse('2026-12-01T02:00:00Z'),
+    );
+    expect(push({ runAt: '2026-07-01T10:00:30.5', timeZone: 'Europe/Berlin' }).runAt).toBe(
+      Date.parse('2026-07-01T08:00:30.500Z'),
+    );
     expect(push({ runAt: '2026-12-01', timeZone: 'America/New_York' }).runAt).toBe(Date.parse('2026-12-01T05:00:00Z'));
     expect(push({ runAt: '2026-12-01T10:00', timeZone: 'UTC' }).runAt).toBe(Date.parse('2026-12-01T10:00:00Z'));
   });
@@ -48,17 +52,27 @@ describe('runAt as local time with timeZone', () => {
 
   it('resolves a spring-forward gap to the first instant after it', () => {
     // New York, 2026-03-08: 02:00 EST jumps to 03:00 EDT (07:00Z).
-    expect(parseLocalDateTime('2026-03-08T02:30', 'America/New_York', 'runAt')).toBe(Date.parse('2026-03-08T07:00:00Z'));
-    expect(parseLocalDateTime('2026-03-08T03:00', 'America/New_York', 'runAt')).toBe(Date.parse('2026-03-08T07:00:00Z'));
-    expect(parseLocalDateTime('2026-03-08T01:59:59', 'America/New_York', 'runAt')).toBe(Date.parse('2026-03-08T06:59:59Z'));
+    expect(parseLocalDateTime('2026-03-08T02:30', 'America/New_York', 'runAt')).toBe(
+      Date.parse('2026-03-08T07:00:00Z'),
+    );
+    expect(parseLocalDateTime('2026-03-08T03:00', 'America/New_York', 'runAt')).toBe(
+      Date.parse('2026-03-08T07:00:00Z'),
+    );
+    expect(parseLocalDateTime('2026-03-08T01:59:59', 'America/New_York', 'runAt')).toBe(
+      Date.parse('2026-03-08T06:59:59Z'),
+    );
     // Berlin, 2026-03-29: 02:00 CET jumps to 03:00 CEST (01:00Z).
     expect(parseLocalDateTime('2026-03-29T02:15', 'Europe/Berlin', 'runAt')).toBe(Date.parse('2026-03-29T01:00:00Z'));
   });
 
   it('resolves a fall-back overlap to the earlier instant', () => {
     // New York, 2026-11-01: 01:00–02:00 happens twice (EDT 05:00Z–06:00Z, then EST 06:00Z–07:00Z).
-    expect(parseLocalDateTime('2026-11-01T01:30', 'America/New_York', 'runAt')).toBe(Date.parse('2026-11-01T05:30:00Z'));
-    expect(parseLocalDateTime('2026-11-01T02:00', 'America/New_York', 'runAt')).toBe(Date.parse('2026-11-01T07:00:00Z'));
+    expect(parseLocalDateTime('2026-11-01T01:30', 'America/New_York', 'runAt')).toBe(
+      Date.parse('2026-11-01T05:30:00Z'),
+    );
+    expect(parseLocalDateTime('2026-11-01T02:00', 'America/New_York', 'runAt')).toBe(
+      Date.parse('2026-11-01T07:00:00Z'),
+    );
     expect(wallTimeToEpoch(Date.UTC(2026, 9, 25, 2, 30), 'Europe/Berlin')).toBe(Date.parse('2026-10-25T00:30:00Z'));
   });
 

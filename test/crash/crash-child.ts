@@ -5,13 +5,20 @@ import { DelayqService } from '../../src/service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const [path, prefix] = process.argv.slice(2) as [string, string];
-const service = new DelayqService({ store: new SqliteStore({ path, nodeId: `child-${process.pid}` }), nodeId: `child-${process.pid}` });
+const service = new DelayqService({
+  store: new SqliteStore({ path, nodeId: `child-${process.pid}` }),
+  nodeId: `child-${process.pid}`,
+});
 await service.start();
 const out = (line: string) => process.stdout.write(line + '\n');
 
 async function produce(): Promise<void> {
   for (let i = 0; ; i++) {
-    const { job } = await service.push({ id: `${prefix}-${i}`, topic: 'crash', delayMs: i % 7 === 0 ? 0 : i % 300, ttrMs: 1000,
+    const { job } = await service.push({
+      id: `${prefix}-${i}`,
+      topic: 'crash',
+      delayMs: i % 7 === 0 ? 0 : i % 300,
+      ttrMs: 1000,
       // plenty of attempts: the unfinished fifth may lapse several times before the kill
       retry: { maxAttempts: 1000, backoff: { type: 'fixed', delayMs: 0 } },
     });

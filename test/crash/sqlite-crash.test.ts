@@ -13,13 +13,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const child = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 
 /** Runs the child until it has acknowledged `acks` pushes, then SIGKILLs it. */
-async function runAndKill(path: string, prefix: string, acks: number): Promise<{ acked: Set<string>; finished: Set<string> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', child, path, prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function runAndKill(
+  path: string,
+  prefix: string,
+  acks: number,
+): Promise<{ acked: Set<string>; finished: Set<string> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', child, path, prefix], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const acked = new Set<string>();
   const finished = new Set<string>();
   await new Promise<void>((resolve, reject) => {
     proc.on('error', reject);
-    proc.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited early: ${code}`))));
+    proc.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited early: ${code}`)),
+    );
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       const [kind, id] = line.split(' ');
       if (kind === 'A') acked.add(id!);
@@ -39,7 +47,10 @@ describe('embedded store crash (SIGKILL mid-load)', () => {
     expect(acked.size).toBeGreaterThanOrEqual(3000);
     expect(finishedBefore.size).toBeGreaterThan(0);
 
-    const service = new DelayqService({ store: new SqliteStore({ path, nodeId: 'after-crash' }), nodeId: 'after-crash' });
+    const service = new DelayqService({
+      store: new SqliteStore({ path, nodeId: 'after-crash' }),
+      nodeId: 'after-crash',
+    });
     await service.start();
     try {
       // every acknowledged job is there

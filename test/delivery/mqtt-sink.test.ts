@@ -37,7 +37,9 @@ async function subscribe(url: string, filter: string, sessionId?: string): Promi
   });
   clients.push(client);
   const received: Received[] = [];
-  client.on('message', (topic, payload, packet) => received.push({ at: Date.now(), topic, body: payload.toString(), packet }));
+  client.on('message', (topic, payload, packet) =>
+    received.push({ at: Date.now(), topic, body: payload.toString(), packet }),
+  );
   await client.subscribeAsync(filter, { qos: 1 });
   return received;
 }
@@ -87,14 +89,30 @@ describe('MQTT push delivery', () => {
       const received = await subscribe(url, `${prefix}/#`, uniqueName('reader'));
       await server.kill('SIGTERM'); // mosquitto saves its sessions on the way down
       const jobs = await Promise.all(Array.from({ length: 5 }, (_, n) => harness.push({ topic, body: { n } })));
-      await waitFor('ten failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10, 20_000);
-      expect((await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state !== 'finished' && j.state !== 'dead')).toBe(true);
+      await waitFor(
+        'ten failed attempts',
+        async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10,
+        20_000,
+      );
+      expect(
+        (await Promise.all(jobs.map((j) => harness.job(j.id)))).every(
+          (j) => j.state !== 'finished' && j.state !== 'dead',
+        ),
+      ).toBe(true);
       expect(received).toHaveLength(0);
 
       await server.start(); // the same sink reconnects on its own; the subscriber's session was restored
-      await waitFor('every job to arrive', () => new Set(received.map((m) => JSON.parse(m.body).n)).size === jobs.length, 20_000);
-      await waitFor('every job to finish', async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'));
-      expect(new Set(received.map((m) => m.packet.properties?.userProperties?.['delayq-job-id']))).toEqual(new Set(jobs.map((j) => j.id)));
+      await waitFor(
+        'every job to arrive',
+        () => new Set(received.map((m) => JSON.parse(m.body).n)).size === jobs.length,
+        20_000,
+      );
+      await waitFor('every job to finish', async () =>
+        (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'),
+      );
+      expect(new Set(received.map((m) => m.packet.properties?.userProperties?.['delayq-job-id']))).toEqual(
+        new Set(jobs.map((j) => j.id)),
+      );
     });
   });
 });

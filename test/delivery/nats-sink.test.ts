@@ -26,7 +26,10 @@ afterAll(async () => {
 });
 
 /** A stream capturing `<prefix>.>` and a durable pull consumer on it, made with the NATS client itself. */
-async function streamOn(server: string, prefix: string): Promise<{ jsm: JetStreamManager; next: () => Promise<JsMsg | null>; name: string }> {
+async function streamOn(
+  server: string,
+  prefix: string,
+): Promise<{ jsm: JetStreamManager; next: () => Promise<JsMsg | null>; name: string }> {
   const nc = await connect({ servers: server, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
   connections.push(nc);
   const jsm = await jetstreamManager(nc);
@@ -69,9 +72,17 @@ describe('NATS JetStream push delivery', () => {
   it('retries while no stream captures the subject, and delivers once one does', async () => {
     const prefix = uniqueName('dqlate');
     const topic = uniqueName('orders');
-    await harness.router.setRoute(topic, { type: 'nats', servers: [SHARED], subject: `${prefix}.{topic}`, timeoutMs: 1000 });
+    await harness.router.setRoute(topic, {
+      type: 'nats',
+      servers: [SHARED],
+      subject: `${prefix}.{topic}`,
+      timeoutMs: 1000,
+    });
     const job = await harness.push({ topic, body: { n: 1 } });
-    await waitFor('two failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 2);
+    await waitFor(
+      'two failed attempts',
+      async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 2,
+    );
     expect((await harness.job(job.id)).state).not.toBe('finished');
     const { next } = await streamOn(SHARED, prefix);
     const msg = await waitFor('the message', () => next(), 10_000, 0);
@@ -82,9 +93,20 @@ describe('NATS JetStream push delivery', () => {
   it('de-duplicates a redelivery of the same job within the stream window (msgID)', async () => {
     const prefix = uniqueName('dqtest');
     const { jsm, name } = await streamOn(SHARED, prefix);
-    const sink = new NatsSink(parseSinkConfig({ type: 'nats', servers: [SHARED], subject: `${prefix}.{topic}` }) as NatsSinkConfig);
+    const sink = new NatsSink(
+      parseSinkConfig({ type: 'nats', servers: [SHARED], subject: `${prefix}.{topic}` }) as NatsSinkConfig,
+    );
     cleanups.push(() => sink.close());
-    const job = { id: uniqueName('job'), topic: 'x', tag: null, bizKey: null, body: '{}', attempts: 1, runAt: 0, createdAt: 0 } as unknown as Job;
+    const job = {
+      id: uniqueName('job'),
+      topic: 'x',
+      tag: null,
+      bizKey: null,
+      body: '{}',
+      attempts: 1,
+      runAt: 0,
+      createdAt: 0,
+    } as unknown as Job;
     const signal = new AbortController().signal;
     expect(await sink.deliver(job, signal)).toEqual({ ok: true });
     expect(await sink.deliver({ ...job, attempts: 2 }, signal)).toEqual({ ok: true });
@@ -104,17 +126,35 @@ describe('NATS JetStream push delivery', () => {
       const prefix = uniqueName('dqdown');
       const { jsm, name, next } = await streamOn(url, prefix);
       const topic = uniqueName('orders');
-      await harness.router.setRoute(topic, { type: 'nats', servers: [url], subject: `${prefix}.{topic}`, timeoutMs: 1000 });
+      await harness.router.setRoute(topic, {
+        type: 'nats',
+        servers: [url],
+        subject: `${prefix}.{topic}`,
+        timeoutMs: 1000,
+      });
 
       await server.kill();
       const jobs = await Promise.all(Array.from({ length: 5 }, (_, n) => harness.push({ topic, body: { n } })));
-      await waitFor('ten failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10, 20_000);
-      expect((await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state !== 'finished' && j.state !== 'dead')).toBe(true);
+      await waitFor(
+        'ten failed attempts',
+        async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10,
+        20_000,
+      );
+      expect(
+        (await Promise.all(jobs.map((j) => harness.job(j.id)))).every(
+          (j) => j.state !== 'finished' && j.state !== 'dead',
+        ),
+      ).toBe(true);
 
       await server.start(); // same JetStream store directory: the stream survives the restart
-      await waitFor('every job to finish', async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'), 20_000);
+      await waitFor(
+        'every job to finish',
+        async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'),
+        20_000,
+      );
       const ids = new Set<string>();
-      for (let msg = await next(); msg; msg = ids.size < jobs.length ? await next() : null) ids.add(msg.headers!.get('delayq-job-id'));
+      for (let msg = await next(); msg; msg = ids.size < jobs.length ? await next() : null)
+        ids.add(msg.headers!.get('delayq-job-id'));
       expect(ids).toEqual(new Set(jobs.map((j) => j.id)));
       expect((await jsm.streams.info(name)).state.messages).toBe(jobs.length);
     });

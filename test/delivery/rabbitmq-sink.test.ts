@@ -57,7 +57,12 @@ describe('RabbitMQ push delivery', () => {
     expect(msg.properties.deliveryMode).toBe(2);
     expect(msg.properties.contentType).toBe('application/json');
     expect(msg.properties.type).toBe('created');
-    expect(msg.properties.headers).toMatchObject({ 'delayq-job-id': job.id, 'delayq-topic': topic, 'delayq-biz-key': 'order-7', 'delayq-attempt': '1' });
+    expect(msg.properties.headers).toMatchObject({
+      'delayq-job-id': job.id,
+      'delayq-topic': topic,
+      'delayq-biz-key': 'order-7',
+      'delayq-attempt': '1',
+    });
     await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
   });
 
@@ -68,7 +73,12 @@ describe('RabbitMQ push delivery', () => {
     const queue = uniqueName('dq-q');
     const received = await consume(queue);
     await channel.bindQueue(queue, exchange, `${topic}.shipped`);
-    await harness.router.setRoute(topic, { type: 'rabbitmq', url: RABBITMQ_URL, exchange, routingKey: '{topic}.{tag}' });
+    await harness.router.setRoute(topic, {
+      type: 'rabbitmq',
+      url: RABBITMQ_URL,
+      exchange,
+      routingKey: '{topic}.{tag}',
+    });
     const job = await harness.push({ topic, tag: 'shipped', body: 'x' });
     await waitFor('the message', () => received.length === 1);
     expect(received[0]!.fields).toMatchObject({ exchange, routingKey: `${topic}.shipped` });
@@ -92,7 +102,10 @@ describe('RabbitMQ push delivery', () => {
     const exchange = uniqueName('dq-ex-later');
     await harness.router.setRoute(topic, { type: 'rabbitmq', url: RABBITMQ_URL, exchange, routingKey: '{topic}' });
     const job = await harness.push({ topic, body: { n: 1 } });
-    await waitFor('two failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 2);
+    await waitFor(
+      'two failed attempts',
+      async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 2,
+    );
     expect((await harness.job(job.id)).lastError).toMatch(/404|NOT_FOUND|closed/i);
 
     await channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: true });
@@ -108,7 +121,10 @@ describe('RabbitMQ push delivery', () => {
     const received = await consume(topic);
     await harness.router.setRoute(topic, { type: 'rabbitmq', url: CLOSED_URL, timeoutMs: 1000 });
     const jobs = await Promise.all(Array.from({ length: 5 }, (_, n) => harness.push({ topic, body: { n } })));
-    await waitFor('ten failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic, type: 'rabbitmq' })) >= 10);
+    await waitFor(
+      'ten failed attempts',
+      async () => (await harness.metric('delayq_sink_failed_total', { sink: topic, type: 'rabbitmq' })) >= 10,
+    );
     const during = await Promise.all(jobs.map((j) => harness.job(j.id)));
     expect(during.every((j) => j.state !== 'finished' && j.state !== 'dead')).toBe(true);
     expect(during.some((j) => j.attempts >= 2 && /ECONNREFUSED/.test(j.lastError ?? ''))).toBe(true);
@@ -116,8 +132,13 @@ describe('RabbitMQ push delivery', () => {
 
     // The broker "comes back" (the route is changed at run time to a live one).
     await harness.router.setRoute(topic, parseSinkConfig({ type: 'rabbitmq', url: RABBITMQ_URL }));
-    await waitFor('every job to arrive', () => new Set(received.map((m) => m.properties.messageId)).size === jobs.length);
+    await waitFor(
+      'every job to arrive',
+      () => new Set(received.map((m) => m.properties.messageId)).size === jobs.length,
+    );
     expect(new Set(received.map((m) => m.properties.messageId))).toEqual(new Set(jobs.map((j) => j.id)));
-    await waitFor('every job to finish', async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'));
+    await waitFor('every job to finish', async () =>
+      (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'),
+    );
   });
 });

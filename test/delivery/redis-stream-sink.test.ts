@@ -27,7 +27,9 @@ afterAll(async () => {
 /** Stream entries as a map of fields, read with plain XRANGE. */
 async function entries(redis: Redis, key: string): Promise<Record<string, string>[]> {
   const raw = await redis.xrange(key, '-', '+');
-  return raw.map(([, fields]) => Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i]!, fields[2 * i + 1]!])));
+  return raw.map(([, fields]) =>
+    Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i]!, fields[2 * i + 1]!])),
+  );
 }
 
 describe('Redis Streams push delivery', () => {
@@ -49,7 +51,15 @@ describe('Redis Streams push delivery', () => {
     expect(Number(entryId.split('-')[0])).toBeGreaterThanOrEqual(job.runAt); // the entry id is Redis's clock at XADD
     expect(arrivedAt - job.runAt).toBeLessThan(500);
     const [fields] = await entries(shared, key);
-    expect(fields).toEqual({ id: job.id, topic, tag: 'due', bizKey: 'b-1', attempt: '1', runAt: String(job.runAt), body: job.body });
+    expect(fields).toEqual({
+      id: job.id,
+      topic,
+      tag: 'due',
+      bizKey: 'b-1',
+      attempt: '1',
+      runAt: String(job.runAt),
+      body: job.body,
+    });
     await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
   });
 
@@ -69,11 +79,23 @@ describe('Redis Streams push delivery', () => {
 
       await server.kill();
       const jobs = await Promise.all(Array.from({ length: 5 }, (_, n) => harness.push({ topic, body: { n } })));
-      await waitFor('ten failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10, 20_000);
-      expect((await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state !== 'finished' && j.state !== 'dead')).toBe(true);
+      await waitFor(
+        'ten failed attempts',
+        async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10,
+        20_000,
+      );
+      expect(
+        (await Promise.all(jobs.map((j) => harness.job(j.id)))).every(
+          (j) => j.state !== 'finished' && j.state !== 'dead',
+        ),
+      ).toBe(true);
 
       await server.start(); // appendonly: the entry written before the crash is still there
-      await waitFor('every job to finish', async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'), 20_000);
+      await waitFor(
+        'every job to finish',
+        async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'),
+        20_000,
+      );
       const own = new Redis(url);
       cleanups.push(async () => own.disconnect());
       const ids = (await entries(own, topic)).map((e) => e.id);

@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 beforeAll(() => requireServer('Redis', 6379));
 
-const hook = (n: number) => parseSinkConfig({ type: 'webhook', url: `https://hooks.example/${n}`, secret: 'sixteen-chars-secret!' });
+const hook = (n: number) =>
+  parseSinkConfig({ type: 'webhook', url: `https://hooks.example/${n}`, secret: 'sixteen-chars-secret!' });
 
 /** Two route stores over the same data, as two delayq instances would have. */
 const kinds: [string, () => [RouteStore, RouteStore]][] = [
@@ -37,7 +38,10 @@ const kinds: [string, () => [RouteStore, RouteStore]][] = [
     () => {
       const prefix = `${uniqueName('t')}:`;
       redisPrefixes.push(prefix);
-      return [new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix }), new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix })];
+      return [
+        new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix }),
+        new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix }),
+      ];
     },
   ],
 ];
@@ -79,7 +83,11 @@ describe.each(kinds)('%s', (_name, make) => {
       await waitFor('instance b to see the change', () => b.routes()[0]?.sink.type === 'nats');
       await a.deleteRoute('orders');
       await waitFor('instance b to see the deletion', () => b.routes().length === 0);
-      expect(heard).toEqual([['orders', 'webhook'], ['orders', 'nats'], ['orders', null]]);
+      expect(heard).toEqual([
+        ['orders', 'webhook'],
+        ['orders', 'nats'],
+        ['orders', null],
+      ]);
     } finally {
       await a.close();
       await b.close();
@@ -92,9 +100,17 @@ describe('SinkRouter', () => {
     const router = new SinkRouter({ store: new SqliteRouteStore({ path: ':memory:' }) });
     await router.start();
     try {
-      await expect(router.setRoute('bad topic!', { type: 'webhook', url: 'https://x.example' })).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'topic' });
-      await expect(router.setRoute('orders', { type: 'rabbitmq', url: 'http://nope' })).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'sink.url' });
-      await expect(router.setRoute('orders', { type: 'nats', servers: [] })).rejects.toMatchObject({ field: 'sink.servers' });
+      await expect(router.setRoute('bad topic!', { type: 'webhook', url: 'https://x.example' })).rejects.toMatchObject({
+        code: 'E_VALIDATION',
+        field: 'topic',
+      });
+      await expect(router.setRoute('orders', { type: 'rabbitmq', url: 'http://nope' })).rejects.toMatchObject({
+        code: 'E_VALIDATION',
+        field: 'sink.url',
+      });
+      await expect(router.setRoute('orders', { type: 'nats', servers: [] })).rejects.toMatchObject({
+        field: 'sink.servers',
+      });
       expect(await router.listRoutes()).toEqual([]);
     } finally {
       await router.close();

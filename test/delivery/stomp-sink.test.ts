@@ -65,7 +65,13 @@ describe('ActiveMQ (STOMP) push delivery', () => {
     expect(at).toBeGreaterThanOrEqual(job.runAt);
     expect(at - job.runAt).toBeLessThan(500);
     expect(message.body).toBe(job.body);
-    expect(message.headers).toMatchObject({ persistent: 'true', delayq_job_id: job.id, delayq_topic: topic, delayq_tag: 'due', delayq_biz_key: 'b-9' });
+    expect(message.headers).toMatchObject({
+      persistent: 'true',
+      delayq_job_id: job.id,
+      delayq_topic: topic,
+      delayq_tag: 'due',
+      delayq_biz_key: 'b-9',
+    });
     await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
   });
 
@@ -77,14 +83,30 @@ describe('ActiveMQ (STOMP) push delivery', () => {
 
     await broker.kill();
     const jobs = await Promise.all(Array.from({ length: 5 }, (_, n) => harness.push({ topic, body: { n } })));
-    await waitFor('ten failed attempts', async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10, 20_000);
-    expect((await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state !== 'finished' && j.state !== 'dead')).toBe(true);
+    await waitFor(
+      'ten failed attempts',
+      async () => (await harness.metric('delayq_sink_failed_total', { sink: topic })) >= 10,
+      20_000,
+    );
+    expect(
+      (await Promise.all(jobs.map((j) => harness.job(j.id)))).every(
+        (j) => j.state !== 'finished' && j.state !== 'dead',
+      ),
+    ).toBe(true);
 
     await broker.start(); // KahaDB kept the message sent before the crash
-    await waitFor('every job to finish', async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'), 30_000);
+    await waitFor(
+      'every job to finish',
+      async () => (await Promise.all(jobs.map((j) => harness.job(j.id)))).every((j) => j.state === 'finished'),
+      30_000,
+    );
     const received = await consume(`/queue/${topic}`);
     const expected = new Set([warm.id, ...jobs.map((j) => j.id)]);
-    await waitFor('every message', () => new Set(received.map((r) => r.message.headers.delayq_job_id)).size === expected.size, 20_000);
+    await waitFor(
+      'every message',
+      () => new Set(received.map((r) => r.message.headers.delayq_job_id)).size === expected.size,
+      20_000,
+    );
     expect(new Set(received.map((r) => r.message.headers.delayq_job_id))).toEqual(expected);
   });
 });

@@ -28,7 +28,14 @@ async function harness(): Promise<PushHarness> {
 }
 
 function webhook(url: string, extra: Partial<WebhookSinkConfig> = {}): WebhookSinkConfig {
-  return parseSinkConfig({ type: 'webhook', url, secret: SECRET, allowedRanges: ['loopback'], timeoutMs: 2000, ...extra }) as WebhookSinkConfig;
+  return parseSinkConfig({
+    type: 'webhook',
+    url,
+    secret: SECRET,
+    allowedRanges: ['loopback'],
+    timeoutMs: 2000,
+    ...extra,
+  }) as WebhookSinkConfig;
 }
 
 const aJob = (over: Partial<Job> = {}): Job => ({
@@ -59,9 +66,17 @@ describe('webhook push delivery', () => {
     const h = await harness();
     const topic = uniqueName('hook');
     await h.router.setRoute(topic, webhook(r.url()));
-    const job = await h.push({ topic, tag: 'paid', bizKey: 'order-42', body: { order: 42, note: 'é ✓' }, delayMs: 400 });
+    const job = await h.push({
+      topic,
+      tag: 'paid',
+      bizKey: 'order-42',
+      body: { order: 42, note: 'é ✓' },
+      delayMs: 400,
+    });
 
-    const finished = await waitFor('the job to finish', async () => ((await h.job(job.id)).state === 'finished' ? h.job(job.id) : null));
+    const finished = await waitFor('the job to finish', async () =>
+      (await h.job(job.id)).state === 'finished' ? h.job(job.id) : null,
+    );
     expect(r.requests).toHaveLength(1);
     const req = r.requests[0]!;
     expect(req.at).toBeGreaterThanOrEqual(job.runAt);
@@ -95,14 +110,19 @@ describe('webhook push delivery', () => {
     await h.router.setRoute(topic, webhook(r.url()));
     const job = await h.push({ topic, body: { n: 1 } });
 
-    const done = await waitFor('the job to finish', async () => ((await h.job(job.id)).state === 'finished' ? h.job(job.id) : null));
+    const done = await waitFor('the job to finish', async () =>
+      (await h.job(job.id)).state === 'finished' ? h.job(job.id) : null,
+    );
     expect(done.attempts).toBe(3);
     expect(r.requests.map((q) => q.headers['idempotency-key'])).toEqual([job.id, job.id, job.id]);
     expect(r.requests.map((q) => q.headers['delayq-attempt'])).toEqual(['1', '2', '3']);
     // The fixed 200 ms backoff separates the attempts.
     expect(r.requests[1]!.at - r.requests[0]!.at).toBeGreaterThanOrEqual(190);
     const history = await h.service.history(job.id);
-    expect(history.filter((e) => e.event === 'retry').map((e) => e.reason)).toEqual(['HTTP 503: busy', 'HTTP 503: busy']);
+    expect(history.filter((e) => e.event === 'retry').map((e) => e.reason)).toEqual([
+      'HTTP 503: busy',
+      'HTTP 503: busy',
+    ]);
     expect(await h.metric('delayq_sink_failed_total', { sink: topic, retryable: 'true' })).toBe(2);
     expect(await h.metric('delayq_sink_delivered_total', { sink: topic })).toBe(1);
   });
@@ -114,7 +134,9 @@ describe('webhook push delivery', () => {
     const topic = uniqueName('hook');
     await h.router.setRoute(topic, webhook(r.url()));
     const job = await h.push({ topic, retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 100 } } });
-    const dead = await waitFor('the job to die', async () => ((await h.job(job.id)).state === 'dead' ? h.job(job.id) : null));
+    const dead = await waitFor('the job to die', async () =>
+      (await h.job(job.id)).state === 'dead' ? h.job(job.id) : null,
+    );
     expect(dead.attempts).toBe(2);
     expect(dead.lastError).toBe('HTTP 500');
     expect(r.requests).toHaveLength(2);
@@ -127,7 +149,9 @@ describe('webhook push delivery', () => {
     const topic = uniqueName('hook');
     await h.router.setRoute(topic, webhook(r.url()));
     const job = await h.push({ topic });
-    const dead = await waitFor('the job to die', async () => ((await h.job(job.id)).state === 'dead' ? h.job(job.id) : null));
+    const dead = await waitFor('the job to die', async () =>
+      (await h.job(job.id)).state === 'dead' ? h.job(job.id) : null,
+    );
     expect(dead.attempts).toBe(1);
     expect(dead.lastError).toBe('HTTP 422: bad order');
   });
@@ -141,7 +165,9 @@ describe('webhook push delivery', () => {
     const topic = uniqueName('hook');
     await h.router.setRoute(topic, webhook(r.url(), { timeoutMs: 300 }));
     const job = await h.push({ topic });
-    const done = await waitFor('the job to finish', async () => ((await h.job(job.id)).state === 'finished' ? h.job(job.id) : null));
+    const done = await waitFor('the job to finish', async () =>
+      (await h.job(job.id)).state === 'finished' ? h.job(job.id) : null,
+    );
     expect(done.attempts).toBe(2);
     const history = await h.service.history(job.id);
     expect(history.find((e) => e.event === 'retry')?.reason).toMatch(/timed out after 300 ms/);
@@ -149,7 +175,7 @@ describe('webhook push delivery', () => {
     expect(r.requests[1]!.at - r.requests[0]!.at).toBeGreaterThanOrEqual(300 + 200 - 100);
   });
 
-  it('keeps a fast target unaffected by a slow one beside it, and never exceeds the slow route\'s concurrency', async () => {
+  it("keeps a fast target unaffected by a slow one beside it, and never exceeds the slow route's concurrency", async () => {
     const slow = await receiver();
     const fast = await receiver();
     const releaseSlow: (() => void)[] = [];
@@ -191,7 +217,9 @@ describe('webhook push delivery', () => {
     const topic = uniqueName('ssrf');
     await h.router.setRoute(topic, parseSinkConfig({ type: 'webhook', url: 'http://10.0.0.1:8080/hook' }));
     const job = await h.push({ topic });
-    const dead = await waitFor('the job to die', async () => ((await h.job(job.id)).state === 'dead' ? h.job(job.id) : null));
+    const dead = await waitFor('the job to die', async () =>
+      (await h.job(job.id)).state === 'dead' ? h.job(job.id) : null,
+    );
     expect(dead.attempts).toBe(1);
     expect(dead.lastError).toMatch(/SSRF guard.*10\.0\.0\.1.*private/);
     const targets = connect.mock.calls.map((args) => JSON.stringify(args[0]));
@@ -203,15 +231,39 @@ describe('webhook push delivery', () => {
     const r = await receiver();
     const signal = new AbortController().signal;
     const guarded = new WebhookSink(parseSinkConfig({ type: 'webhook', url: r.url() }) as WebhookSinkConfig);
-    const byName = new WebhookSink(parseSinkConfig({ type: 'webhook', url: `http://localhost:${r.port}/hook` }) as WebhookSinkConfig);
-    const viaMapped = new WebhookSink(parseSinkConfig({ type: 'webhook', url: `http://[::ffff:127.0.0.1]:${r.port}/` }) as WebhookSinkConfig);
-    const metadata = new WebhookSink(parseSinkConfig({ type: 'webhook', url: 'http://169.254.169.254/latest/meta-data/' }) as WebhookSinkConfig);
-    cleanups.push(() => Promise.all([guarded.close(), byName.close(), viaMapped.close(), metadata.close()]).then(() => undefined));
+    const byName = new WebhookSink(
+      parseSinkConfig({ type: 'webhook', url: `http://localhost:${r.port}/hook` }) as WebhookSinkConfig,
+    );
+    const viaMapped = new WebhookSink(
+      parseSinkConfig({ type: 'webhook', url: `http://[::ffff:127.0.0.1]:${r.port}/` }) as WebhookSinkConfig,
+    );
+    const metadata = new WebhookSink(
+      parseSinkConfig({ type: 'webhook', url: 'http://169.254.169.254/latest/meta-data/' }) as WebhookSinkConfig,
+    );
+    cleanups.push(() =>
+      Promise.all([guarded.close(), byName.close(), viaMapped.close(), metadata.close()]).then(() => undefined),
+    );
 
-    expect(await guarded.deliver(aJob(), signal)).toEqual({ ok: false, retryable: false, reason: expect.stringMatching(/loopback/) });
-    expect(await byName.deliver(aJob(), signal)).toEqual({ ok: false, retryable: false, reason: expect.stringMatching(/localhost: .*loopback/) });
-    expect(await viaMapped.deliver(aJob(), signal)).toEqual({ ok: false, retryable: false, reason: expect.stringMatching(/loopback/) });
-    expect(await metadata.deliver(aJob(), signal)).toEqual({ ok: false, retryable: false, reason: expect.stringMatching(/linkLocal/) });
+    expect(await guarded.deliver(aJob(), signal)).toEqual({
+      ok: false,
+      retryable: false,
+      reason: expect.stringMatching(/loopback/),
+    });
+    expect(await byName.deliver(aJob(), signal)).toEqual({
+      ok: false,
+      retryable: false,
+      reason: expect.stringMatching(/localhost: .*loopback/),
+    });
+    expect(await viaMapped.deliver(aJob(), signal)).toEqual({
+      ok: false,
+      retryable: false,
+      reason: expect.stringMatching(/loopback/),
+    });
+    expect(await metadata.deliver(aJob(), signal)).toEqual({
+      ok: false,
+      retryable: false,
+      reason: expect.stringMatching(/linkLocal/),
+    });
     expect(r.connections).toBe(0);
 
     const allowed = new WebhookSink(webhook(`http://localhost:${r.port}/hook`));
@@ -223,10 +275,16 @@ describe('webhook push delivery', () => {
   it('guards https targets the same way (the TLS agent uses the guarded lookup)', async () => {
     const r = await receiver(); // plain HTTP: a TLS handshake with it fails, which proves a connection was tried
     const signal = new AbortController().signal;
-    const refused = new WebhookSink(parseSinkConfig({ type: 'webhook', url: `https://localhost:${r.port}/hook` }) as WebhookSinkConfig);
+    const refused = new WebhookSink(
+      parseSinkConfig({ type: 'webhook', url: `https://localhost:${r.port}/hook` }) as WebhookSinkConfig,
+    );
     const allowed = new WebhookSink(webhook(`https://localhost:${r.port}/hook`));
     cleanups.push(() => Promise.all([refused.close(), allowed.close()]).then(() => undefined));
-    expect(await refused.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: false, reason: expect.stringMatching(/SSRF.*loopback/) });
+    expect(await refused.deliver(aJob(), signal)).toMatchObject({
+      ok: false,
+      retryable: false,
+      reason: expect.stringMatching(/SSRF.*loopback/),
+    });
     expect(r.connections).toBe(0);
     expect(await allowed.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: true });
     expect(r.connections).toBe(1);
@@ -248,8 +306,15 @@ describe('webhook push delivery', () => {
     cleanups.push(() => Promise.all([moved.close(), away.close(), seeOther.close()]).then(() => undefined));
 
     expect(await moved.deliver(aJob(), signal)).toEqual({ ok: true });
-    expect(r.requests.map((q) => [q.url, q.method])).toEqual([['/moved', 'POST'], ['/hook', 'POST']]);
-    expect(await away.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: false, reason: expect.stringMatching(/another origin/) });
+    expect(r.requests.map((q) => [q.url, q.method])).toEqual([
+      ['/moved', 'POST'],
+      ['/hook', 'POST'],
+    ]);
+    expect(await away.deliver(aJob(), signal)).toMatchObject({
+      ok: false,
+      retryable: false,
+      reason: expect.stringMatching(/another origin/),
+    });
     expect(await seeOther.deliver(aJob(), signal)).toMatchObject({ ok: false, retryable: false });
     expect(other.connections).toBe(0);
   });
@@ -268,7 +333,9 @@ describe('webhook push delivery', () => {
   });
 
   it('validates sink configs with the field named', () => {
-    expect(() => parseSinkConfig({ type: 'webhook', url: 'ftp://x' })).toThrow(expect.objectContaining({ code: 'E_VALIDATION', field: 'sink.url' }));
+    expect(() => parseSinkConfig({ type: 'webhook', url: 'ftp://x' })).toThrow(
+      expect.objectContaining({ code: 'E_VALIDATION', field: 'sink.url' }),
+    );
     expect(() => parseSinkConfig({ type: 'carrier-pigeon' })).toThrow(expect.objectContaining({ field: 'sink.type' }));
     expect(() => parseSinkConfig({ type: 'webhook', url: 'http://x.example', secret: 'short' })).toThrow(
       expect.objectContaining({ field: 'sink.secret' }),
@@ -276,12 +343,17 @@ describe('webhook push delivery', () => {
     expect(() => parseSinkConfig({ type: 'webhook', url: 'http://x.example', color: 'red' })).toThrow(
       expect.objectContaining({ field: 'sink.color' }),
     );
-    expect(() => parseSinkConfig({ type: 'webhook', url: 'http://x.example', allowedRanges: ['private', 'intranet'] })).toThrow(
-      expect.objectContaining({ code: 'E_VALIDATION', field: 'sink.allowedRanges[1]' }),
-    );
+    expect(() =>
+      parseSinkConfig({ type: 'webhook', url: 'http://x.example', allowedRanges: ['private', 'intranet'] }),
+    ).toThrow(expect.objectContaining({ code: 'E_VALIDATION', field: 'sink.allowedRanges[1]' }));
     expect(() => parseSinkConfig({ type: 'webhook', url: 'http://x.example', allowedRanges: ['10.0.0.0/33'] })).toThrow(
       expect.objectContaining({ field: 'sink.allowedRanges[0]' }),
     );
-    expect(parseSinkConfig({ type: 'rabbitmq', url: 'amqp://127.0.0.1' })).toMatchObject({ exchange: '', routingKey: '{topic}', concurrency: 8, timeoutMs: 10_000 });
+    expect(parseSinkConfig({ type: 'rabbitmq', url: 'amqp://127.0.0.1' })).toMatchObject({
+      exchange: '',
+      routingKey: '{topic}',
+      concurrency: 8,
+      timeoutMs: 10_000,
+    });
   });
 });

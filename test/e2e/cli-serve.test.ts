@@ -31,10 +31,17 @@ interface Started {
 
 /** Starts a command in its own process group and waits for the "delayq listening" log line. */
 function start(command: string, args: string[], env: Record<string, string>): Promise<Started> {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const log: string[] = [];
-  const exited = new Promise<number | string | null>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal)));
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once('close', (code, signal) => resolve(code ?? signal)),
+  );
   return new Promise<Started>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`delayq did not start:\n${log.join('\n')}`)), 90_000);
     let buffer = '';
@@ -65,7 +72,9 @@ async function stop(server: Started): Promise<number | string | null> {
 const json = async (url: string, init?: { method?: string; body?: unknown }) => {
   const response = await fetch(url, {
     method: init?.method ?? 'GET',
-    ...(init?.body === undefined ? {} : { body: JSON.stringify(init.body), headers: { 'content-type': 'application/json' } }),
+    ...(init?.body === undefined
+      ? {}
+      : { body: JSON.stringify(init.body), headers: { 'content-type': 'application/json' } }),
   });
   return { status: response.status, body: (await response.json()) as any };
 };
@@ -78,15 +87,24 @@ describe('delayq serve as the README says', () => {
     try {
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await json(`${server.url}/health`)).toEqual({ status: 200, body: { status: 'ok' } });
-      const pushed = await json(`${server.url}/v1/jobs`, { method: 'POST', body: { topic: 'order-close', body: { orderNo: 'A1' }, delayMs: 0 } });
+      const pushed = await json(`${server.url}/v1/jobs`, {
+        method: 'POST',
+        body: { topic: 'order-close', body: { orderNo: 'A1' }, delayMs: 0 },
+      });
       expect(pushed).toMatchObject({ status: 201, body: { created: true, job: { state: 'ready' } } });
       jobId = pushed.body.job.id;
-      const reserved = await json(`${server.url}/v1/reserve`, { method: 'POST', body: { topics: ['order-close'], waitMs: 1000 } });
+      const reserved = await json(`${server.url}/v1/reserve`, {
+        method: 'POST',
+        body: { topics: ['order-close'], waitMs: 1000 },
+      });
       expect(reserved.body.reservations[0].job).toMatchObject({ id: jobId, body: { orderNo: 'A1' } });
       const token = reserved.body.reservations[0].token as string;
       const finished = await json(`${server.url}/v1/jobs/${jobId}/finish`, { method: 'POST', body: { token } });
       expect(finished.body.job.state).toBe('finished');
-      const mykit = await json(`${server.url}/push`, { method: 'POST', body: { topic: 'ces', body: '{hello world}', delay: 600_000, id: '20' } });
+      const mykit = await json(`${server.url}/push`, {
+        method: 'POST',
+        body: { topic: 'ces', body: '{hello world}', delay: 600_000, id: '20' },
+      });
       expect(mykit.body).toMatchObject({ success: true, data: '20' });
       expect((await json(`${server.url}/openapi.json`)).body.openapi).toMatch(/^3\./);
     } finally {
@@ -102,13 +120,24 @@ describe('delayq serve as the README says', () => {
     try {
       expect((await json(`${server.url}/v1/jobs/${jobId}`)).body.job.state).toBe('finished');
       expect((await json(`${server.url}/v1/jobs/20`)).body.job.state).toBe('delayed');
-      const cli = (...args: string[]) => promisify(execFile)(process.execPath, ['dist/cli/main.js', '--url', server.url, '--json', ...args], { cwd: root });
-      const pushed = JSON.parse((await cli('push', 'cli-topic', '{"n":1}', '--id', 'cli-1')).stdout) as { created: boolean };
+      const cli = (...args: string[]) =>
+        promisify(execFile)(process.execPath, ['dist/cli/main.js', '--url', server.url, '--json', ...args], {
+          cwd: root,
+        });
+      const pushed = JSON.parse((await cli('push', 'cli-topic', '{"n":1}', '--id', 'cli-1')).stdout) as {
+        created: boolean;
+      };
       expect(pushed.created).toBe(true);
-      const reserved = JSON.parse((await cli('reserve', 'cli-topic', '--wait', '1000')).stdout) as { reservations: { token: string }[] };
-      const finish = JSON.parse((await cli('finish', 'cli-1', reserved.reservations[0]!.token)).stdout) as { job: { state: string } };
+      const reserved = JSON.parse((await cli('reserve', 'cli-topic', '--wait', '1000')).stdout) as {
+        reservations: { token: string }[];
+      };
+      const finish = JSON.parse((await cli('finish', 'cli-1', reserved.reservations[0]!.token)).stdout) as {
+        job: { state: string };
+      };
       expect(finish.job.state).toBe('finished');
-      const stats = JSON.parse((await cli('stats')).stdout) as { topics: { topic: string; counts: { finished: number } }[] };
+      const stats = JSON.parse((await cli('stats')).stdout) as {
+        topics: { topic: string; counts: { finished: number } }[];
+      };
       expect(stats.topics.find((t) => t.topic === 'cli-topic')?.counts.finished).toBe(1);
       const failure = await cli('get', 'no-such-job').catch((e: { code: number; stderr: string }) => e);
       expect(failure).toMatchObject({ code: 4 }); // docs/cli.md: 4 = not found

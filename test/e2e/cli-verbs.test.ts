@@ -28,8 +28,11 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
   let server: TestServer;
   const run = (...args: string[]): Promise<Run> =>
     new Promise((resolve) => {
-      execFile(process.execPath, [...CLI, '--url', server.url, '--token', TOKEN, ...args], { cwd: root, env: { ...process.env, DELAYQ_TOKEN: '' } }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [...CLI, '--url', server.url, '--token', TOKEN, ...args],
+        { cwd: root, env: { ...process.env, DELAYQ_TOKEN: '' } },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
   const json = async (...args: string[]) => {
@@ -37,10 +40,19 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect(r, r.stderr).toMatchObject({ code: 0 });
     return JSON.parse(r.stdout);
   };
-  const api = (method: string, path: string, body?: unknown) => http(server.url, method, path, { ...(body ? { json: body } : {}), headers: { authorization: `Bearer ${TOKEN}` } });
+  const api = (method: string, path: string, body?: unknown) =>
+    http(server.url, method, path, { ...(body ? { json: body } : {}), headers: { authorization: `Bearer ${TOKEN}` } });
 
   beforeAll(async () => {
-    await build({ entryPoints: [join(root, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: BUNDLE, logLevel: 'error' });
+    await build({
+      entryPoints: [join(root, 'src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile: BUNDLE,
+      logLevel: 'error',
+    });
     cpSync(join(root, 'src/store/redis/lua'), join(dir, 'lua'), { recursive: true });
     cpSync(join(root, 'src/store/sqlite/migrations'), join(dir, 'migrations'), { recursive: true });
     server = await startServer({ overrides: { auth: { tokens: [{ token: TOKEN }] } } });
@@ -51,12 +63,30 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
   });
 
   it('push, list, get, reschedule, cancel: tables by default, JSON with --json', async () => {
-    expect((await json('push', 'orders', '{"n":1}', '--id', 'o-1', '--delay', '1h', '--biz-key', 'order-42', '--tag', 'close')).created).toBe(true);
+    expect(
+      (
+        await json(
+          'push',
+          'orders',
+          '{"n":1}',
+          '--id',
+          'o-1',
+          '--delay',
+          '1h',
+          '--biz-key',
+          'order-42',
+          '--tag',
+          'close',
+        )
+      ).created,
+    ).toBe(true);
     const listed = await run('list', '--biz-key', 'order-42');
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^ID\s+TOPIC\s+STATE/);
     expect(listed.stdout).toMatch(/o-1\s+orders\s+delayed/);
-    expect((await json('list', '--topic', 'orders', '--state', 'delayed')).jobs.map((j: { id: string }) => j.id)).toEqual(['o-1']);
+    expect(
+      (await json('list', '--topic', 'orders', '--state', 'delayed')).jobs.map((j: { id: string }) => j.id),
+    ).toEqual(['o-1']);
     expect((await json('list', '--tag', 'close')).jobs).toHaveLength(1);
     const got = await run('get', 'o-1', '--history');
     expect(got.stdout).toMatch(/bizKey\s+order-42/);
@@ -98,7 +128,9 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     const due = await json('due', '--topic', 'remind', '--from', String(minute), '--span', '600000');
     expect(due.total).toBe(2);
     expect(due.buckets[2].count).toBe(2);
-    expect((await run('due', '--topic', 'remind', '--from', String(minute), '--span', '600000')).stdout).toMatch(/total: 2\n$/);
+    expect((await run('due', '--topic', 'remind', '--from', String(minute), '--span', '600000')).stdout).toMatch(
+      /total: 2\n$/,
+    );
     expect((await run('pause', 'remind')).stdout).toBe('paused remind\n');
     expect((await json('stats')).topics.find((t: { topic: string }) => t.topic === 'remind').paused).toBe(true);
     expect((await run('resume', 'remind')).stdout).toBe('resumed remind\n');
@@ -120,7 +152,11 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     const stale = await run('finish', 'done-1', 'not-a-token');
     expect(stale.code).toBe(5);
     const denied = await new Promise<Run>((resolve) =>
-      execFile(process.execPath, [...CLI, '--url', server.url, '--token', 'wrong-token-00000000000', 'stats'], (err, stdout, stderr) => resolve({ code: (err as { code?: number } | null)?.code ?? 0, stdout, stderr })),
+      execFile(
+        process.execPath,
+        [...CLI, '--url', server.url, '--token', 'wrong-token-00000000000', 'stats'],
+        (err, stdout, stderr) => resolve({ code: (err as { code?: number } | null)?.code ?? 0, stdout, stderr }),
+      ),
     );
     expect(denied.code).toBe(6);
     expect(denied.stderr).toContain('E_UNAUTHORIZED');
@@ -129,7 +165,9 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect(usage.stderr).toContain('--state');
     expect((await run('frobnicate')).code).toBe(2);
     const down = await new Promise<Run>((resolve) =>
-      execFile(process.execPath, [...CLI, '--url', 'http://127.0.0.1:1', 'stats'], (err, stdout, stderr) => resolve({ code: (err as { code?: number } | null)?.code ?? 0, stdout, stderr })),
+      execFile(process.execPath, [...CLI, '--url', 'http://127.0.0.1:1', 'stats'], (err, stdout, stderr) =>
+        resolve({ code: (err as { code?: number } | null)?.code ?? 0, stdout, stderr }),
+      ),
     );
     expect(down.code).toBe(7);
     expect(down.stderr).toContain('cannot reach delayq');

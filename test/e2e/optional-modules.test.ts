@@ -18,7 +18,18 @@ it('a plain embedded start loads no journal driver and no broker client', async 
   const loadedFile = join(dir, 'loaded.json');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', './test/e2e/support/report-loaded-modules.mjs', 'src/cli/main.ts', 'serve', '--port', '0', '--data', join(dir, 'data')],
+    [
+      '--import',
+      'tsx',
+      '--import',
+      './test/e2e/support/report-loaded-modules.mjs',
+      'src/cli/main.ts',
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      join(dir, 'data'),
+    ],
     { cwd: root, env: { ...process.env, DELAYQ_LOADED_FILE: loadedFile }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -34,7 +45,11 @@ it('a plain embedded start loads no journal driver and no broker client', async 
       }
     });
   });
-  const res = await fetch(`${url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"topic":"t","body":1}' });
+  const res = await fetch(`${url}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"topic":"t","body":1}',
+  });
   expect(res.status).toBe(201);
   child.kill('SIGTERM');
   expect(await exited).toBe(0);
@@ -42,5 +57,9 @@ it('a plain embedded start loads no journal driver and no broker client', async 
   const loaded = JSON.parse(readFileSync(loadedFile, 'utf8')) as string[];
   // The probe sees CommonJS packages: the embedded store's better-sqlite3 must be among them.
   expect(loaded.some((path) => path.includes('/node_modules/better-sqlite3/'))).toBe(true);
-  for (const pkg of OPTIONAL) expect(loaded.filter((path) => path.includes(`/node_modules/${pkg}/`)), pkg).toEqual([]);
+  for (const pkg of OPTIONAL)
+    expect(
+      loaded.filter((path) => path.includes(`/node_modules/${pkg}/`)),
+      pkg,
+    ).toEqual([]);
 });

@@ -18,7 +18,12 @@ const config = loadConfig({
     sqlite: { path: ':memory:' },
     http: { bodyLimitBytes: FUZZ_BODY_LIMIT },
     jobs: { bodyMaxBytes: FUZZ_BODY_LIMIT / 4 },
-    auth: { tokens: [{ token: FUZZ_TOKENS.admin, name: 'fuzz-admin' }, { token: FUZZ_TOKENS.scoped, name: 'fuzz-orders', topics: ['orders.'] }] },
+    auth: {
+      tokens: [
+        { token: FUZZ_TOKENS.admin, name: 'fuzz-admin' },
+        { token: FUZZ_TOKENS.scoped, name: 'fuzz-orders', topics: ['orders.'] },
+      ],
+    },
     // On, but high: the limiter's code path runs on every request without refusing the fuzzer.
     rateLimit: { max: 10_000_000, windowMs: 60_000 },
   },

@@ -26,7 +26,12 @@ describe('HTTP fuzz (short form)', () => {
 
   it(`answers ${requests} hostile requests without a 5xx, a crash, a silent drop or an unexplained 4xx`, async () => {
     const report = await runHttpFuzz({ port: 7610, requests, seed, maxDurationMs: 60_000 });
-    const findings = { serverErrors: report.serverErrors, uncoded4xx: report.uncoded4xx, unanswered: report.unanswered, serverLogErrors: report.serverLogErrors };
+    const findings = {
+      serverErrors: report.serverErrors,
+      uncoded4xx: report.uncoded4xx,
+      unanswered: report.unanswered,
+      serverLogErrors: report.serverLogErrors,
+    };
     expect(findings).toEqual({ serverErrors: [], uncoded4xx: [], unanswered: [], serverLogErrors: [] });
     expect(report.crashed).toBe(false);
     expect(report.healthyAfter).toBe(true);
@@ -35,7 +40,19 @@ describe('HTTP fuzz (short form)', () => {
     // The mix reached both sides: accepted work and refusals of every kind.
     expect(report.byStatus['2xx']).toBeGreaterThan(requests / 10);
     expect(report.byStatus['4xx']).toBeGreaterThan(requests / 10);
-    for (const kind of ['malformed-json', 'oversized', 'wrong-type', 'unicode', 'boundary-number', 'unknown-field', 'odd-method', 'odd-path', 'odd-header', 'raw-bytes', 'deep-json']) {
+    for (const kind of [
+      'malformed-json',
+      'oversized',
+      'wrong-type',
+      'unicode',
+      'boundary-number',
+      'unknown-field',
+      'odd-method',
+      'odd-path',
+      'odd-header',
+      'raw-bytes',
+      'deep-json',
+    ]) {
       expect(report.byKind[kind], kind).toBeGreaterThan(0);
     }
   }, 120_000);

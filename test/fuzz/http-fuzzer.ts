@@ -49,19 +49,31 @@ const SERVER_FILE = fileURLToPath(new URL('./fuzz-server.ts', import.meta.url));
 
 /** Starts the fuzz server; fails loudly if it does not listen within 30 s. */
 async function startServer(port: number, stderrLines: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_FILE, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_FILE, String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    for (const line of chunk.split('\n')) if (line.trim() && stderrLines.length < 200) stderrLines.push(line.slice(0, 2000));
+    for (const line of chunk.split('\n'))
+      if (line.trim() && stderrLines.length < 200) stderrLines.push(line.slice(0, 2000));
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`fuzz server did not listen on 127.0.0.1:${port} within 30 s: ${stderrLines.join('\n')}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`fuzz server did not listen on 127.0.0.1:${port} within 30 s: ${stderrLines.join('\n')}`)),
+      30_000,
+    );
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       if (chunk.includes('listening')) {
         clearTimeout(timer);
         resolve();
       }
     });
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`fuzz server exited (${code}) before listening: ${stderrLines.join('\n')}`))));
+    child.once(
+      'exit',
+      (code) => (
+        clearTimeout(timer),
+        reject(new Error(`fuzz server exited (${code}) before listening: ${stderrLines.join('\n')}`))
+      ),
+    );
   });
   return child;
 }
@@ -84,16 +96,19 @@ function sendHttp(agent: http.Agent, port: number, req: FuzzRequest): Promise<An
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...req.headers };
     if (req.body) headers['content-length'] = String(req.body.length);
-    const outgoing = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent, timeout: 20_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size < 1_000_000) chunks.push(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent, timeout: 20_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size < 1_000_000) chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 20 s')));
     outgoing.on('error', reject);
     outgoing.end(req.body);
@@ -112,7 +127,9 @@ function sendRaw(port: number, raw: Buffer): Promise<Answer> {
       // Only the first answer counts: a request whose body fails to parse after its head was answered gets a second one.
       const headEnd = text.indexOf('\r\n\r\n') + 4;
       const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, headEnd));
-      const body = length ? Buffer.from(text.slice(headEnd), 'latin1').subarray(0, Number(length[1])).toString('utf8') : text.slice(headEnd);
+      const body = length
+        ? Buffer.from(text.slice(headEnd), 'latin1').subarray(0, Number(length[1])).toString('utf8')
+        : text.slice(headEnd);
       if (status) resolve({ status: Number(status[1]), text: body });
       else reject(err ?? new Error(`no HTTP answer (${JSON.stringify(text.slice(0, 80))})`));
     };
@@ -135,7 +152,12 @@ function explains4xx(text: string): boolean {
     return typeof e.code === 'string' && CODES.has(e.code) && typeof e.message === 'string' && e.message.length > 0;
   }
   const seedText = typeof body.error === 'string' ? body.error : body.message;
-  return body.success === false && typeof seedText === 'string' && /^E_[A-Z_]+: \S/.test(seedText) && CODES.has(seedText.split(':')[0]!);
+  return (
+    body.success === false &&
+    typeof seedText === 'string' &&
+    /^E_[A-Z_]+: \S/.test(seedText) &&
+    CODES.has(seedText.split(':')[0]!)
+  );
 }
 
 export async function runHttpFuzz(options: FuzzOptions): Promise<FuzzReport> {
@@ -146,8 +168,18 @@ export async function runHttpFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const generator = new RequestGenerator({ seed: options.seed, tokens: FUZZ_TOKENS, bodyLimitBytes: FUZZ_BODY_LIMIT });
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency ?? 16 });
   const report: FuzzReport = {
-    sent: 0, durationMs: 0, byStatus: {}, byKind: {}, serverErrors: [], uncoded4xx: [], unanswered: [],
-    crashed: false, healthyAfter: false, rssMiB: { start: rssMiB(child.pid), end: 0 }, serverLogErrors: [], stoppedEarly: false,
+    sent: 0,
+    durationMs: 0,
+    byStatus: {},
+    byKind: {},
+    serverErrors: [],
+    uncoded4xx: [],
+    unanswered: [],
+    crashed: false,
+    healthyAfter: false,
+    rssMiB: { start: rssMiB(child.pid), end: 0 },
+    serverLogErrors: [],
+    stoppedEarly: false,
   };
   const started = Date.now();
   const deadline = started + (options.maxDurationMs ?? Number.POSITIVE_INFINITY);
@@ -159,7 +191,11 @@ export async function runHttpFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const req = generator.next();
       report.sent++;
       report.byKind[req.kind] = (report.byKind[req.kind] ?? 0) + 1;
-      const where = { kind: req.kind, method: req.method, path: (req.raw ? JSON.stringify(req.raw.toString('latin1').slice(0, 120)) : req.path).slice(0, 200) };
+      const where = {
+        kind: req.kind,
+        method: req.method,
+        path: (req.raw ? JSON.stringify(req.raw.toString('latin1').slice(0, 120)) : req.path).slice(0, 200),
+      };
       let answer: Answer;
       try {
         answer = req.raw ? await sendRaw(options.port, req.raw) : await sendHttp(agent, options.port, req);
@@ -169,8 +205,10 @@ export async function runHttpFuzz(options: FuzzOptions): Promise<FuzzReport> {
       }
       const cls = `${Math.floor(answer.status / 100)}xx`;
       report.byStatus[cls] = (report.byStatus[cls] ?? 0) + 1;
-      if (answer.status >= 500) keep(report.serverErrors, { ...where, status: answer.status, detail: answer.text.slice(0, 300) });
-      else if (answer.status >= 400 && req.method !== 'HEAD' && !explains4xx(answer.text)) keep(report.uncoded4xx, { ...where, status: answer.status, detail: answer.text.slice(0, 300) });
+      if (answer.status >= 500)
+        keep(report.serverErrors, { ...where, status: answer.status, detail: answer.text.slice(0, 300) });
+      else if (answer.status >= 400 && req.method !== 'HEAD' && !explains4xx(answer.text))
+        keep(report.uncoded4xx, { ...where, status: answer.status, detail: answer.text.slice(0, 300) });
       else if (answer.status < 300 && answer.text.startsWith('{')) {
         try {
           generator.learn(JSON.parse(answer.text));
@@ -186,7 +224,9 @@ export async function runHttpFuzz(options: FuzzOptions): Promise<FuzzReport> {
   report.rssMiB.end = rssMiB(child.pid);
   if (!crashed) {
     try {
-      report.healthyAfter = (await sendHttp(agent, options.port, { kind: 'health', method: 'GET', path: '/ready', headers: {} })).status === 200;
+      report.healthyAfter =
+        (await sendHttp(agent, options.port, { kind: 'health', method: 'GET', path: '/ready', headers: {} })).status ===
+        200;
     } catch {
       report.healthyAfter = false;
     }

@@ -39,21 +39,111 @@ function prng(seed: number): () => number {
 }
 
 const NUMBERS = [
-  0, -0, 1, -1, 0.5, -0.5, 1e-7, 99, 100, 101, 999, 1000, 1001, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1e21, 1e308,
-  -1e308, 5e-324, LIMITS.priorityMax, LIMITS.priorityMax + 1, LIMITS.priorityMin, LIMITS.priorityMin - 1, LIMITS.ttrMinMs - 1, LIMITS.ttrMinMs,
-  LIMITS.ttrMaxMs, LIMITS.ttrMaxMs + 1, LIMITS.maxDelayMs, LIMITS.maxDelayMs + 1, RESERVE_MAX_COUNT, RESERVE_MAX_COUNT + 1, 60_001, Date.now(),
-  Date.now() - LIMITS.pastRunAtToleranceMs - 1, 8.64e15, 8.64e15 + 1,
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  -0.5,
+  1e-7,
+  99,
+  100,
+  101,
+  999,
+  1000,
+  1001,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  -(2 ** 53),
+  1e21,
+  1e308,
+  -1e308,
+  5e-324,
+  LIMITS.priorityMax,
+  LIMITS.priorityMax + 1,
+  LIMITS.priorityMin,
+  LIMITS.priorityMin - 1,
+  LIMITS.ttrMinMs - 1,
+  LIMITS.ttrMinMs,
+  LIMITS.ttrMaxMs,
+  LIMITS.ttrMaxMs + 1,
+  LIMITS.maxDelayMs,
+  LIMITS.maxDelayMs + 1,
+  RESERVE_MAX_COUNT,
+  RESERVE_MAX_COUNT + 1,
+  60_001,
+  Date.now(),
+  Date.now() - LIMITS.pastRunAtToleranceMs - 1,
+  8.64e15,
+  8.64e15 + 1,
 ];
 const STRINGS = [
-  '', ' ', 'a', 'orders.a', 'billing.b', 'x'.repeat(LIMITS.topicMaxLength), 'x'.repeat(LIMITS.topicMaxLength + 1), 'y'.repeat(5000), '😀', 'ü',
-  '\u0000', '\u202e', '\ud800', '\udfff', 'e\u0301', 'a{b}', '{x}', '}{', 'a:b', 'a|b', 'a b', '../../etc/passwd', '%00', '%2F', '<script>', "'; DROP TABLE jobs; --",
-  '1', '-1', '1e3', 'true', 'null', 'NaN', 'Infinity', '2026-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '0000-01-01', '1h', '4m,10m,10m,1h', '-1m', '10y',
-  '__proto__', 'constructor', 'hasOwnProperty', '\r\nX-Injected: 1', 'ﬀ', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', '\u00a0', '\ufeff',
+  '',
+  ' ',
+  'a',
+  'orders.a',
+  'billing.b',
+  'x'.repeat(LIMITS.topicMaxLength),
+  'x'.repeat(LIMITS.topicMaxLength + 1),
+  'y'.repeat(5000),
+  '😀',
+  'ü',
+  '\u0000',
+  '\u202e',
+  '\ud800',
+  '\udfff',
+  'e\u0301',
+  'a{b}',
+  '{x}',
+  '}{',
+  'a:b',
+  'a|b',
+  'a b',
+  '../../etc/passwd',
+  '%00',
+  '%2F',
+  '<script>',
+  "'; DROP TABLE jobs; --",
+  '1',
+  '-1',
+  '1e3',
+  'true',
+  'null',
+  'NaN',
+  'Infinity',
+  '2026-01-01T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '0000-01-01',
+  '1h',
+  '4m,10m,10m,1h',
+  '-1m',
+  '10y',
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
+  '\r\nX-Injected: 1',
+  'ﬀ',
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+  '\u00a0',
+  '\ufeff',
 ];
 const METHODS_ODD = ['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND', 'SEARCH', 'PURGE'];
 const CONTENT_TYPES = [
-  'application/json', 'application/json; charset=utf-8', 'application/JSON', 'application/json; charset=utf-16', 'text/plain', 'text/json',
-  'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/vnd.api+json', '', '*/*',
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/JSON',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'text/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  'application/vnd.api+json',
+  '',
+  '*/*',
 ];
 
 interface RouteTemplate {
@@ -82,30 +172,53 @@ class Gen {
     return list[this.int(list.length)]!;
   }
   topic(): string {
-    return this.chance(0.8) ? this.pick(['orders.a', 'orders.b', 'billing.b', 'fuzz-1', 'fuzz.2:x']) : this.pick(STRINGS);
+    return this.chance(0.8)
+      ? this.pick(['orders.a', 'orders.b', 'billing.b', 'fuzz-1', 'fuzz.2:x'])
+      : this.pick(STRINGS);
   }
   id(): string {
     return this.chance(0.75) ? this.pick(this.ids) : this.pick(STRINGS);
   }
   token(): string {
-    return this.tokens.length && this.chance(0.7) ? this.pick(this.tokens).token : this.pick(['', 'x', 'stale-token', 'y'.repeat(65)]);
+    return this.tokens.length && this.chance(0.7)
+      ? this.pick(this.tokens).token
+      : this.pick(['', 'x', 'stale-token', 'y'.repeat(65)]);
   }
   unicodeString(): string {
     const length = this.int(40);
     let s = '';
-    for (let i = 0; i < length; i++) s += String.fromCodePoint(this.pick([0x20 + this.int(95), 0xa0 + this.int(0x2000), 0x1f600 + this.int(80), 0xd800 + this.int(0x800), this.int(32)]));
+    for (let i = 0; i < length; i++)
+      s += String.fromCodePoint(
+        this.pick([
+          0x20 + this.int(95),
+          0xa0 + this.int(0x2000),
+          0x1f600 + this.int(80),
+          0xd800 + this.int(0x800),
+          this.int(32),
+        ]),
+      );
     return s;
   }
   weird(depth = 0): unknown {
     switch (this.int(depth > 3 ? 4 : 8)) {
-      case 0: return this.pick(NUMBERS);
-      case 1: return this.pick(STRINGS);
-      case 2: return this.pick([true, false, null]);
-      case 3: return this.unicodeString();
-      case 4: return Array.from({ length: this.int(4) }, () => this.weird(depth + 1));
-      case 5: return Object.fromEntries(Array.from({ length: this.int(4) }, () => [this.pick(STRINGS), this.weird(depth + 1)]));
-      case 6: return this.chance(0.5) ? deepNest(this.pick([50, 500, 1000])) : Array.from({ length: 1001 }, (_, i) => i);
-      default: return this.pick([{}, [], '', 0]);
+      case 0:
+        return this.pick(NUMBERS);
+      case 1:
+        return this.pick(STRINGS);
+      case 2:
+        return this.pick([true, false, null]);
+      case 3:
+        return this.unicodeString();
+      case 4:
+        return Array.from({ length: this.int(4) }, () => this.weird(depth + 1));
+      case 5:
+        return Object.fromEntries(
+          Array.from({ length: this.int(4) }, () => [this.pick(STRINGS), this.weird(depth + 1)]),
+        );
+      case 6:
+        return this.chance(0.5) ? deepNest(this.pick([50, 500, 1000])) : Array.from({ length: 1001 }, (_, i) => i);
+      default:
+        return this.pick([{}, [], '', 0]);
     }
   }
 }
@@ -127,13 +240,25 @@ const jobBody = (g: Gen): Record<string, unknown> => ({
   ...(g.chance(0.2) ? { ttrMs: g.pick([100, 1000, 30_000]) } : {}),
   ...(g.chance(0.1) ? { ttlMs: g.pick([null, 60_000]) } : {}),
   ...(g.chance(0.1) ? { tag: 'eu', bizKey: `biz-${g.int(100)}` } : {}),
-  ...(g.chance(0.15) ? { retry: { maxAttempts: g.int(5) + 1, backoff: g.pick(['1s,2s', { type: 'fixed', delayMs: 100 }, { type: 'exponential', delayMs: 10, factor: 2 }]) } } : {}),
+  ...(g.chance(0.15)
+    ? {
+        retry: {
+          maxAttempts: g.int(5) + 1,
+          backoff: g.pick(['1s,2s', { type: 'fixed', delayMs: 100 }, { type: 'exponential', delayMs: 10, factor: 2 }]),
+        },
+      }
+    : {}),
 });
 
 const SINK_TARGET = 'http://127.0.0.1:7699';
 const sinkBody = (g: Gen): Record<string, unknown> =>
   g.pick([
-    { type: 'webhook', url: `${SINK_TARGET}/hook`, ...(g.chance(0.5) ? { secret: 's'.repeat(16 + g.int(10)) } : {}), ...(g.chance(0.3) ? { allowedRanges: ['loopback'] } : {}) },
+    {
+      type: 'webhook',
+      url: `${SINK_TARGET}/hook`,
+      ...(g.chance(0.5) ? { secret: 's'.repeat(16 + g.int(10)) } : {}),
+      ...(g.chance(0.3) ? { allowedRanges: ['loopback'] } : {}),
+    },
     { type: 'webhook', url: 'http://[::1]:7699/hook', headers: { 'x-a': 'b' }, maxRedirects: g.pick([0, 3, 11]) },
     { type: 'rabbitmq', url: 'amqp://127.0.0.1:7699', exchange: 'x' },
     { type: 'nats', servers: ['127.0.0.1:7699'], subject: 's' },
@@ -143,50 +268,214 @@ const sinkBody = (g: Gen): Record<string, unknown> =>
 
 const ROUTES: RouteTemplate[] = [
   { method: 'POST', pattern: '/v1/jobs', path: () => '/v1/jobs', body: jobBody },
-  { method: 'POST', pattern: '/v1/jobs/batch', path: () => '/v1/jobs/batch', body: (g) => ({ jobs: Array.from({ length: g.int(5) + 1 }, () => jobBody(g)) }) },
-  { method: 'GET', pattern: '/v1/jobs/:id', path: (g) => `/v1/jobs/${enc(g.id())}`, query: (g) => (g.chance(0.5) ? { history: g.pick(['true', 'false', '1', 'yes']) } : {}) },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/batch',
+    path: () => '/v1/jobs/batch',
+    body: (g) => ({ jobs: Array.from({ length: g.int(5) + 1 }, () => jobBody(g)) }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/jobs/:id',
+    path: (g) => `/v1/jobs/${enc(g.id())}`,
+    query: (g) => (g.chance(0.5) ? { history: g.pick(['true', 'false', '1', 'yes']) } : {}),
+  },
   { method: 'GET', pattern: '/v1/jobs/:id/history', path: (g) => `/v1/jobs/${enc(g.id())}/history` },
-  { method: 'POST', pattern: '/v1/jobs/:id/cancel', path: (g) => `/v1/jobs/${enc(g.id())}/cancel`, body: (g) => (g.chance(0.5) ? { reason: g.unicodeString() } : {}) },
-  { method: 'POST', pattern: '/v1/jobs/:id/reschedule', path: (g) => `/v1/jobs/${enc(g.id())}/reschedule`, body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000]) } : { runAt: Date.now() + 1000 }) },
-  { method: 'GET', pattern: '/v1/jobs', path: () => '/v1/jobs', query: (g) => ({ topic: g.topic(), ...(g.chance(0.5) ? { state: g.pick(['ready', 'dead', 'nope']) } : {}), limit: g.pick([1, 10, 1000, 1001, 0]) }) },
-  { method: 'POST', pattern: '/v1/purge', path: () => '/v1/purge', body: (g) => ({ before: g.pick([0, Date.now() - 86_400_000]), limit: g.pick([1, 10]) }) },
-  { method: 'POST', pattern: '/v1/reserve', path: () => '/v1/reserve', body: (g) => ({ topics: [g.topic()], count: g.int(5) + 1, ...(g.chance(0.3) ? { waitMs: g.pick([0, 1, 10]) } : {}), ...(g.chance(0.2) ? { ttrMs: 1000 } : {}) }) },
-  { method: 'POST', pattern: '/v1/jobs/:id/touch', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/touch`, body: (g) => ({ token: g.token(), ...(g.chance(0.3) ? { ttrMs: 5000 } : {}) }) },
-  { method: 'POST', pattern: '/v1/jobs/:id/finish', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/finish`, body: (g) => ({ token: g.token() }) },
-  { method: 'POST', pattern: '/v1/jobs/:id/fail', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/fail`, body: (g) => ({ token: g.token(), error: g.unicodeString(), ...(g.chance(0.3) ? { bury: true } : {}), ...(g.chance(0.3) ? { retryDelayMs: 10 } : {}) }) },
-  { method: 'POST', pattern: '/v1/jobs/:id/release', path: (g) => `/v1/jobs/${enc(pickReserved(g))}/release`, body: (g) => ({ token: g.token() }) },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/cancel',
+    path: (g) => `/v1/jobs/${enc(g.id())}/cancel`,
+    body: (g) => (g.chance(0.5) ? { reason: g.unicodeString() } : {}),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/reschedule',
+    path: (g) => `/v1/jobs/${enc(g.id())}/reschedule`,
+    body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000]) } : { runAt: Date.now() + 1000 }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/jobs',
+    path: () => '/v1/jobs',
+    query: (g) => ({
+      topic: g.topic(),
+      ...(g.chance(0.5) ? { state: g.pick(['ready', 'dead', 'nope']) } : {}),
+      limit: g.pick([1, 10, 1000, 1001, 0]),
+    }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/purge',
+    path: () => '/v1/purge',
+    body: (g) => ({ before: g.pick([0, Date.now() - 86_400_000]), limit: g.pick([1, 10]) }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/reserve',
+    path: () => '/v1/reserve',
+    body: (g) => ({
+      topics: [g.topic()],
+      count: g.int(5) + 1,
+      ...(g.chance(0.3) ? { waitMs: g.pick([0, 1, 10]) } : {}),
+      ...(g.chance(0.2) ? { ttrMs: 1000 } : {}),
+    }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/touch',
+    path: (g) => `/v1/jobs/${enc(pickReserved(g))}/touch`,
+    body: (g) => ({ token: g.token(), ...(g.chance(0.3) ? { ttrMs: 5000 } : {}) }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/finish',
+    path: (g) => `/v1/jobs/${enc(pickReserved(g))}/finish`,
+    body: (g) => ({ token: g.token() }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/fail',
+    path: (g) => `/v1/jobs/${enc(pickReserved(g))}/fail`,
+    body: (g) => ({
+      token: g.token(),
+      error: g.unicodeString(),
+      ...(g.chance(0.3) ? { bury: true } : {}),
+      ...(g.chance(0.3) ? { retryDelayMs: 10 } : {}),
+    }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/release',
+    path: (g) => `/v1/jobs/${enc(pickReserved(g))}/release`,
+    body: (g) => ({ token: g.token() }),
+  },
   { method: 'GET', pattern: '/v1/stats', path: () => '/v1/stats' },
-  { method: 'GET', pattern: '/v1/stats/due', path: () => '/v1/stats/due', query: (g) => ({ ...(g.chance(0.5) ? { topic: g.topic() } : {}), ...(g.chance(0.5) ? { from: g.pick([0, Date.now(), -1, 'x']) } : {}), ...(g.chance(0.5) ? { to: g.pick([Date.now() + 3_600_000, 0, 1e15]) } : {}), ...(g.chance(0.5) ? { bucketMs: g.pick([60_000, 1, 3_600_000, 'x']) } : {}) }) },
-  { method: 'POST', pattern: '/v1/ack', path: () => '/v1/ack', body: (g) => ({ acks: Array.from({ length: g.int(4) + 1 }, () => ackItem(g)), ...(g.chance(0.2) ? { jobs: g.pick([true, false, 'yes']) } : {}) }) },
-  { method: 'POST', pattern: '/v1/topics/:topic/pause', path: (g) => `/v1/topics/${enc(g.topic())}/pause`, body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000, '1m', -1, 'x']) } : {}) },
+  {
+    method: 'GET',
+    pattern: '/v1/stats/due',
+    path: () => '/v1/stats/due',
+    query: (g) => ({
+      ...(g.chance(0.5) ? { topic: g.topic() } : {}),
+      ...(g.chance(0.5) ? { from: g.pick([0, Date.now(), -1, 'x']) } : {}),
+      ...(g.chance(0.5) ? { to: g.pick([Date.now() + 3_600_000, 0, 1e15]) } : {}),
+      ...(g.chance(0.5) ? { bucketMs: g.pick([60_000, 1, 3_600_000, 'x']) } : {}),
+    }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/ack',
+    path: () => '/v1/ack',
+    body: (g) => ({
+      acks: Array.from({ length: g.int(4) + 1 }, () => ackItem(g)),
+      ...(g.chance(0.2) ? { jobs: g.pick([true, false, 'yes']) } : {}),
+    }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/topics/:topic/pause',
+    path: (g) => `/v1/topics/${enc(g.topic())}/pause`,
+    body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000, '1m', -1, 'x']) } : {}),
+  },
   { method: 'POST', pattern: '/v1/topics/:topic/resume', path: (g) => `/v1/topics/${enc(g.topic())}/resume` },
   { method: 'GET', pattern: '/v1/topics/:topic/stats', path: (g) => `/v1/topics/${enc(g.topic())}/stats` },
-  { method: 'GET', pattern: '/v1/dead', path: () => '/v1/dead', query: (g) => ({ topic: g.topic(), limit: g.pick([1, 100]) }) },
-  { method: 'POST', pattern: '/v1/dead/redrive', path: () => '/v1/dead/redrive', body: (g) => (g.chance(0.5) ? { topic: g.topic(), limit: 10 } : { ids: [g.id(), g.id()] }) },
+  {
+    method: 'GET',
+    pattern: '/v1/dead',
+    path: () => '/v1/dead',
+    query: (g) => ({ topic: g.topic(), limit: g.pick([1, 100]) }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/dead/redrive',
+    path: () => '/v1/dead/redrive',
+    body: (g) => (g.chance(0.5) ? { topic: g.topic(), limit: 10 } : { ids: [g.id(), g.id()] }),
+  },
   { method: 'GET', pattern: '/health', path: () => '/health' },
   { method: 'GET', pattern: '/ready', path: () => '/ready' },
   { method: 'GET', pattern: '/openapi.json', path: () => '/openapi.json' },
   // push routes and metrics (sink targets stay on loopback, on a port nothing listens on: no traffic leaves the machine)
   { method: 'GET', pattern: '/v1/sinks', path: () => '/v1/sinks' },
   { method: 'GET', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink` },
-  { method: 'PUT', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink`, body: sinkBody },
+  {
+    method: 'PUT',
+    pattern: '/v1/topics/:topic/sink',
+    path: (g) => `/v1/topics/${enc(g.topic())}/sink`,
+    body: sinkBody,
+  },
   { method: 'DELETE', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink` },
   { method: 'GET', pattern: '/metrics', path: () => '/metrics' },
   // journal operations (the fuzz server has no journal: 409 E_CONFLICT, or 400/401/403 before that)
   { method: 'GET', pattern: '/v1/journal', path: () => '/v1/journal' },
-  { method: 'POST', pattern: '/v1/restore', path: () => '/v1/restore', body: (g) => (g.chance(0.5) ? { expire: g.pick([true, false, 'yes', 1]) } : {}) },
-  { method: 'POST', pattern: '/v1/jobs/:id/restore', path: (g) => `/v1/jobs/${enc(g.id())}/restore`, body: (g) => (g.chance(0.5) ? { expire: g.pick([true, 'no']) } : {}) },
-  { method: 'POST', pattern: '/v1/clear-all', path: () => '/v1/clear-all', body: (g) => ({ confirm: g.pick(['clear-all', 'yes', '', 42]), ...(g.chance(0.3) ? { reason: g.unicodeString() } : {}) }) },
+  {
+    method: 'POST',
+    pattern: '/v1/restore',
+    path: () => '/v1/restore',
+    body: (g) => (g.chance(0.5) ? { expire: g.pick([true, false, 'yes', 1]) } : {}),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/restore',
+    path: (g) => `/v1/jobs/${enc(g.id())}/restore`,
+    body: (g) => (g.chance(0.5) ? { expire: g.pick([true, 'no']) } : {}),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/clear-all',
+    path: () => '/v1/clear-all',
+    body: (g) => ({
+      confirm: g.pick(['clear-all', 'yes', '', 42]),
+      ...(g.chance(0.3) ? { reason: g.unicodeString() } : {}),
+    }),
+  },
   // seed-compatible endpoints
-  { method: 'POST', pattern: '/push', path: () => '/push', body: (g) => ({ topic: g.topic(), ...(g.chance(0.5) ? { id: g.chance(0.5) ? g.int(1e6) : `m-${g.int(50)}` } : {}), body: g.weird(), delay: g.pick([0, 1000, -1]), ...(g.chance(0.3) ? { createTime: Date.now() } : {}), ...(g.chance(0.3) ? { subtopic: 's', bizKey: 'b', ttl: 1, status: 0 } : {}) }) },
-  { method: 'GET', pattern: '/get/:topic', path: (g) => `/get/${enc(g.topic())}`, query: (g) => (g.chance(0.3) ? { waitMs: g.pick([0, 1, -1, 'x']) } : {}) },
+  {
+    method: 'POST',
+    pattern: '/push',
+    path: () => '/push',
+    body: (g) => ({
+      topic: g.topic(),
+      ...(g.chance(0.5) ? { id: g.chance(0.5) ? g.int(1e6) : `m-${g.int(50)}` } : {}),
+      body: g.weird(),
+      delay: g.pick([0, 1000, -1]),
+      ...(g.chance(0.3) ? { createTime: Date.now() } : {}),
+      ...(g.chance(0.3) ? { subtopic: 's', bizKey: 'b', ttl: 1, status: 0 } : {}),
+    }),
+  },
+  {
+    method: 'GET',
+    pattern: '/get/:topic',
+    path: (g) => `/get/${enc(g.topic())}`,
+    query: (g) => (g.chance(0.3) ? { waitMs: g.pick([0, 1, -1, 'x']) } : {}),
+  },
   { method: 'GET', pattern: '/finish', path: () => '/finish', query: (g) => ({ jobId: g.id() }) },
   { method: 'GET', pattern: '/delete', path: () => '/delete', query: (g) => ({ jobId: g.id() }) },
-  { method: 'GET', pattern: '/reStore', path: () => '/reStore', query: (g) => (g.chance(0.5) ? { expire: g.pick(['true', 'false', 'maybe']) } : {}) },
+  {
+    method: 'GET',
+    pattern: '/reStore',
+    path: () => '/reStore',
+    query: (g) => (g.chance(0.5) ? { expire: g.pick(['true', 'false', 'maybe']) } : {}),
+  },
   { method: 'GET', pattern: '/reStore/:id', path: (g) => `/reStore/${enc(g.id())}` },
   { method: 'GET', pattern: '/reStoreJob', path: () => '/reStoreJob', query: (g) => ({ jobId: g.id() }) },
-  { method: 'GET', pattern: '/clearAll', path: () => '/clearAll', query: (g) => (g.chance(0.5) ? { confirm: g.pick(['clear-all', 'no']) } : {}) },
-  { method: 'POST', pattern: '/youzan', path: () => '/youzan', body: (g) => ({ command: g.pick(['add', 'pop', 'finish', 'delete', 'ADD', 'kick']), topic: g.topic(), id: g.id(), delay: g.pick([0, 1, '1', '1.5', -1, 'x']), TTR: g.pick([1, '30', 0]), body: g.weird() }) },
+  {
+    method: 'GET',
+    pattern: '/clearAll',
+    path: () => '/clearAll',
+    query: (g) => (g.chance(0.5) ? { confirm: g.pick(['clear-all', 'no']) } : {}),
+  },
+  {
+    method: 'POST',
+    pattern: '/youzan',
+    path: () => '/youzan',
+    body: (g) => ({
+      command: g.pick(['add', 'pop', 'finish', 'delete', 'ADD', 'kick']),
+      topic: g.topic(),
+      id: g.id(),
+      delay: g.pick([0, 1, '1', '1.5', -1, 'x']),
+      TTR: g.pick([1, '30', 0]),
+      body: g.weird(),
+    }),
+  },
 ];
 
 /** The routes the generator exercises (method and pattern), so a test can check it covers the route table. */
@@ -219,7 +508,8 @@ const enc = (s: string): string => {
 
 function queryString(g: Gen, query: Record<string, unknown>): string {
   const parts = Object.entries(query).map(([k, v]) => `${enc(k)}=${enc(String(v))}`);
-  if (g.chance(0.1)) parts.push(`${g.pick(['unknown', '__proto__[x]', 'topic', 'constructor'])}=${enc(String(g.weird()))}`);
+  if (g.chance(0.1))
+    parts.push(`${g.pick(['unknown', '__proto__[x]', 'topic', 'constructor'])}=${enc(String(g.weird()))}`);
   if (g.chance(0.03)) parts.push(`topic=${'z'.repeat(3000)}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
@@ -228,28 +518,81 @@ function queryString(g: Gen, query: Record<string, unknown>): string {
 function mutate(g: Gen, body: Record<string, unknown>): { kind: string; value: unknown } {
   const keys = Object.keys(body);
   switch (g.int(7)) {
-    case 0: if (keys.length) { body[g.pick(keys)] = g.weird(); return { kind: 'wrong-type', value: body }; } return { kind: 'weird-root', value: g.weird() };
-    case 1: if (keys.length) { delete body[g.pick(keys)]; return { kind: 'missing-field', value: body }; } return { kind: 'empty', value: {} };
-    case 2: body[g.chance(0.5) ? g.pick(STRINGS) : 'unknownField'] = g.weird(); return { kind: 'unknown-field', value: body };
-    case 3: if (keys.length) { body[g.pick(keys)] = g.pick(NUMBERS); return { kind: 'boundary-number', value: body }; } return { kind: 'number-root', value: g.pick(NUMBERS) };
-    case 4: if (keys.length) { body[g.pick(keys)] = g.chance(0.5) ? g.unicodeString() : g.pick(STRINGS); return { kind: 'unicode', value: body }; } return { kind: 'string-root', value: g.pick(STRINGS) };
-    case 5: return { kind: 'weird-root', value: g.weird() };
-    default: for (const k of keys) if (g.chance(0.5)) body[k] = g.weird(); return { kind: 'many-wrong', value: body };
+    case 0:
+      if (keys.length) {
+        body[g.pick(keys)] = g.weird();
+        return { kind: 'wrong-type', value: body };
+      }
+      return { kind: 'weird-root', value: g.weird() };
+    case 1:
+      if (keys.length) {
+        delete body[g.pick(keys)];
+        return { kind: 'missing-field', value: body };
+      }
+      return { kind: 'empty', value: {} };
+    case 2:
+      body[g.chance(0.5) ? g.pick(STRINGS) : 'unknownField'] = g.weird();
+      return { kind: 'unknown-field', value: body };
+    case 3:
+      if (keys.length) {
+        body[g.pick(keys)] = g.pick(NUMBERS);
+        return { kind: 'boundary-number', value: body };
+      }
+      return { kind: 'number-root', value: g.pick(NUMBERS) };
+    case 4:
+      if (keys.length) {
+        body[g.pick(keys)] = g.chance(0.5) ? g.unicodeString() : g.pick(STRINGS);
+        return { kind: 'unicode', value: body };
+      }
+      return { kind: 'string-root', value: g.pick(STRINGS) };
+    case 5:
+      return { kind: 'weird-root', value: g.weird() };
+    default:
+      for (const k of keys) if (g.chance(0.5)) body[k] = g.weird();
+      return { kind: 'many-wrong', value: body };
   }
 }
 
 /** Malformed JSON text (or not JSON at all). */
 function malformed(g: Gen, valid: string): Buffer {
   switch (g.int(9)) {
-    case 0: return Buffer.from(valid.slice(0, Math.max(0, valid.length - 1 - g.int(10))));
-    case 1: return Buffer.from(valid.replace(/}$/, ',}'));
-    case 2: return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(valid)]);
-    case 3: return Buffer.concat([Buffer.from(valid.slice(0, 5)), Buffer.from([0xff, 0xfe, 0xc0, 0x80]), Buffer.from(valid.slice(5))]);
-    case 4: return Buffer.from(valid.replace(/"/g, "'"));
-    case 5: return Buffer.from(g.pick(['', 'null', '[]', '1', '"x"', 'true', '{', '}', '{"a":1}{"b":2}', 'NaN', '{"topic":"a","topic":"b"}', '{"__proto__":{"x":1}}']));
-    case 6: return Buffer.from(`{"topic":"a","body":${'['.repeat(100_000)}`);
-    case 7: return Buffer.from(valid.replace(/:/, '::'));
-    default: return Buffer.from(g.unicodeString());
+    case 0:
+      return Buffer.from(valid.slice(0, Math.max(0, valid.length - 1 - g.int(10))));
+    case 1:
+      return Buffer.from(valid.replace(/}$/, ',}'));
+    case 2:
+      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(valid)]);
+    case 3:
+      return Buffer.concat([
+        Buffer.from(valid.slice(0, 5)),
+        Buffer.from([0xff, 0xfe, 0xc0, 0x80]),
+        Buffer.from(valid.slice(5)),
+      ]);
+    case 4:
+      return Buffer.from(valid.replace(/"/g, "'"));
+    case 5:
+      return Buffer.from(
+        g.pick([
+          '',
+          'null',
+          '[]',
+          '1',
+          '"x"',
+          'true',
+          '{',
+          '}',
+          '{"a":1}{"b":2}',
+          'NaN',
+          '{"topic":"a","topic":"b"}',
+          '{"__proto__":{"x":1}}',
+        ]),
+      );
+    case 6:
+      return Buffer.from(`{"topic":"a","body":${'['.repeat(100_000)}`);
+    case 7:
+      return Buffer.from(valid.replace(/:/, '::'));
+    default:
+      return Buffer.from(g.unicodeString());
   }
 }
 
@@ -264,7 +607,11 @@ export class RequestGenerator {
 
   /** Feeds back what the server answered: job ids and reservation tokens make later requests go deeper. */
   learn(answer: unknown): void {
-    const body = answer as { job?: { id?: string }; results?: { job?: { id?: string } }[]; reservations?: { job: { id: string }; token: string }[] } | null;
+    const body = answer as {
+      job?: { id?: string };
+      results?: { job?: { id?: string } }[];
+      reservations?: { job: { id: string }; token: string }[];
+    } | null;
     const remember = (id: unknown) => {
       if (typeof id === 'string' && this.g.ids.length < 500) this.g.ids.push(id);
     };
@@ -284,7 +631,14 @@ export class RequestGenerator {
     const auth = g.int(20);
     if (auth < 14) headers['authorization'] = `Bearer ${this.options.tokens.admin}`;
     else if (auth < 17) headers['authorization'] = `Bearer ${this.options.tokens.scoped}`;
-    else if (auth < 19) headers['authorization'] = g.pick(['Bearer', 'Bearer x', `Basic ${this.options.tokens.admin}`, `Bearer ${this.options.tokens.admin.toUpperCase()}`, 'Bearer 😀'.replace('😀', 'Ã¿')]);
+    else if (auth < 19)
+      headers['authorization'] = g.pick([
+        'Bearer',
+        'Bearer x',
+        `Basic ${this.options.tokens.admin}`,
+        `Bearer ${this.options.tokens.admin.toUpperCase()}`,
+        'Bearer 😀'.replace('😀', 'Ã¿'),
+      ]);
     let method = route.method;
     let path = route.path(g) + queryString(g, route.query?.(g) ?? {});
     let kind = 'valid';
@@ -322,17 +676,32 @@ export class RequestGenerator {
     if (odd === 0) {
       method = g.pick(METHODS_ODD);
       kind = 'odd-method';
-    }
-    else if (odd === 1) {
+    } else if (odd === 1) {
       method = g.pick(['GET', 'POST']);
-      path = g.pick(['/', '/v1', '/v2/jobs', '/v1/jobs/', '//v1/stats', '/v1/jobs/a/b/c', '/%2e%2e/v1/stats', '/v1/jobs/%00', '/v1/jobs/%ZZ', '/v1/jobs/..%2f..%2fclearAll', `/v1/jobs/${'i'.repeat(4000)}`, '/docs/../clearAll', '/*', '/v1/jobs?'.padEnd(20000, 'q')]);
+      path = g.pick([
+        '/',
+        '/v1',
+        '/v2/jobs',
+        '/v1/jobs/',
+        '//v1/stats',
+        '/v1/jobs/a/b/c',
+        '/%2e%2e/v1/stats',
+        '/v1/jobs/%00',
+        '/v1/jobs/%ZZ',
+        '/v1/jobs/..%2f..%2fclearAll',
+        `/v1/jobs/${'i'.repeat(4000)}`,
+        '/docs/../clearAll',
+        '/*',
+        '/v1/jobs?'.padEnd(20000, 'q'),
+      ]);
       kind = 'odd-path';
-    }
-    else if (odd === 2) {
-      headers[g.pick(['x-forwarded-for', 'x-real-ip', 'host', 'accept', 'accept-encoding', 'transfer-encoding-x', 'x-a'])] = g.pick(['', '127.0.0.1', '::1', 'evil.example', '*/*', 'gzip, br, zstd', 'x'.repeat(8000)]);
+    } else if (odd === 2) {
+      headers[
+        g.pick(['x-forwarded-for', 'x-real-ip', 'host', 'accept', 'accept-encoding', 'transfer-encoding-x', 'x-a'])
+      ] = g.pick(['', '127.0.0.1', '::1', 'evil.example', '*/*', 'gzip, br, zstd', 'x'.repeat(8000)]);
       kind = 'odd-header';
-    }
-    else if (odd === 3) return { kind: 'raw-bytes', method, path, headers, raw: this.rawRequest(method, path, headers, body) };
+    } else if (odd === 3)
+      return { kind: 'raw-bytes', method, path, headers, raw: this.rawRequest(method, path, headers, body) };
     return { kind, method, path, headers, ...(body === undefined ? {} : { body }) };
   }
 
@@ -340,15 +709,19 @@ export class RequestGenerator {
   private rawRequest(method: string, path: string, headers: Record<string, string>, _body: Buffer | undefined): Buffer {
     const g = this.g;
     const auth = headers['authorization'] ? `Authorization: ${headers['authorization']}\r\n` : '';
-        const variants = [
-      () => `${g.pick(['FOO', 'G ET', 'GET\t', 'get', '\u00ffGET'])} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`,
+    const variants = [
+      () =>
+        `${g.pick(['FOO', 'G ET', 'GET\t', 'get', '\u00ffGET'])} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`,
       () => `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}X-Bad: a\u0000b\r\nConnection: close\r\n\r\n`,
-      () => `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nContent-Length: 6\r\nConnection: close\r\n\r\n`,
-      () => `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Transfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      () =>
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nContent-Length: 6\r\nConnection: close\r\n\r\n`,
+      () =>
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Transfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
       () => `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}X-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
       () => `${method} ${path} HTTP/9.9\r\nHost: x\r\nConnection: close\r\n\r\n`,
       () => `${method} ${path}\r\n\r\n`,
-      () => `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`,
+      () =>
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`,
       () => `${method} ${path.replace(/^\//, '')} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`,
     ];
     const head = g.pick(variants)();

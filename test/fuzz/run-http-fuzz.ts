@@ -21,6 +21,11 @@ const report = await runHttpFuzz({
   concurrency: Number(values.concurrency),
   maxDurationMs: Number(values['max-minutes']) * 60_000,
 });
-process.stdout.write(`${JSON.stringify({ ...report, requestsPerSecond: Math.round(report.sent / (report.durationMs / 1000)) }, null, 2)}\n`);
-const failed = report.crashed || !report.healthyAfter || report.serverErrors.length + report.uncoded4xx.length + report.unanswered.length + report.serverLogErrors.length > 0;
+process.stdout.write(
+  `${JSON.stringify({ ...report, requestsPerSecond: Math.round(report.sent / (report.durationMs / 1000)) }, null, 2)}\n`,
+);
+const failed =
+  report.crashed ||
+  !report.healthyAfter ||
+  report.serverErrors.length + report.uncoded4xx.length + report.unanswered.length + report.serverLogErrors.length > 0;
 process.exit(failed ? 1 : 0);

@@ -16,7 +16,12 @@ export function bearer(token: string): Metadata {
 }
 
 /** Calls a unary method; resolves to the answer, rejects with the ServiceError. */
-export function call<T = any>(client: GrpcClient, method: string, request: unknown, metadata = new Metadata()): Promise<T> {
+export function call<T = any>(
+  client: GrpcClient,
+  method: string,
+  request: unknown,
+  metadata = new Metadata(),
+): Promise<T> {
   return new Promise((resolve, reject) => {
     client[method](request, metadata, (err: ServiceError | null, answer: T) => (err ? reject(err) : resolve(answer)));
   });
@@ -32,7 +37,12 @@ export async function callError(client: GrpcClient, method: string, request: unk
   throw new Error(`${method} succeeded; an error was expected`);
 }
 
-export function describeError(err: ServiceError): { status: number; code: string | undefined; field: string | undefined; message: string } {
+export function describeError(err: ServiceError): {
+  status: number;
+  code: string | undefined;
+  field: string | undefined;
+  message: string;
+} {
   return {
     status: err.code,
     code: err.metadata?.get('delayq-code')[0]?.toString(),

@@ -17,7 +17,13 @@ describe('delayq serve with gRPC enabled', () => {
   it('serves gRPC on its own port and ends reserve streams with UNAVAILABLE on SIGTERM', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, DELAYQ_HTTP_PORT: '0', DELAYQ_SQLITE_PATH: ':memory:', DELAYQ_GRPC_ENABLED: 'true', DELAYQ_GRPC_PORT: '0' },
+      env: {
+        ...process.env,
+        DELAYQ_HTTP_PORT: '0',
+        DELAYQ_SQLITE_PATH: ':memory:',
+        DELAYQ_GRPC_ENABLED: 'true',
+        DELAYQ_GRPC_PORT: '0',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);

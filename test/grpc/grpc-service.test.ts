@@ -61,7 +61,13 @@ describe('gRPC service (embedded store)', () => {
   });
 
   it('pushes, gets with history, reschedules and cancels', async () => {
-    const pushed = await call(client, 'Push', { topic: 'g-orders', id: 'g-1', bodyJson: '{"orderNo":"A1"}', delayMs: 60_000, retry: { maxAttempts: 2, backoff: '1s,2s' } });
+    const pushed = await call(client, 'Push', {
+      topic: 'g-orders',
+      id: 'g-1',
+      bodyJson: '{"orderNo":"A1"}',
+      delayMs: 60_000,
+      retry: { maxAttempts: 2, backoff: '1s,2s' },
+    });
     expect(pushed.created).toBe(true);
     expect(pushed.job).toMatchObject({ id: 'g-1', state: 'delayed', bodyJson: '{"orderNo":"A1"}' });
     expect(JSON.parse(pushed.job.retry.backoffJson)).toEqual({ type: 'list', delaysMs: [1000, 2000] });
@@ -77,17 +83,40 @@ describe('gRPC service (embedded store)', () => {
   it('refuses bad messages with INVALID_ARGUMENT naming the field, as HTTP does', async () => {
     const batch = await callError(client, 'PushBatch', { jobs: [{ topic: 'ok' }, { topic: 'ok', priority: 99_999 }] });
     expect(batch).toMatchObject({ status: status.INVALID_ARGUMENT, code: 'E_VALIDATION', field: 'jobs[1].priority' });
-    expect(await callError(client, 'Push', { topic: 'bad topic' })).toMatchObject({ status: status.INVALID_ARGUMENT, field: 'topic' });
-    expect(await callError(client, 'Push', { topic: 't', bodyJson: '{nope' })).toMatchObject({ status: status.INVALID_ARGUMENT, field: 'bodyJson' });
-    expect(await callError(client, 'Push', { topic: 't', retry: { backoff: 'soon' } })).toMatchObject({ status: status.INVALID_ARGUMENT, code: 'E_VALIDATION' });
-    expect(await callError(client, 'Finish', { id: 'x', token: '' })).toMatchObject({ status: status.INVALID_ARGUMENT, field: 'token' });
-    expect(await callError(client, 'Get', { id: 'no/such' })).toMatchObject({ status: status.INVALID_ARGUMENT, field: 'id' });
-    expect(await callError(client, 'Get', { id: 'missing' })).toMatchObject({ status: status.NOT_FOUND, code: 'E_NOT_FOUND' });
-    expect(await callError(client, 'Restore', {})).toMatchObject({ status: status.FAILED_PRECONDITION, code: 'E_CONFLICT' });
+    expect(await callError(client, 'Push', { topic: 'bad topic' })).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      field: 'topic',
+    });
+    expect(await callError(client, 'Push', { topic: 't', bodyJson: '{nope' })).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      field: 'bodyJson',
+    });
+    expect(await callError(client, 'Push', { topic: 't', retry: { backoff: 'soon' } })).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      code: 'E_VALIDATION',
+    });
+    expect(await callError(client, 'Finish', { id: 'x', token: '' })).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      field: 'token',
+    });
+    expect(await callError(client, 'Get', { id: 'no/such' })).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      field: 'id',
+    });
+    expect(await callError(client, 'Get', { id: 'missing' })).toMatchObject({
+      status: status.NOT_FOUND,
+      code: 'E_NOT_FOUND',
+    });
+    expect(await callError(client, 'Restore', {})).toMatchObject({
+      status: status.FAILED_PRECONDITION,
+      code: 'E_CONFLICT',
+    });
   });
 
   it('streams reservations against credit and settles acks on the same stream', async () => {
-    await call(client, 'PushBatch', { jobs: [1, 2, 3].map((n) => ({ topic: 'g-stream', id: `s-${n}`, bodyJson: String(n) })) });
+    await call(client, 'PushBatch', {
+      jobs: [1, 2, 3].map((n) => ({ topic: 'g-stream', id: `s-${n}`, bodyJson: String(n) })),
+    });
     const s = openStream(client);
     s.stream.write({ subscribe: { topics: ['g-stream'] }, credit: 2 });
     const first = await s.next(() => (s.reservations().length >= 2 ? s.reservations() : undefined));
@@ -142,8 +171,16 @@ describe('gRPC service (embedded store)', () => {
 
     const badAck = openStream(client);
     badAck.stream.write({ subscribe: { topics: ['g-bad'] } });
-    badAck.stream.write({ acks: [{ id: 'x', token: 't', op: 'finish' }, { id: 'y', token: 't', op: 'explode' }] });
-    expect(describeError(await badAck.next(() => badAck.ended()?.error))).toMatchObject({ status: status.INVALID_ARGUMENT, field: 'acks[1].op' });
+    badAck.stream.write({
+      acks: [
+        { id: 'x', token: 't', op: 'finish' },
+        { id: 'y', token: 't', op: 'explode' },
+      ],
+    });
+    expect(describeError(await badAck.next(() => badAck.ended()?.error))).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      field: 'acks[1].op',
+    });
 
     const tooMuch = openStream(client);
     tooMuch.stream.write({ subscribe: { topics: ['g-bad'] }, credit: 5000 });
@@ -151,7 +188,12 @@ describe('gRPC service (embedded store)', () => {
   });
 
   it('settles a batch of acks with the unary Ack call', async () => {
-    await call(client, 'PushBatch', { jobs: [{ topic: 'g-ack', id: 'k-1' }, { topic: 'g-ack', id: 'k-2' }] });
+    await call(client, 'PushBatch', {
+      jobs: [
+        { topic: 'g-ack', id: 'k-1' },
+        { topic: 'g-ack', id: 'k-2' },
+      ],
+    });
     const s = openStream(client);
     s.stream.write({ subscribe: { topics: ['g-ack'] }, credit: 2 });
     const [r1, r2] = await s.next(() => (s.reservations().length === 2 ? s.reservations() : undefined));
@@ -173,21 +215,30 @@ describe('gRPC service (embedded store)', () => {
     expect(released.job.state).toBe('delayed');
     expect(released.job.runAt).toBeGreaterThan(Date.now() + 50_000);
     s.stream.end();
-    expect(await callError(client, 'Ack', { acks: [{ id: 'a', token: 't', op: 'finish', ttrMs: 1 }] })).toMatchObject({ field: 'acks[0].ttrMs' });
+    expect(await callError(client, 'Ack', { acks: [{ id: 'a', token: 't', op: 'finish', ttrMs: 1 }] })).toMatchObject({
+      field: 'acks[0].ttrMs',
+    });
   });
 
   it('answers the standard health check and server reflection', async () => {
     const health = loadPackageDefinition(loadSync(require('grpc-health-check').protoPath, { enums: String })) as any;
     const healthClient = new health.grpc.health.v1.Health(server.grpcTarget, credentials.createInsecure());
     const answer = await new Promise<any>((resolve, reject) =>
-      healthClient.Check({ service: 'delayq.v1.Delayq' }, (err: unknown, a: unknown) => (err ? reject(err) : resolve(a))),
+      healthClient.Check({ service: 'delayq.v1.Delayq' }, (err: unknown, a: unknown) =>
+        err ? reject(err) : resolve(a),
+      ),
     );
     expect(answer.status).toBe('SERVING');
     healthClient.close();
 
-    const reflectionProto = require.resolve('@grpc/reflection').replace(/build\/src\/index\.js$/, 'build/proto/grpc/reflection/v1/reflection.proto');
+    const reflectionProto = require
+      .resolve('@grpc/reflection')
+      .replace(/build\/src\/index\.js$/, 'build/proto/grpc/reflection/v1/reflection.proto');
     const reflection = loadPackageDefinition(loadSync(reflectionProto)) as any;
-    const reflectionClient = new reflection.grpc.reflection.v1.ServerReflection(server.grpcTarget, credentials.createInsecure());
+    const reflectionClient = new reflection.grpc.reflection.v1.ServerReflection(
+      server.grpcTarget,
+      credentials.createInsecure(),
+    );
     const info = reflectionClient.ServerReflectionInfo();
     const listed = await new Promise<any>((resolve, reject) => {
       info.on('data', resolve);
@@ -223,18 +274,34 @@ describe('gRPC auth and topic scopes', () => {
   });
 
   it('needs a bearer token in the metadata and keeps a scoped token to its topics', async () => {
-    expect(await callError(client, 'Stats', {})).toMatchObject({ status: status.UNAUTHENTICATED, code: 'E_UNAUTHORIZED', field: 'authorization' });
-    expect(await callError(client, 'Stats', {}, bearer('wrong-token-xxxxxxxxxxxx'))).toMatchObject({ status: status.UNAUTHENTICATED });
+    expect(await callError(client, 'Stats', {})).toMatchObject({
+      status: status.UNAUTHENTICATED,
+      code: 'E_UNAUTHORIZED',
+      field: 'authorization',
+    });
+    expect(await callError(client, 'Stats', {}, bearer('wrong-token-xxxxxxxxxxxx'))).toMatchObject({
+      status: status.UNAUTHENTICATED,
+    });
     await call(client, 'Push', { topic: 'orders.close', id: 'o-1' }, bearer(shop));
     await call(client, 'Push', { topic: 'billing', id: 'b-1' }, bearer(admin));
-    expect(await callError(client, 'Push', { topic: 'billing' }, bearer(shop))).toMatchObject({ status: status.PERMISSION_DENIED, field: 'topic' });
-    expect(await callError(client, 'Cancel', { id: 'b-1' }, bearer(shop))).toMatchObject({ status: status.PERMISSION_DENIED });
-    expect(await callError(client, 'ClearAll', { confirm: 'clear-all' }, bearer(shop))).toMatchObject({ status: status.PERMISSION_DENIED });
+    expect(await callError(client, 'Push', { topic: 'billing' }, bearer(shop))).toMatchObject({
+      status: status.PERMISSION_DENIED,
+      field: 'topic',
+    });
+    expect(await callError(client, 'Cancel', { id: 'b-1' }, bearer(shop))).toMatchObject({
+      status: status.PERMISSION_DENIED,
+    });
+    expect(await callError(client, 'ClearAll', { confirm: 'clear-all' }, bearer(shop))).toMatchObject({
+      status: status.PERMISSION_DENIED,
+    });
     const seen = (await call(client, 'Stats', {}, bearer(shop))).topics.map((t: any) => t.topic);
     expect(seen).toEqual(['orders.close']);
 
     const s = openStream(client, bearer(shop));
     s.stream.write({ subscribe: { topics: ['orders.close', 'billing'] }, credit: 1 });
-    expect(describeError(await s.next(() => s.ended()?.error))).toMatchObject({ status: status.PERMISSION_DENIED, field: 'subscribe.topics[1]' });
+    expect(describeError(await s.next(() => s.ended()?.error))).toMatchObject({
+      status: status.PERMISSION_DENIED,
+      field: 'subscribe.topics[1]',
+    });
   });
 });

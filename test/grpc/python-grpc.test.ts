@@ -28,7 +28,14 @@ async function generateStubs(): Promise<void> {
     [join(REPO_ROOT, 'proto'), 'delayq/v1/delayq.proto'],
     [dirname(dirname(dirname(healthProto))), 'health/v1/health.proto'],
   ] as const) {
-    const result = await runProcess(PYTHON, ['-m', 'grpc_tools.protoc', `-I${root}`, `--python_out=${stubs}`, `--grpc_python_out=${stubs}`, file]);
+    const result = await runProcess(PYTHON, [
+      '-m',
+      'grpc_tools.protoc',
+      `-I${root}`,
+      `--python_out=${stubs}`,
+      `--grpc_python_out=${stubs}`,
+      file,
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   }
@@ -52,6 +59,14 @@ describe.each([
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n')).toEqual(['ok health', 'ok push-get', 'ok errors', 'ok stream', 'ok vanish', 'ok stream-errors', 'done']);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'ok health',
+      'ok push-get',
+      'ok errors',
+      'ok stream',
+      'ok vanish',
+      'ok stream-errors',
+      'done',
+    ]);
   }, 90_000);
 });

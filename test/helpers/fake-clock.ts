@@ -22,7 +22,10 @@ export class FakeClock implements Clock {
 
   /** The time the next timer fires, if any (tests assert the scheduler sleeps until exactly then). */
   get nextTimerAt(): number | undefined {
-    return this.timers.reduce<number | undefined>((min, t) => (min === undefined || t.at < min ? t.at : min), undefined);
+    return this.timers.reduce<number | undefined>(
+      (min, t) => (min === undefined || t.at < min ? t.at : min),
+      undefined,
+    );
   }
 
   get pendingTimers(): number {

@@ -20,7 +20,10 @@ export interface StartOptions extends BuildAppOptions {
 /** The real thing on a random loopback port: SQLite in memory, the service, the Fastify app. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const { overrides = {}, wrapService, ...appOptions } = options;
-  const config = loadConfig({ env: {}, overrides: { ...overrides, sqlite: { path: ':memory:', ...(overrides['sqlite'] as object) } } });
+  const config = loadConfig({
+    env: {},
+    overrides: { ...overrides, sqlite: { path: ':memory:', ...(overrides['sqlite'] as object) } },
+  });
   let service = createService(config);
   if (wrapService) service = wrapService(service);
   await service.start();

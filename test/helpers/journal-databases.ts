@@ -29,13 +29,16 @@ export async function postgresJournalDatabase(): Promise<JournalDatabase> {
   try {
     await admin.connect();
   } catch (err) {
-    throw new Error(`PostgreSQL is required on 127.0.0.1:5432 (user postgres, db test) for the journal tests: ${(err as Error).message}`);
+    throw new Error(
+      `PostgreSQL is required on 127.0.0.1:5432 (user postgres, db test) for the journal tests: ${(err as Error).message}`,
+    );
   }
   await admin.query(`CREATE SCHEMA ${name}`);
   return {
     dialect: 'postgres',
     name,
-    journal: (o = {}) => new PostgresJournal({ connectionString: PG_URL, schema: name, maxConnections: o.maxConnections }),
+    journal: (o = {}) =>
+      new PostgresJournal({ connectionString: PG_URL, schema: name, maxConnections: o.maxConnections }),
     async truncate() {
       const { rows } = await admin.query(`SELECT to_regclass('${name}.delayq_jobs') AS t`);
       if (rows[0].t) await admin.query(`TRUNCATE ${name}.delayq_jobs, ${name}.delayq_job_history, ${name}.delayq_meta`);
@@ -57,7 +60,9 @@ export async function mysqlJournalDatabase(): Promise<JournalDatabase> {
   try {
     admin = await createConnection({ uri: MYSQL_URL, multipleStatements: true });
   } catch (err) {
-    throw new Error(`MariaDB/MySQL is required on 127.0.0.1:3306 (root, no password) for the journal tests: ${(err as Error).message}`);
+    throw new Error(
+      `MariaDB/MySQL is required on 127.0.0.1:3306 (root, no password) for the journal tests: ${(err as Error).message}`,
+    );
   }
   await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
   return {
@@ -65,9 +70,13 @@ export async function mysqlJournalDatabase(): Promise<JournalDatabase> {
     name,
     journal: (o = {}) => new MysqlJournal({ uri: `${MYSQL_URL}/${name}`, maxConnections: o.maxConnections }),
     async truncate() {
-      const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = '${name}' AND table_name = 'delayq_jobs'`);
+      const [rows] = await admin.query(
+        `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = '${name}' AND table_name = 'delayq_jobs'`,
+      );
       if ((rows as { n: number }[])[0]!.n > 0) {
-        await admin.query(`TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta`);
+        await admin.query(
+          `TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta`,
+        );
       }
     },
     async query<T>(text: string) {

@@ -46,16 +46,22 @@ export async function startJournalRedis(requestedPort?: number): Promise<Journal
   const port = requestedPort ?? (await freeJournalPort());
   if (port < 7100 || port > 7149) throw new Error(`journal tests use ports 7100–7149, not ${port}`);
   if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) {
-    throw new Error('redis-server is not installed: the journal wipe tests need their own Redis (apt-get install redis-server)');
+    throw new Error(
+      'redis-server is not installed: the journal wipe tests need their own Redis (apt-get install redis-server)',
+    );
   }
   const dir = join(JOURNAL_REDIS_ROOT, String(port));
   let child: ReturnType<typeof spawn> | undefined;
   const start = async () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     const pid = child.pid;
     // The server that answers must be the one we just started (not a leftover still shutting down).
     await waitFor(`redis-server (pid ${pid}) on 127.0.0.1:${port}`, async () => {

@@ -16,7 +16,10 @@ export interface RedisServer {
 
 function requireBinary(name: string): void {
   const found = spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
-  if (!found) throw new Error(`${name} is not installed: the Redis Cluster/Sentinel tests need it (apt-get install redis-server)`);
+  if (!found)
+    throw new Error(
+      `${name} is not installed: the Redis Cluster/Sentinel tests need it (apt-get install redis-server)`,
+    );
 }
 
 /** Stops whatever a previous crashed run left on this port (only ever our own test ports). */
@@ -24,7 +27,12 @@ function shutdownLeftover(port: number): void {
   spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { timeout: 3000, stdio: 'ignore' });
 }
 
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 15_000, everyMs = 50): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -38,7 +46,14 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
 }
 
 export async function ping(port: number): Promise<boolean> {
-  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+  const redis = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 500,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
@@ -51,7 +66,11 @@ export async function ping(port: number): Promise<boolean> {
 }
 
 /** Starts redis-server (or a sentinel with `sentinelConf`) in the foreground as a child of this process. */
-export async function startRedis(port: number, args: string[] = [], options: { sentinelConf?: string; fresh?: boolean } = {}): Promise<RedisServer> {
+export async function startRedis(
+  port: number,
+  args: string[] = [],
+  options: { sentinelConf?: string; fresh?: boolean } = {},
+): Promise<RedisServer> {
   requireBinary('redis-server');
   const dir = join(REDIS_TEST_ROOT, String(port));
   shutdownLeftover(port);
@@ -68,10 +87,12 @@ export async function startRedis(port: number, args: string[] = [], options: { s
   const child = spawn('redis-server', argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  await waitFor(`redis-server on 127.0.0.1:${port}${stderr ? ` (${stderr})` : ''}`, () => ping(port)).catch((err: unknown) => {
-    child.kill('SIGKILL');
-    throw err;
-  });
+  await waitFor(`redis-server on 127.0.0.1:${port}${stderr ? ` (${stderr})` : ''}`, () => ping(port)).catch(
+    (err: unknown) => {
+      child.kill('SIGKILL');
+      throw err;
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     port,
@@ -91,12 +112,25 @@ export async function startRedis(port: number, args: string[] = [], options: { s
 export async function startCluster(ports: [number, number, number]): Promise<RedisServer[]> {
   const servers: RedisServer[] = [];
   for (const port of ports) {
-    servers.push(await startRedis(port, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000']));
+    servers.push(
+      await startRedis(port, [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        '2000',
+      ]),
+    );
   }
-  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
+  const created = spawnSync(
+    'redis-cli',
+    ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+    {
+      encoding: 'utf8',
+      timeout: 20_000,
+    },
+  );
   if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
   for (const port of ports) {
     await waitFor(`cluster_state:ok on ${port}`, async () => {
@@ -117,7 +151,12 @@ export interface SentinelSet {
 }
 
 /** A master, one replica and three sentinels watching them (quorum 2, 1 s down-after). */
-export async function startSentinels(masterPort: number, replicaPort: number, sentinelPorts: number[], masterName = 'dqmaster'): Promise<SentinelSet> {
+export async function startSentinels(
+  masterPort: number,
+  replicaPort: number,
+  sentinelPorts: number[],
+  masterName = 'dqmaster',
+): Promise<SentinelSet> {
   const master = await startRedis(masterPort);
   const replica = await startRedis(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]);
   await waitFor('replica in sync', async () => {
@@ -146,6 +185,8 @@ export async function startSentinels(masterPort: number, replicaPort: number, se
 
 /** The port Sentinel currently names as the master. */
 export function currentMasterPort(sentinelPort: number, masterName: string): number {
-  const out = spawnSync('redis-cli', ['-p', String(sentinelPort), 'sentinel', 'get-master-addr-by-name', masterName], { encoding: 'utf8' }).stdout;
+  const out = spawnSync('redis-cli', ['-p', String(sentinelPort), 'sentinel', 'get-master-addr-by-name', masterName], {
+    encoding: 'utf8',
+  }).stdout;
   return Number(out.trim().split('\n')[1]);
 }

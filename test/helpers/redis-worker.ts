@@ -57,7 +57,9 @@ const produce = async (): Promise<void> => {
     Array.from({ length: 100 }, async () => {
       while (next < total) {
         const id = `${name}-${next++}`;
-        await retrying(() => service.push({ id, topic, delayMs: Math.floor(Math.random() * 3000), body: { from: name } }));
+        await retrying(() =>
+          service.push({ id, topic, delayMs: Math.floor(Math.random() * 3000), body: { from: name } }),
+        );
         pushed.push(id);
       }
     }),

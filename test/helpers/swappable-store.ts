@@ -5,7 +5,9 @@ import type { Store } from '../../src/store/store.js';
  * if the inner store lost its data (the SQLite counterpart of FLUSHALL or a Redis restart without
  * persistence). It also counts pushes per id, so tests can prove nothing was loaded twice.
  */
-export function swappableStore(initial: Store): Store & { swap(next: Store): Promise<void>; pushedIds: Map<string, number> } {
+export function swappableStore(
+  initial: Store,
+): Store & { swap(next: Store): Promise<void>; pushedIds: Map<string, number> } {
   let target = initial;
   const pushedIds = new Map<string, number>();
   const handler: ProxyHandler<Store> = {

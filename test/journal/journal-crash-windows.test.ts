@@ -42,7 +42,11 @@ for (const db of databases) {
     const setup = async () => {
       const swappable = swappableStore(new SqliteStore({ path: ':memory:', nodeId: 'c' }));
       const inner = failing(swappable);
-      const store = new JournaledStore(inner, db.journal({ maxConnections: 3 }), { nodeId: 'c', clock: new FakeClock(), horizonMs: 60_000 });
+      const store = new JournaledStore(inner, db.journal({ maxConnections: 3 }), {
+        nodeId: 'c',
+        clock: new FakeClock(),
+        horizonMs: 60_000,
+      });
       await store.open();
       open.push(store);
       return { store, inner, swappable };

@@ -53,7 +53,9 @@ for (const db of databases) {
       const fillStarted = Date.now();
       // The real push path decides "journal only" for the first slice…
       for (let i = 0; i < THROUGH_PUSH; i += 5000) {
-        const jobs = Array.from({ length: 5000 }, (_, k) => aJob({ id: `m-${i + k}`, topic, runAt: runAtOf(i + k), body: '{"n":1}' }));
+        const jobs = Array.from({ length: 5000 }, (_, k) =>
+          aJob({ id: `m-${i + k}`, topic, runAt: runAtOf(i + k), body: '{"n":1}' }),
+        );
         const results = await store.push(jobs, t0);
         expect(results.every((r) => r.created && r.job.state === 'delayed')).toBe(true);
       }
@@ -65,7 +67,8 @@ for (const db of databases) {
             const from = next;
             next = Math.min(TOTAL, next + 10_000);
             const rows: JournalJob[] = [];
-            for (let k = from; k < next; k++) rows.push(newJournalJob(aJob({ id: `m-${k}`, topic, runAt: runAtOf(k), body: '{"n":1}' }), t0, false));
+            for (let k = from; k < next; k++)
+              rows.push(newJournalJob(aJob({ id: `m-${k}`, topic, runAt: runAtOf(k), body: '{"n":1}' }), t0, false));
             await journal.write({ inserts: rows, upserts: [], history: [], pushedBy: 'node-m' });
           }
         }),
@@ -102,7 +105,8 @@ for (const db of databases) {
           if (promoted.count < 20_000) break;
         }
         peakWaiting = Math.max(peakWaiting, await innerJobs(inner, 'delayed'));
-        for (const r of await store.reserve([topic], 5, now)) expect((await store.finish(r.job.id, r.token, now)).ok).toBe(true);
+        for (const r of await store.reserve([topic], 5, now))
+          expect((await store.finish(r.job.id, r.token, now)).ok).toBe(true);
       }
       const memoryAllFired = await redis.usedMemory();
       console.log(

@@ -49,13 +49,23 @@ for (const db of databases) {
     let topic: string;
     const open: JournaledStore[] = [];
     const make = async (inner: Store, options: Partial<JournaledStoreOptions> = {}) => {
-      const store = new JournaledStore(inner, db.journal({ maxConnections: 3 }), { nodeId: 'r', clock, horizonMs: 60_000, reconcileSettleMs: 0, ...options });
+      const store = new JournaledStore(inner, db.journal({ maxConnections: 3 }), {
+        nodeId: 'r',
+        clock,
+        horizonMs: 60_000,
+        reconcileSettleMs: 0,
+        ...options,
+      });
       await store.open();
       open.push(store);
       return store;
     };
     const journalRow = async (id: string) =>
-      (await db.query<{ state: string; finished_at: unknown }>(`SELECT state, finished_at FROM delayq_jobs WHERE id = '${id}'`))[0];
+      (
+        await db.query<{ state: string; finished_at: unknown }>(
+          `SELECT state, finished_at FROM delayq_jobs WHERE id = '${id}'`,
+        )
+      )[0];
 
     beforeEach(async () => {
       await db.truncate();
@@ -70,12 +80,21 @@ for (const db of databases) {
       const inner = swappableStore(sqlite());
       const store = await make(inner);
       const now = clock.now();
-      const [reserved, ready, delayed] = [aJob({ topic, now }), aJob({ topic, now, priority: 5 }), aJob({ topic, now, delayMs: 1000 })];
+      const [reserved, ready, delayed] = [
+        aJob({ topic, now }),
+        aJob({ topic, now, priority: 5 }),
+        aJob({ topic, now, delayMs: 1000 }),
+      ];
       await store.push([reserved, ready, delayed], now);
       const [r] = await store.reserve([topic], 1, now);
       expect(r!.job.id).toBe(reserved.id);
       const later = now + 5000;
-      expect(await store.restore({ expire: false }, later)).toMatchObject({ scanned: 3, restored: 0, alreadyPresent: 3, skippedExpired: 0 });
+      expect(await store.restore({ expire: false }, later)).toMatchObject({
+        scanned: 3,
+        restored: 0,
+        alreadyPresent: 3,
+        skippedExpired: 0,
+      });
       expect(await store.get(reserved.id)).toMatchObject({ state: 'reserved' });
       expect(await store.get(ready.id)).toMatchObject({ state: 'ready' });
       expect(await store.get(delayed.id)).toMatchObject({ state: 'delayed' });
@@ -129,7 +148,9 @@ for (const db of databases) {
       await store.promoteDue(now + 1000, 10);
       const [r] = await store.reserve([topic], 1, now + 1000);
       expect(r!.job.id).toBe(job.id);
-      await waitUntil(async () => (await store.journal.history(job.id)).some((h) => h.event === 'restore' && h.reason !== null));
+      await waitUntil(async () =>
+        (await store.journal.history(job.id)).some((h) => h.event === 'restore' && h.reason !== null),
+      );
     });
 
     it('a lost inner store is left to the restore: in manual mode reconciliation pushes nothing back', async () => {

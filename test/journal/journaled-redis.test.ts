@@ -39,7 +39,11 @@ for (const db of databases) {
       await redis.flushAll();
       const clock = new FakeClock();
       const inner = new RedisStore({ url: redis.url, nodeId: 'node-r', commandTimeoutMs: 1000 });
-      const store = new JournaledStore(inner, db.journal({ maxConnections: 4 }), { nodeId: 'node-r', clock, horizonMs: 60_000 });
+      const store = new JournaledStore(inner, db.journal({ maxConnections: 4 }), {
+        nodeId: 'node-r',
+        clock,
+        horizonMs: 60_000,
+      });
       await store.open();
       open.push(store);
       return { store, clock };

@@ -13,6 +13,10 @@ afterAll(async () => {
 for (const db of databases) {
   storeContract(`journaled sqlite + ${db.dialect}`, async () => {
     await db.truncate();
-    return new JournaledStore(new SqliteStore({ path: ':memory:', nodeId: 'test-node' }), db.journal({ maxConnections: 4 }), { nodeId: 'test-node' });
+    return new JournaledStore(
+      new SqliteStore({ path: ':memory:', nodeId: 'test-node' }),
+      db.journal({ maxConnections: 4 }),
+      { nodeId: 'test-node' },
+    );
   });
 }

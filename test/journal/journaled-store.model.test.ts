@@ -16,7 +16,10 @@ afterAll(async () => {
 for (const db of databases) {
   storeModelTest(
     `journaled sqlite + ${db.dialect}`,
-    () => new JournaledStore(new SqliteStore({ path: ':memory:', nodeId: 'model' }), db.journal({ maxConnections: 2 }), { nodeId: 'model' }),
+    () =>
+      new JournaledStore(new SqliteStore({ path: ':memory:', nodeId: 'model' }), db.journal({ maxConnections: 2 }), {
+        nodeId: 'model',
+      }),
     runs,
     { timeoutMs: 120_000 + runs * 2000 },
   );

@@ -24,7 +24,12 @@ for (const db of databases) {
     let topic: string;
     const open: Store[] = [];
     const make = async (inner: Store, options: Partial<JournaledStoreOptions> = {}) => {
-      const store = new JournaledStore(inner, db.journal({ maxConnections: 4 }), { nodeId: 'node-a', clock, horizonMs: 60_000, ...options });
+      const store = new JournaledStore(inner, db.journal({ maxConnections: 4 }), {
+        nodeId: 'node-a',
+        clock,
+        horizonMs: 60_000,
+        ...options,
+      });
       await store.open();
       open.push(store);
       return store;
@@ -47,20 +52,35 @@ for (const db of databases) {
       const [r] = await store.reserve([topic], 1, now);
       await store.finish(r!.job.id, r!.token, now + 1);
       // A repeat of the same finish is answered as done and journals nothing more.
-      expect(await store.finish(r!.job.id, r!.token, now + 2)).toMatchObject({ ok: true, repeated: true, value: { state: 'finished', finishedAt: now + 1 } });
+      expect(await store.finish(r!.job.id, r!.token, now + 2)).toMatchObject({
+        ok: true,
+        repeated: true,
+        value: { state: 'finished', finishedAt: now + 1 },
+      });
       await store.cancel(b.id, now + 2, 'changed my mind');
       const rows = await db.query<{ id: string; state: string; finished_at: unknown; loaded: unknown }>(
         `SELECT id, state, finished_at, loaded FROM delayq_jobs WHERE id IN ('${a.id}', '${b.id}') ORDER BY id`,
       );
       expect(rows.map((x) => [x.id, x.state, Number(x.finished_at), Number(x.loaded)]).sort()).toEqual(
-        [[a.id, 'finished', now + 1, 1], [b.id, 'cancelled', now + 2, 1]].sort(),
+        [
+          [a.id, 'finished', now + 1, 1],
+          [b.id, 'cancelled', now + 2, 1],
+        ].sort(),
       );
       // the inner store forgets terminal jobs soon; the journal still answers
       await store.inner.purge(now + 10, 100);
       expect(await store.inner.get(a.id)).toBeNull();
       expect(await store.get(a.id)).toMatchObject({ id: a.id, state: 'finished' });
-      expect((await store.history(a.id)).map((h) => `${h.event}:${h.state}`)).toEqual(['push:ready', 'reserve:reserved', 'finish:finished']);
-      expect((await store.history(b.id)).at(-1)).toMatchObject({ event: 'cancel', reason: 'changed my mind', node: 'node-a' });
+      expect((await store.history(a.id)).map((h) => `${h.event}:${h.state}`)).toEqual([
+        'push:ready',
+        'reserve:reserved',
+        'finish:finished',
+      ]);
+      expect((await store.history(b.id)).at(-1)).toMatchObject({
+        event: 'cancel',
+        reason: 'changed my mind',
+        node: 'node-a',
+      });
     });
 
     it('under a steady load the inner store is replaced by an empty one: after restore every acknowledged unfinished job is delivered, no finished or cancelled one', async () => {
@@ -98,10 +118,18 @@ for (const db of databases) {
       const later = now + 5000;
       expect(await store.restoreJob(future.id, {}, later)).toMatchObject({ scanned: 1, restored: 1 });
       expect(await store.restoreJob(future.id, {}, later)).toMatchObject({ restored: 0, alreadyPresent: 1 });
-      expect(await store.restore({ expire: false }, later)).toMatchObject({ scanned: 2, restored: 0, alreadyPresent: 1, skippedExpired: 1 });
+      expect(await store.restore({ expire: false }, later)).toMatchObject({
+        scanned: 2,
+        restored: 0,
+        alreadyPresent: 1,
+        skippedExpired: 1,
+      });
       expect(await store.inner.get(past.id)).toBeNull();
       expect(await store.get(past.id)).toMatchObject({ state: 'expired', finishedAt: later });
-      expect((await store.history(past.id)).at(-1)).toMatchObject({ event: 'restore', reason: expect.stringContaining('expire=false') });
+      expect((await store.history(past.id)).at(-1)).toMatchObject({
+        event: 'restore',
+        reason: expect.stringContaining('expire=false'),
+      });
       await expect(store.restoreJob(past.id, {}, later)).rejects.toMatchObject({ code: 'E_WRONG_STATE' });
       await expect(store.restoreJob('missing', {}, later)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
       // expire=true re-delivers a past-due job at once
@@ -117,13 +145,21 @@ for (const db of databases) {
       const now = clock.now();
       const jobs = [aJob({ topic, now }), aJob({ topic, now, delayMs: 5000 }), aJob({ topic, now, delayMs: 3 * HOUR })];
       await store.push(jobs, now);
-      await expect(store.clearAll({ confirm: 'yes' }, now)).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'confirm' });
+      await expect(store.clearAll({ confirm: 'yes' }, now)).rejects.toMatchObject({
+        code: 'E_VALIDATION',
+        field: 'confirm',
+      });
       expect((await store.get(jobs[0]!.id))!.state).toBe('ready');
-      expect(await store.clearAll({ confirm: 'clear-all', actor: 'ops@test', reason: 'drill' }, now + 1)).toMatchObject({ cancelled: 3 });
+      expect(await store.clearAll({ confirm: 'clear-all', actor: 'ops@test', reason: 'drill' }, now + 1)).toMatchObject(
+        { cancelled: 3 },
+      );
       for (const j of jobs) expect((await store.get(j.id))!.state).toBe('cancelled');
       expect(await store.reserve([topic], 10, now + 10)).toEqual([]);
       const audit = await store.history(CLEAR_ALL_AUDIT_ID);
-      expect(audit.map((h) => h.reason)).toEqual(['clearAll by ops@test: drill (started)', 'clearAll by ops@test: drill (done: 3 jobs)']);
+      expect(audit.map((h) => h.reason)).toEqual([
+        'clearAll by ops@test: drill (started)',
+        'clearAll by ops@test: drill (done: 3 jobs)',
+      ]);
       expect(await store.restore({ expire: true }, now + 2)).toMatchObject({ scanned: 0, restored: 0 });
     });
 
@@ -139,15 +175,27 @@ for (const db of databases) {
       expect(await store.get(far.id)).toMatchObject({ state: 'delayed', bizKey: 'far' });
       const [dup] = await store.push([{ ...far, body: '"other"' }], now + 1);
       expect(dup).toMatchObject({ created: false, job: { body: far.body } });
-      expect((await store.list({ topic, limit: 10 })).jobs.map((j) => j.id).sort()).toEqual([far.id, far2.id, near.id].sort());
+      expect((await store.list({ topic, limit: 10 })).jobs.map((j) => j.id).sort()).toEqual(
+        [far.id, far2.id, near.id].sort(),
+      );
       expect((await store.list({ topic, bizKey: 'far', limit: 10 })).jobs.map((j) => j.id)).toEqual([far.id]);
       const mine = (await store.stats()).find((s) => s.topic === topic)!;
       expect(mine.counts.delayed).toBe(3);
       expect(mine.nextDueAt).toBe(near.runAt);
-      expect(await store.reschedule(far2.id, now + 30_000, now + 2)).toMatchObject({ ok: true, value: { state: 'delayed', runAt: now + 30_000 } });
+      expect(await store.reschedule(far2.id, now + 30_000, now + 2)).toMatchObject({
+        ok: true,
+        value: { state: 'delayed', runAt: now + 30_000 },
+      });
       expect(await store.inner.get(far2.id)).toMatchObject({ runAt: now + 30_000 });
-      expect(await store.cancel(far.id, now + 3)).toMatchObject({ ok: true, value: { job: { state: 'cancelled' }, dispatched: false } });
-      expect(await store.cancel(far.id, now + 4)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'cancelled' });
+      expect(await store.cancel(far.id, now + 3)).toMatchObject({
+        ok: true,
+        value: { job: { state: 'cancelled' }, dispatched: false },
+      });
+      expect(await store.cancel(far.id, now + 4)).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+        state: 'cancelled',
+      });
       // a cancelled journal-only job is never loaded
       expect(await store.loadDue(far.runAt, 100)).toBe(0);
     });
@@ -161,16 +209,20 @@ for (const db of databases) {
       expect((await a.stats()).find((s) => s.topic === topic)!.counts.delayed).toBe(3000);
       shared.pushedIds.clear();
       const later = now + HOUR; // the whole batch is now inside the 60 s.. 11 min window of the horizon
-      const rounds = await Promise.all([0, 1, 2, 3].map(async (i) => {
-        let n = 0;
-        for (let k = 0; k < 20; k++) n += await (i % 2 ? a : b).loadDue(later + 10 * 60_000, 100);
-        return n;
-      }));
+      const rounds = await Promise.all(
+        [0, 1, 2, 3].map(async (i) => {
+          let n = 0;
+          for (let k = 0; k < 20; k++) n += await (i % 2 ? a : b).loadDue(later + 10 * 60_000, 100);
+          return n;
+        }),
+      );
       expect(rounds.reduce((x, y) => x + y, 0)).toBe(3000);
       expect(rounds.filter((n) => n > 0).length).toBeGreaterThan(1);
       expect(shared.pushedIds.size).toBe(3000);
       expect([...shared.pushedIds.values()].every((n) => n === 1)).toBe(true);
-      const loaded = await db.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM delayq_jobs WHERE loaded = 1 AND id LIKE 'job-%'`);
+      const loaded = await db.query<{ n: unknown }>(
+        `SELECT COUNT(*) AS n FROM delayq_jobs WHERE loaded = 1 AND id LIKE 'job-%'`,
+      );
       expect(Number(loaded[0]!.n)).toBeGreaterThanOrEqual(3000);
     });
 

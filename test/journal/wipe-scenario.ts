@@ -11,7 +11,12 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  * restore; then every acknowledged job that was neither finished nor cancelled (acknowledged) is
  * delivered exactly once, and no finished or cancelled job comes back. A second restore changes nothing.
  */
-export async function wipeUnderLoad(store: JournaledStore, topic: string, startAt: number, wipe: () => Promise<void>): Promise<void> {
+export async function wipeUnderLoad(
+  store: JournaledStore,
+  topic: string,
+  startAt: number,
+  wipe: () => Promise<void>,
+): Promise<void> {
   let now = startAt;
   const acked = new Set<string>();
   const finished = new Set<string>();
@@ -20,10 +25,13 @@ export async function wipeUnderLoad(store: JournaledStore, topic: string, startA
   const producer = async () => {
     for (let round = 0; round < 40; round++) {
       // ready now, soon, in a few seconds, and beyond the horizon (journal only)
-      const jobs = Array.from({ length: 24 }, (_, i) => aJob({ topic, now, delayMs: [0, 500, 5000, 2 * HOUR][i % 4]! }));
+      const jobs = Array.from({ length: 24 }, (_, i) =>
+        aJob({ topic, now, delayMs: [0, 500, 5000, 2 * HOUR][i % 4]! }),
+      );
       try {
         for (const r of await store.push(jobs, now)) acked.add(r.job.id);
-        for (const victim of [jobs[1]!, jobs[3]!]) if ((await store.cancel(victim.id, now)).ok) cancelled.add(victim.id);
+        for (const victim of [jobs[1]!, jobs[3]!])
+          if ((await store.cancel(victim.id, now)).ok) cancelled.add(victim.id);
       } catch {
         /* not acknowledged: nothing is expected of these */
       }
@@ -63,7 +71,11 @@ export async function wipeUnderLoad(store: JournaledStore, topic: string, startA
   expect(first.leftInJournal).toBeGreaterThan(0);
   expect(await store.checkInner(now)).toBe('ok');
   const second = await store.restore({ expire: true }, now);
-  expect(second).toMatchObject({ restored: 0, scanned: first.scanned, alreadyPresent: first.restored + first.alreadyPresent });
+  expect(second).toMatchObject({
+    restored: 0,
+    scanned: first.scanned,
+    alreadyPresent: first.restored + first.alreadyPresent,
+  });
 
   // Drain: the clock moves past every due time; the loader brings in the far jobs.
   const delivered = new Map<string, number>();

@@ -33,9 +33,24 @@ describe('protocol schemas', () => {
 
   it('describe a real job exactly', () => {
     const job: Job = {
-      id: '01J', topic: 't', tag: null, bizKey: 'b', body: '{"a":1}', state: 'reserved', runAt: 1, priority: 0, ttrMs: 100,
-      ttlMs: null, retry: { maxAttempts: 3, backoff: { type: 'list', delaysMs: [1, 2] } }, attempts: 1, lastError: null,
-      createdAt: 1, readyAt: 1, reservedAt: 2, finishedAt: null, deadlineAt: 102,
+      id: '01J',
+      topic: 't',
+      tag: null,
+      bizKey: 'b',
+      body: '{"a":1}',
+      state: 'reserved',
+      runAt: 1,
+      priority: 0,
+      ttrMs: 100,
+      ttlMs: null,
+      retry: { maxAttempts: 3, backoff: { type: 'list', delaysMs: [1, 2] } },
+      attempts: 1,
+      lastError: null,
+      createdAt: 1,
+      readyAt: 1,
+      reservedAt: 2,
+      finishedAt: null,
+      deadlineAt: 102,
     };
     expect(Value.Check(JobSchema, toWireJob(job))).toBe(true);
     expect(Value.Check(PushRequest, { topic: 'a', retry: '4m,10m', delayMs: '30s', body: [1] })).toBe(true);

@@ -18,7 +18,11 @@ export class ScheduleHarness {
   constructor(start: number, runnerOptions: Partial<ScheduleRunnerOptions> = {}) {
     this.clock = new FakeClock(start);
     // The job timer stays off: these tests read which jobs were pushed and when they are due.
-    this.service = new DelayqService({ store: new SqliteStore({ path: ':memory:', nodeId: 't' }), clock: this.clock, runScheduler: false });
+    this.service = new DelayqService({
+      store: new SqliteStore({ path: ':memory:', nodeId: 't' }),
+      clock: this.clock,
+      runScheduler: false,
+    });
     this.schedules = new Schedules(this.store, this.service, () => this.runner?.kick());
     this.runnerOptions = { leadMs: 2000, graceMs: 2000, refreshIntervalMs: 400 * 86_400_000, ...runnerOptions };
   }

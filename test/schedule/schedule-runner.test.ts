@@ -10,7 +10,12 @@ const open = (start = T0) => new ScheduleHarness(start).open();
 describe('cron in a time zone across both DST transitions', () => {
   it('fires a daily 02:30 New York schedule once a day all year: the gap day at 03:00, the overlap day once', async () => {
     harness = await open();
-    await harness.schedules.put('daily', { topic: 'report', cron: '0 30 2 * * *', timeZone: 'America/New_York', job: { body: { kind: 'daily' } } });
+    await harness.schedules.put('daily', {
+      topic: 'report',
+      cron: '0 30 2 * * *',
+      timeZone: 'America/New_York',
+      job: { body: { kind: 'daily' } },
+    });
     await harness.startRunner();
     await harness.runUntil(Date.parse('2027-01-01T00:00:00Z'));
     const jobs = await harness.jobs('report');
@@ -30,7 +35,10 @@ describe('cron in a time zone across both DST transitions', () => {
     await harness.schedules.put('hourly', { topic: 'hourly', cron: '0 0 * * * *', timeZone: 'Europe/Berlin' });
     await harness.startRunner();
     await harness.runUntil(Date.parse('2026-10-26T12:00:00Z'));
-    expect((await harness.jobs('night')).map((j) => iso(j.runAt))).toEqual(['2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+    expect((await harness.jobs('night')).map((j) => iso(j.runAt))).toEqual([
+      '2026-10-25T00:30:00.000Z',
+      '2026-10-26T01:30:00.000Z',
+    ]);
     const hourly = await harness.jobs('hourly');
     expect(hourly).toHaveLength(48); // 48 real hours from 24th 12:00Z to 26th 12:00Z, the repeated 02:00 included
     expect(new Set(hourly.map((j) => j.runAt)).size).toBe(48);
@@ -80,7 +88,14 @@ describe('interval schedules, start, end and fire limit', () => {
     await harness.schedules.setPaused('chg', false);
     await harness.runUntil(T0 + 115_000);
     const jobs = (await harness.jobs('chg')).map((j) => [j.runAt - T0, j.body]);
-    expect(jobs).toEqual([[10_000, '1'], [20_000, '1'], [30_000, '2'], [40_000, '2'], [100_000, '2'], [110_000, '2']]);
+    expect(jobs).toEqual([
+      [10_000, '1'],
+      [20_000, '1'],
+      [30_000, '2'],
+      [40_000, '2'],
+      [100_000, '2'],
+      [110_000, '2'],
+    ]);
   });
 });
 
@@ -94,7 +109,9 @@ describe('missed ticks after a downtime', () => {
     harness.clock.set(T0 + 10 * 60_000 + 30_000); // down until 10:30: ticks at 3…10 min missed
     await harness.startRunner();
     await harness.runUntil(T0 + 12 * 60_000 + 30_000);
-    return (await harness.jobs('m')).map((j) => (j.id.endsWith(`:${j.runAt}`) ? j.runAt - T0 : -(Number(j.id.split(':')[1]) - T0)));
+    return (await harness.jobs('m')).map((j) =>
+      j.id.endsWith(`:${j.runAt}`) ? j.runAt - T0 : -(Number(j.id.split(':')[1]) - T0),
+    );
   }
 
   it('skip: fires none of them and carries on', async () => {
@@ -108,7 +125,9 @@ describe('missed ticks after a downtime', () => {
 
   it('each: fires every missed tick (the latest catchUpMax), each under its own id', async () => {
     const all = await downtime('each');
-    expect(all).toEqual([60_000, 120_000, -180_000, -240_000, -300_000, -360_000, -420_000, -480_000, -540_000, -600_000, 660_000, 720_000]);
+    expect(all).toEqual([
+      60_000, 120_000, -180_000, -240_000, -300_000, -360_000, -420_000, -480_000, -540_000, -600_000, 660_000, 720_000,
+    ]);
     await harness.close();
     expect(await downtime('each', 3)).toEqual([60_000, 120_000, -480_000, -540_000, -600_000, 660_000, 720_000]);
   });

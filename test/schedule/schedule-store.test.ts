@@ -18,7 +18,11 @@ const stores: [string, () => ScheduleStore][] = [
     'redis',
     () =>
       new RedisScheduleStore({
-        connect: () => createRedisClient(parseRedisUrl('redis://127.0.0.1:6379').connection, { commandTimeoutMs: 2000, connectTimeoutMs: 2000 }),
+        connect: () =>
+          createRedisClient(parseRedisUrl('redis://127.0.0.1:6379').connection, {
+            commandTimeoutMs: 2000,
+            connectTimeoutMs: 2000,
+          }),
         prefix: prefixes.next(),
       }),
   ],
@@ -31,11 +35,23 @@ describe.each(stores)('%s schedule store', (_name, make) => {
     const { record, created } = await store.put(definition(), T0);
     expect(created).toBe(true);
     expect(record).toMatchObject({ revision: 1, cursorAt: T0, fired: 0, anchorAt: T0, paused: false });
-    expect(await store.moveCursors([{ name: 's', revision: 1, fromCursorAt: T0, toCursorAt: T0 + 2000, fired: 2, lastFiredAt: T0 + 2000 }], T0 + 10)).toEqual([true]);
+    expect(
+      await store.moveCursors(
+        [{ name: 's', revision: 1, fromCursorAt: T0, toCursorAt: T0 + 2000, fired: 2, lastFiredAt: T0 + 2000 }],
+        T0 + 10,
+      ),
+    ).toEqual([true]);
     const replaced = await store.put(definition(5000), T0 + 100);
-    expect(replaced).toMatchObject({ created: false, record: { revision: 2, everyMs: 5000, cursorAt: T0 + 2000, fired: 2, createdAt: T0 } });
+    expect(replaced).toMatchObject({
+      created: false,
+      record: { revision: 2, everyMs: 5000, cursorAt: T0 + 2000, fired: 2, createdAt: T0 },
+    });
     expect(await store.setPaused('s', true, T0 + 200)).toMatchObject({ paused: true, revision: 3 });
-    expect(await store.setPaused('s', false, T0 + 9000)).toMatchObject({ paused: false, revision: 4, cursorAt: T0 + 9000 });
+    expect(await store.setPaused('s', false, T0 + 9000)).toMatchObject({
+      paused: false,
+      revision: 4,
+      cursorAt: T0 + 9000,
+    });
     expect((await store.list()).map((r) => r.name)).toEqual(['s']);
     expect(await store.delete('s')).toBe(true);
     expect(await store.get('s')).toBeNull();

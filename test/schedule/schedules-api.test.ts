@@ -11,7 +11,10 @@ let app: DelayqApp;
 let url: string;
 
 beforeAll(async () => {
-  const config = loadConfig({ env: {}, overrides: { sqlite: { path: ':memory:' }, schedules: { leadMs: 500, refreshIntervalMs: 200 } } });
+  const config = loadConfig({
+    env: {},
+    overrides: { sqlite: { path: ':memory:' }, schedules: { leadMs: 500, refreshIntervalMs: 200 } },
+  });
   runtime = createRuntime(config);
   await runtime.start();
   app = await buildApp(runtime.service, config, { schedules: runtime.schedules });
@@ -26,16 +29,32 @@ afterAll(async () => {
 describe('/v1/schedules', () => {
   it('creates, reads, lists, replaces, pauses, resumes and deletes a schedule', async () => {
     const put = await http(url, 'PUT', '/v1/schedules/nightly', {
-      json: { topic: 'report', cron: '0 0 2 * * *', timeZone: 'Asia/Shanghai', job: { body: { kind: 'nightly' }, priority: 5 } },
+      json: {
+        topic: 'report',
+        cron: '0 0 2 * * *',
+        timeZone: 'Asia/Shanghai',
+        job: { body: { kind: 'nightly' }, priority: 5 },
+      },
     });
     expect(put.status).toBe(201);
-    expect(put.body.schedule).toMatchObject({ name: 'nightly', topic: 'report', missed: 'once', paused: false, revision: 1, fired: 0 });
+    expect(put.body.schedule).toMatchObject({
+      name: 'nightly',
+      topic: 'report',
+      missed: 'once',
+      paused: false,
+      revision: 1,
+      fired: 0,
+    });
     expect(new Date(put.body.schedule.nextFireAt).toISOString()).toMatch(/T18:00:00\.000Z$/); // 02:00 in Shanghai
-    const replaced = await http(url, 'PUT', '/v1/schedules/nightly', { json: { topic: 'report', everyMs: '1h', missed: 'skip' } });
+    const replaced = await http(url, 'PUT', '/v1/schedules/nightly', {
+      json: { topic: 'report', everyMs: '1h', missed: 'skip' },
+    });
     expect(replaced.status).toBe(200);
     expect(replaced.body.schedule).toMatchObject({ revision: 2, cron: null, everyMs: 3_600_000, missed: 'skip' });
     expect((await http(url, 'GET', '/v1/schedules/nightly')).body.schedule.revision).toBe(2);
-    expect((await http(url, 'GET', '/v1/schedules')).body.schedules.map((s: { name: string }) => s.name)).toContain('nightly');
+    expect((await http(url, 'GET', '/v1/schedules')).body.schedules.map((s: { name: string }) => s.name)).toContain(
+      'nightly',
+    );
     const paused = await http(url, 'POST', '/v1/schedules/nightly/pause');
     expect(paused.body.schedule).toMatchObject({ paused: true, nextFireAt: null });
     const resumed = await http(url, 'POST', '/v1/schedules/nightly/resume');
@@ -86,12 +105,21 @@ describe('/v1/schedules', () => {
 
   it('documents the routes in the OpenAPI document', async () => {
     const doc = (await http(url, 'GET', '/openapi.json')).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/schedules', '/v1/schedules/{name}', '/v1/schedules/{name}/pause', '/v1/schedules/{name}/resume']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/schedules',
+        '/v1/schedules/{name}',
+        '/v1/schedules/{name}/pause',
+        '/v1/schedules/{name}/resume',
+      ]),
+    );
     expect(doc.paths['/v1/jobs'].post.requestBody.content['application/json'].schema.properties.timeZone).toBeDefined();
   });
 
   it('pushes a job at a local time in a zone, and refuses one without offset or zone', async () => {
-    const ok = await http(url, 'POST', '/v1/jobs', { json: { topic: 'wall', runAt: '2027-12-01T10:00', timeZone: 'Asia/Shanghai' } });
+    const ok = await http(url, 'POST', '/v1/jobs', {
+      json: { topic: 'wall', runAt: '2027-12-01T10:00', timeZone: 'Asia/Shanghai' },
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.job.runAt).toBe(Date.parse('2027-12-01T02:00:00Z'));
     const bad = await http(url, 'POST', '/v1/jobs', { json: { topic: 'wall', runAt: '2027-12-01T10:00' } });
@@ -101,7 +129,12 @@ describe('/v1/schedules', () => {
 
   it('is driven the same through the SDK', async () => {
     const client = new DelayqClient({ url });
-    const created = await client.putSchedule('sdk', { topic: 'sdk', cron: '0 0 9 * * 1-5', timeZone: 'Europe/Berlin', job: { body: { hi: 1 } } });
+    const created = await client.putSchedule('sdk', {
+      topic: 'sdk',
+      cron: '0 0 9 * * 1-5',
+      timeZone: 'Europe/Berlin',
+      job: { body: { hi: 1 } },
+    });
     expect(created).toMatchObject({ name: 'sdk', revision: 1, timeZone: 'Europe/Berlin' });
     expect((await client.getSchedule('sdk')).cron).toBe('0 0 9 * * 1-5');
     expect((await client.listSchedules()).some((s) => s.name === 'sdk')).toBe(true);

@@ -18,9 +18,13 @@ describe('Dispatcher and a crash mid-delivery', () => {
     };
     const path = join(dir, 'delayq.db');
     const topic = uniqueName('crash');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'support', 'dispatch-child.ts'), path, r.url(), topic], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'support', 'dispatch-child.ts'), path, r.url(), topic],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -38,7 +42,11 @@ describe('Dispatcher and a crash mid-delivery', () => {
         const stuck = await h.job(jobId!);
         expect(stuck.state).toBe('reserved');
         expect(stuck.deadlineAt! - stuck.reservedAt!).toBe(1000 + 5000); // delivery timeout + margin
-        await waitFor('the job to be re-delivered and finished', async () => (await h.job(jobId!)).state === 'finished', 15_000);
+        await waitFor(
+          'the job to be re-delivered and finished',
+          async () => (await h.job(jobId!)).state === 'finished',
+          15_000,
+        );
         expect(r.requests.map((q) => q.headers['idempotency-key'])).toEqual([jobId, jobId]);
         expect((await h.job(jobId!)).attempts).toBe(2);
       } finally {

@@ -35,12 +35,21 @@ for (const db of databases) {
     it('each round loads what enters the horizon before it is due, and restores a wiped inner store', async () => {
       const clock = new FakeClock();
       const inner = swappableStore(new SqliteStore({ path: ':memory:', nodeId: 'n' }));
-      const store = new JournaledStore(inner, db.journal({ maxConnections: 3 }), { nodeId: 'n', clock, horizonMs: 10 * 60_000 });
+      const store = new JournaledStore(inner, db.journal({ maxConnections: 3 }), {
+        nodeId: 'n',
+        clock,
+        horizonMs: 10 * 60_000,
+      });
       await store.open();
       cleanup.push(() => store.close());
       const rounds: LoaderRound[] = [];
       const errors: unknown[] = [];
-      const loader = new JournalLoader(store, clock, { onLoaded: () => undefined, onError: (e) => errors.push(e) }, { intervalMs: 60_000 });
+      const loader = new JournalLoader(
+        store,
+        clock,
+        { onLoaded: () => undefined, onError: (e) => errors.push(e) },
+        { intervalMs: 60_000 },
+      );
       const t0 = clock.now();
       const far = aJob({ topic: 'l', now: t0, delayMs: 2 * HOUR });
       await store.push([far], t0);
@@ -69,11 +78,15 @@ for (const db of databases) {
 
     it('DelayqService runs the loader: a job pushed for next month is delivered when its time comes', async () => {
       const clock = new FakeClock();
-      const store = new JournaledStore(new SqliteStore({ path: ':memory:', nodeId: 'svc' }), db.journal({ maxConnections: 3 }), {
-        nodeId: 'svc',
-        clock,
-        horizonMs: 60_000,
-      });
+      const store = new JournaledStore(
+        new SqliteStore({ path: ':memory:', nodeId: 'svc' }),
+        db.journal({ maxConnections: 3 }),
+        {
+          nodeId: 'svc',
+          clock,
+          horizonMs: 60_000,
+        },
+      );
       const service = new DelayqService({ store, clock, nodeId: 'svc', loader: { intervalMs: 30_000 } });
       await service.start();
       cleanup.push(() => service.close());

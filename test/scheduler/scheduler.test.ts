@@ -15,8 +15,16 @@ afterAll(() => prefixes.sweep());
 // and the scheduler skips those calls.
 const stores: [string, () => Store][] = [
   ['SQLite', () => new SqliteStore({ path: ':memory:', nodeId: 'sched-test' })],
-  ['Redis, 1 partition: promote reports the heads', () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'sched-test', partitions: 1 })],
-  ['Redis, 4 partitions: heads merged from due-scores and promote', () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'sched-test', partitions: 4 })],
+  [
+    'Redis, 1 partition: promote reports the heads',
+    () =>
+      new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'sched-test', partitions: 1 }),
+  ],
+  [
+    'Redis, 4 partitions: heads merged from due-scores and promote',
+    () =>
+      new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'sched-test', partitions: 4 }),
+  ],
 ];
 
 describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
@@ -134,7 +142,12 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
   });
 
   it('purges terminal jobs past the retention on its purge interval', async () => {
-    const purging = new Scheduler(store, clock, { onReady: () => {}, onError: () => {} }, { retentionMs: 10_000, purgeIntervalMs: 5000, safetyWakeMs: 5000 });
+    const purging = new Scheduler(
+      store,
+      clock,
+      { onReady: () => {}, onError: () => {} },
+      { retentionMs: 10_000, purgeIntervalMs: 5000, safetyWakeMs: 5000 },
+    );
     const job = aJob({ now: T0 });
     await store.push([job], T0);
     const [r] = await store.reserve([job.topic], 1, T0);

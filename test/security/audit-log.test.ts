@@ -49,7 +49,15 @@ describe('audit of admin actions', () => {
     expect((await call(ADMIN_TOKEN, 'POST', '/v1/dead/redrive', { ids: [id] })).body.count).toBe(1);
     const lines = audits().slice(before);
     expect(lines).toEqual([
-      expect.objectContaining({ action: 'redrive', actor: 'ops-admin', route: 'POST /v1/dead/redrive', target: { ids: [id] }, status: 200, outcome: 'done', count: 1 }),
+      expect.objectContaining({
+        action: 'redrive',
+        actor: 'ops-admin',
+        route: 'POST /v1/dead/redrive',
+        target: { ids: [id] },
+        status: 200,
+        outcome: 'done',
+        count: 1,
+      }),
     ]);
     const history = (await call(ADMIN_TOKEN, 'GET', `/v1/jobs/${id}/history`)).body.history as { event: string }[];
     expect(history.map((h) => h.event)).toContain('redrive');
@@ -103,8 +111,16 @@ describe('audit of admin actions', () => {
   it('push-route changes and a HEAD on clearAll (Fastify runs the GET handler) are audited too', async () => {
     const before = audits().length;
     const calls = server.restore.calls.length;
-    await call(ADMIN_TOKEN, 'PUT', '/v1/topics/orders.hooked/sink', { type: 'webhook', url: 'http://127.0.0.1:7699/hook', secret: 'a-secret-of-16-chars-or-more' });
-    await call(ORDERS_TOKEN, 'PUT', '/v1/topics/orders.hooked/sink', { type: 'webhook', url: 'http://127.0.0.1:7699/hook', allowedRanges: ['loopback'] });
+    await call(ADMIN_TOKEN, 'PUT', '/v1/topics/orders.hooked/sink', {
+      type: 'webhook',
+      url: 'http://127.0.0.1:7699/hook',
+      secret: 'a-secret-of-16-chars-or-more',
+    });
+    await call(ORDERS_TOKEN, 'PUT', '/v1/topics/orders.hooked/sink', {
+      type: 'webhook',
+      url: 'http://127.0.0.1:7699/hook',
+      allowedRanges: ['loopback'],
+    });
     await call(ADMIN_TOKEN, 'DELETE', '/v1/topics/orders.hooked/sink');
     await fetch(`${server.url}/clearAll`, { method: 'HEAD', headers: bearer(ADMIN_TOKEN) });
     const lines = audits().slice(before);

@@ -12,7 +12,13 @@ const WRONG_TOKEN = `wrong-token-${Math.random().toString(36).slice(2, 12)}`;
 
 async function exercise(server: SecureServer): Promise<string[]> {
   const tokens: string[] = [];
-  const send = async (method: string, path: string, body?: string, token: string | null = ADMIN_TOKEN, type = 'application/json') => {
+  const send = async (
+    method: string,
+    path: string,
+    body?: string,
+    token: string | null = ADMIN_TOKEN,
+    type = 'application/json',
+  ) => {
     const response = await fetch(server.url + path, {
       method,
       headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { 'content-type': type }) },
@@ -21,10 +27,15 @@ async function exercise(server: SecureServer): Promise<string[]> {
     const text = await response.text();
     return { status: response.status, json: text.startsWith('{') ? (JSON.parse(text) as any) : null };
   };
-  const job = (extra: Record<string, unknown> = {}) => JSON.stringify({ topic: 'orders.logs', body: { card: MARK, note: `${MARK}-note` }, ...extra });
+  const job = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ topic: 'orders.logs', body: { card: MARK, note: `${MARK}-note` }, ...extra });
 
   for (let i = 0; i < 5; i++) expect((await send('POST', '/v1/jobs', job({ id: `log-${i}` }))).status).toBe(201);
-  await send('POST', '/v1/jobs/batch', JSON.stringify({ jobs: [JSON.parse(job({ id: 'log-b1' })), JSON.parse(job({ id: 'log-b2' }))] }));
+  await send(
+    'POST',
+    '/v1/jobs/batch',
+    JSON.stringify({ jobs: [JSON.parse(job({ id: 'log-b1' })), JSON.parse(job({ id: 'log-b2' }))] }),
+  );
   await send('POST', '/v1/jobs', job(), ORDERS_TOKEN);
   await send('POST', '/v1/jobs', JSON.stringify({ topic: 'billing.x', body: MARK }), ORDERS_TOKEN); // 403
   await send('POST', '/v1/jobs', job(), WRONG_TOKEN); // 401
@@ -37,8 +48,16 @@ async function exercise(server: SecureServer): Promise<string[]> {
   const reserved = await send('POST', '/v1/reserve', JSON.stringify({ topics: ['orders.logs'], count: 3 }));
   for (const r of reserved.json.reservations) tokens.push(r.token);
   await send('POST', `/v1/jobs/${reserved.json.reservations[0].job.id}/finish`, JSON.stringify({ token: tokens[0] }));
-  await send('POST', `/v1/jobs/${reserved.json.reservations[1].job.id}/fail`, JSON.stringify({ token: tokens[1], error: 'failed' }));
-  await send('POST', `/v1/jobs/${reserved.json.reservations[2].job.id}/finish`, JSON.stringify({ token: `${tokens[2]}x` })); // stale
+  await send(
+    'POST',
+    `/v1/jobs/${reserved.json.reservations[1].job.id}/fail`,
+    JSON.stringify({ token: tokens[1], error: 'failed' }),
+  );
+  await send(
+    'POST',
+    `/v1/jobs/${reserved.json.reservations[2].job.id}/finish`,
+    JSON.stringify({ token: `${tokens[2]}x` }),
+  ); // stale
   await send('POST', '/push', JSON.stringify({ topic: 'orders.logs', id: 'log-m1', body: MARK }));
   const got = await send('GET', '/get/orders.logs');
   expect(JSON.stringify(got.json)).toContain(MARK); // the body went out to the consumer…
@@ -48,7 +67,12 @@ async function exercise(server: SecureServer): Promise<string[]> {
   await send('POST', '/v1/purge', JSON.stringify({ before: Date.now() }));
   // A consumer that gives up on a long-poll (the server logs the release).
   const abort = new AbortController();
-  const poll = fetch(`${server.url}/v1/reserve`, { method: 'POST', signal: abort.signal, headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'application/json' }, body: JSON.stringify({ topics: ['orders.idle'], waitMs: 5000 }) });
+  const poll = fetch(`${server.url}/v1/reserve`, {
+    method: 'POST',
+    signal: abort.signal,
+    headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'application/json' },
+    body: JSON.stringify({ topics: ['orders.idle'], waitMs: 5000 }),
+  });
   setTimeout(() => abort.abort(), 100);
   await poll.catch(() => undefined);
   return tokens;
@@ -75,7 +99,11 @@ describe('log hygiene', () => {
   });
 
   it('control: with log.bodies on, the same capture does see bodies (so the test above can fail)', async () => {
-    const server = await startSecureServer(7607, { captureLogs: true, logLevel: 'debug', overrides: { log: { bodies: true } } });
+    const server = await startSecureServer(7607, {
+      captureLogs: true,
+      logLevel: 'debug',
+      overrides: { log: { bodies: true } },
+    });
     try {
       await exercise(server);
     } finally {

@@ -17,7 +17,13 @@ const prefixes = prefixPool('ratelimit');
 afterAll(() => prefixes.sweep());
 
 const redisBacked = (prefix: string): Promise<TestServer> =>
-  startServer({ overrides: { store: { kind: 'redis' }, redis: { url: 'redis://127.0.0.1:6379', prefix, partitions: 1 }, rateLimit: { max: MAX, windowMs: WINDOW_MS } } });
+  startServer({
+    overrides: {
+      store: { kind: 'redis' },
+      redis: { url: 'redis://127.0.0.1:6379', prefix, partitions: 1 },
+      rateLimit: { max: MAX, windowMs: WINDOW_MS },
+    },
+  });
 
 describe('rate limits shared across instances on the Redis store', () => {
   it('two instances on one Redis allow max requests per window together, then both answer 429', async () => {
@@ -103,12 +109,20 @@ describe("the limiter's Redis down", () => {
   it('lets requests through uncounted (no 500), logs it once, and counts again when Redis is back', async () => {
     const port = await freePort();
     // The jobs stay in SQLite here: only the limiter's Redis is missing, so what is seen is the limiter's behaviour.
-    const limited = { store: { kind: 'redis' }, redis: { url: `redis://127.0.0.1:${port}`, prefix: 'rl', commandTimeoutMs: 200 }, rateLimit: { max: 3, windowMs: WINDOW_MS } };
+    const limited = {
+      store: { kind: 'redis' },
+      redis: { url: `redis://127.0.0.1:${port}`, prefix: 'rl', commandTimeoutMs: 200 },
+      rateLimit: { max: 3, windowMs: WINDOW_MS },
+    };
     const service = createService(loadConfig({ env: {}, overrides: { sqlite: { path: ':memory:' } } }));
     await service.start();
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const app = await buildApp(service, loadConfig({ env: {}, overrides: { ...limited, sqlite: { path: ':memory:' } } }), { logger });
+    const app = await buildApp(
+      service,
+      loadConfig({ env: {}, overrides: { ...limited, sqlite: { path: ':memory:' } } }),
+      { logger },
+    );
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const statuses: number[] = [];
@@ -117,7 +131,11 @@ describe("the limiter's Redis down", () => {
       expect(lines.filter((l) => l.includes('rate limiter: Redis unreachable'))).toHaveLength(1);
 
       redis = await startRedis(port);
-      await waitFor(() => lines.some((l) => l.includes('rate limiter: Redis reachable again')), 'the limiter to reconnect', 15_000);
+      await waitFor(
+        () => lines.some((l) => l.includes('rate limiter: Redis reachable again')),
+        'the limiter to reconnect',
+        15_000,
+      );
       const after: number[] = [];
       for (let i = 0; i < 5; i++) after.push((await fetch(`${url}/v1/stats`)).status);
       expect(after).toEqual([200, 200, 200, 429, 429]);
@@ -139,7 +157,13 @@ describe('rate limits shared on a Redis Cluster', () => {
     servers = await startCluster(ports as [number, number, number]);
     const url = `redis-cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`;
     const start = (): Promise<TestServer> =>
-      startServer({ overrides: { store: { kind: 'redis' }, redis: { url, prefix: 'rl' }, rateLimit: { max: MAX, windowMs: WINDOW_MS } } });
+      startServer({
+        overrides: {
+          store: { kind: 'redis' },
+          redis: { url, prefix: 'rl' },
+          rateLimit: { max: MAX, windowMs: WINDOW_MS },
+        },
+      });
     const a = await start();
     const b = await start();
     try {

@@ -49,8 +49,32 @@ function hashTag(key: string): string {
   return close <= open + 1 ? key : key.slice(open + 1, close);
 }
 
-const HOSTILE_TOPICS = ['a}b', '{evil}', '}{', 'x:{y}:z', 'üñí©ødé', '😀', 'a b', 'a|2', 'dq:0}:jobs', 't:ready:x', '../t', '\u0000nul'];
-const HOSTILE_IDS = ['{id}', 'id}', '{', '}x{', 'ü-id', '😀-id', 'id with spaces', 'a|b', '\nnl', `{${'x'.repeat(50)}}`];
+const HOSTILE_TOPICS = [
+  'a}b',
+  '{evil}',
+  '}{',
+  'x:{y}:z',
+  'üñí©ødé',
+  '😀',
+  'a b',
+  'a|2',
+  'dq:0}:jobs',
+  't:ready:x',
+  '../t',
+  '\u0000nul',
+];
+const HOSTILE_IDS = [
+  '{id}',
+  'id}',
+  '{',
+  '}x{',
+  'ü-id',
+  '😀-id',
+  'id with spaces',
+  'a|b',
+  '\nnl',
+  `{${'x'.repeat(50)}}`,
+];
 
 describe('Redis keys whatever the topic or id', () => {
   it('refuses hostile topic and id names at validation: nothing reaches Redis', async () => {
@@ -64,7 +88,10 @@ describe('Redis keys whatever the topic or id', () => {
         await expect(service.push({ topic, body: 1 })).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'topic' });
       }
       for (const id of HOSTILE_IDS) {
-        await expect(service.push({ topic: 'orders.safe', id, body: 1 })).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'id' });
+        await expect(service.push({ topic: 'orders.safe', id, body: 1 })).rejects.toMatchObject({
+          code: 'E_VALIDATION',
+          field: 'id',
+        });
         await expect(service.get(id)).rejects.toMatchObject({ code: 'E_VALIDATION' });
       }
       await expect(service.reserve({ topics: ['{evil}'] })).rejects.toMatchObject({ code: 'E_VALIDATION' });
@@ -82,7 +109,9 @@ describe('Redis keys whatever the topic or id', () => {
     await store.open();
     try {
       const jobs = [
-        ...HOSTILE_TOPICS.map((topic, i) => aJob({ topic, id: `${HOSTILE_IDS[i % HOSTILE_IDS.length]}#${i}`, now: NOW })),
+        ...HOSTILE_TOPICS.map((topic, i) =>
+          aJob({ topic, id: `${HOSTILE_IDS[i % HOSTILE_IDS.length]}#${i}`, now: NOW }),
+        ),
         ...HOSTILE_TOPICS.map((topic, i) => aJob({ topic, id: `d-${i}`, now: NOW, delayMs: 60_000 })),
       ];
       await store.push(jobs, NOW);
@@ -91,7 +120,11 @@ describe('Redis keys whatever the topic or id', () => {
       expect(keys.length).toBeGreaterThan(10);
       const tags = new Set(Array.from({ length: partitions }, (_, p) => `${prefix}:${p}`));
       for (const key of keys) {
-        expect({ key, startsWithTag: key.startsWith(`{${prefix}:`), tag: tags.has(hashTag(key)) }).toEqual({ key, startsWithTag: true, tag: true });
+        expect({ key, startsWithTag: key.startsWith(`{${prefix}:`), tag: tags.has(hashTag(key)) }).toEqual({
+          key,
+          startsWithTag: true,
+          tag: true,
+        });
       }
       // Topics stay apart: each job comes back with its own topic, and each topic counts only its jobs.
       for (const job of jobs) expect((await store.get(job.id))?.topic).toBe(job.topic);

@@ -9,13 +9,22 @@ const BODY_LIMIT = 16 * 1024;
 const JOB_BODY_MAX = 4 * 1024;
 
 beforeAll(async () => {
-  server = await startSecureServer(7603, { overrides: { http: { bodyLimitBytes: BODY_LIMIT }, jobs: { bodyMaxBytes: JOB_BODY_MAX } } });
+  server = await startSecureServer(7603, {
+    overrides: { http: { bodyLimitBytes: BODY_LIMIT }, jobs: { bodyMaxBytes: JOB_BODY_MAX } },
+  });
 });
 afterAll(() => server.close());
 
 async function post(path: string, body: string) {
-  const response = await fetch(server.url + path, { method: 'POST', headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'application/json' }, body });
-  return { status: response.status, body: (await response.json()) as { error: { code: string; field?: string; message: string } } };
+  const response = await fetch(server.url + path, {
+    method: 'POST',
+    headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'application/json' },
+    body,
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { error: { code: string; field?: string; message: string } },
+  };
 }
 
 /** Sends raw bytes and returns the status line and body of the answer. */
@@ -26,7 +35,10 @@ function raw(bytes: string): Promise<{ status: number; body: string }> {
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
+        body: text.slice(text.indexOf('\r\n\r\n') + 4),
+      });
     });
     socket.on('error', reject);
     socket.end(bytes);
@@ -57,12 +69,18 @@ describe('request size limits', () => {
     // Far deeper than any stack: refused the same way, never a 500.
     const hostile = await post('/v1/jobs', `{"topic":"limits.a","body":${'['.repeat(6000)}${']'.repeat(6000)}}`);
     expect(hostile.status).toBe(400);
-    const ok = await post('/v1/jobs', `{"topic":"limits.a","body":${'['.repeat(BODY_MAX_DEPTH)}${']'.repeat(BODY_MAX_DEPTH)}}`);
+    const ok = await post(
+      '/v1/jobs',
+      `{"topic":"limits.a","body":${'['.repeat(BODY_MAX_DEPTH)}${']'.repeat(BODY_MAX_DEPTH)}}`,
+    );
     expect(ok.status).toBe(201);
   });
 
   it('caps batches at 1000 jobs, reserve at 100 jobs and 60 s of waiting, redrive at 1000 ids', async () => {
-    const batch = await post('/v1/jobs/batch', JSON.stringify({ jobs: Array.from({ length: 1001 }, () => ({ topic: 'a' })) }));
+    const batch = await post(
+      '/v1/jobs/batch',
+      JSON.stringify({ jobs: Array.from({ length: 1001 }, () => ({ topic: 'a' })) }),
+    );
     expect(batch.status).toBe(400);
     expect(batch.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'jobs' });
     for (const [body, field] of [
@@ -74,7 +92,10 @@ describe('request size limits', () => {
       expect(answer.status).toBe(400);
       expect(answer.body.error).toMatchObject({ code: 'E_VALIDATION', field });
     }
-    const redrive = await post('/v1/dead/redrive', JSON.stringify({ ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) }));
+    const redrive = await post(
+      '/v1/dead/redrive',
+      JSON.stringify({ ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) }),
+    );
     expect(redrive.status).toBe(400);
   });
 

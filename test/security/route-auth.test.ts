@@ -20,7 +20,13 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const PUBLIC = (url: string) =>
-  url === '/health' || url === '/ready' || url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/') || url === '/console' || url.startsWith('/console/');
+  url === '/health' ||
+  url === '/ready' ||
+  url === '/openapi.json' ||
+  url === '/docs' ||
+  url.startsWith('/docs/') ||
+  url === '/console' ||
+  url.startsWith('/console/');
 
 async function send(route: RouteEntry, headers: Record<string, string> = {}, url = concreteUrl(route.url)) {
   const hasBody = route.method === 'POST';
@@ -36,7 +42,10 @@ async function send(route: RouteEntry, headers: Record<string, string> = {}, url
 
 /** The refusal names E_UNAUTHORIZED in the envelope of its protocol (REST, mykit or Youzan). */
 function expectUnauthorized(route: RouteEntry, answer: { status: number; text: string }): void {
-  expect({ route: `${route.method} ${route.url}`, status: answer.status }).toEqual({ route: `${route.method} ${route.url}`, status: 401 });
+  expect({ route: `${route.method} ${route.url}`, status: answer.status }).toEqual({
+    route: `${route.method} ${route.url}`,
+    status: 401,
+  });
   if (route.method === 'HEAD') return;
   const body = JSON.parse(answer.text) as { error?: { code?: string } | string; message?: string };
   const code = typeof body.error === 'object' ? body.error.code : (body.error ?? body.message);
@@ -46,7 +55,28 @@ function expectUnauthorized(route: RouteEntry, answer: { status: number; text: s
 describe('route table under auth', () => {
   it('finds every route of the API, the seed-compatible ones included', () => {
     const urls = new Set(routes.map((r) => r.url));
-    for (const url of ['/v1/jobs', '/v1/jobs/batch', '/v1/jobs/:id', '/v1/jobs/:id/finish', '/v1/reserve', '/v1/purge', '/v1/dead/redrive', '/v1/stats', '/push', '/get/:topic', '/finish', '/delete', '/reStore', '/reStore/:id', '/reStoreJob', '/clearAll', '/youzan', '/health', '/ready', '/docs']) {
+    for (const url of [
+      '/v1/jobs',
+      '/v1/jobs/batch',
+      '/v1/jobs/:id',
+      '/v1/jobs/:id/finish',
+      '/v1/reserve',
+      '/v1/purge',
+      '/v1/dead/redrive',
+      '/v1/stats',
+      '/push',
+      '/get/:topic',
+      '/finish',
+      '/delete',
+      '/reStore',
+      '/reStore/:id',
+      '/reStoreJob',
+      '/clearAll',
+      '/youzan',
+      '/health',
+      '/ready',
+      '/docs',
+    ]) {
       expect(urls).toContain(url);
     }
     expect(routes.length).toBeGreaterThan(40);

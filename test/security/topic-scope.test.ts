@@ -48,10 +48,16 @@ describe('topic-scoped tokens', () => {
     expect((await scoped('POST', '/v1/jobs', { topic: own, id: uniq('o-') })).status).toBe(201);
     expectForbidden(await scoped('POST', '/v1/jobs', { topic: other, id: 'never-1' }));
     expectForbidden(await scoped('POST', '/v1/jobs', { topic: 'orders', id: 'never-2' })); // a prefix match is on `orders.`, not `orders`
-    const batch = await scoped('POST', '/v1/jobs/batch', { jobs: [{ topic: own, id: 'mixed-1' }, { topic: other, id: 'mixed-2' }] });
+    const batch = await scoped('POST', '/v1/jobs/batch', {
+      jobs: [
+        { topic: own, id: 'mixed-1' },
+        { topic: other, id: 'mixed-2' },
+      ],
+    });
     expectForbidden(batch);
     expect(batch.body.error.field).toBe('jobs[1].topic');
-    for (const id of ['never-1', 'never-2', 'mixed-1', 'mixed-2']) expect((await admin('GET', `/v1/jobs/${id}`)).status).toBe(404);
+    for (const id of ['never-1', 'never-2', 'mixed-1', 'mixed-2'])
+      expect((await admin('GET', `/v1/jobs/${id}`)).status).toBe(404);
   });
 
   it('reserve: refused if any topic asked for is not its own; the other topic keeps its job', async () => {
@@ -125,7 +131,14 @@ describe('topic-scoped tokens', () => {
     expectForbidden(await scoped('GET', `/get/${other}`));
     expectForbidden(await scoped('GET', `/finish?jobId=${id}`));
     expectForbidden(await scoped('GET', `/delete?jobId=${pending}`));
-    for (const path of ['/reStore', '/reStore/x-1', '/reStoreJob?jobId=x-1', '/clearAll', '/%63learAll', '/%72eStore?expire=true']) {
+    for (const path of [
+      '/reStore',
+      '/reStore/x-1',
+      '/reStoreJob?jobId=x-1',
+      '/clearAll',
+      '/%63learAll',
+      '/%72eStore?expire=true',
+    ]) {
       expectForbidden(await scoped('GET', path));
     }
     expect(server.restore.calls).toEqual([]); // not one call reached the journal
@@ -154,7 +167,10 @@ describe('topic-scoped tokens', () => {
     const broker = await scoped('PUT', `/v1/topics/${own}/sink`, { type: 'rabbitmq', url: 'amqp://127.0.0.1:7699' });
     expectForbidden(broker);
     expect(broker.body.error.field).toBe('type');
-    expect((await admin('GET', `/v1/topics/${own}/sink`)).body.sink).not.toHaveProperty('allowedRanges', ['loopback', 'private']);
+    expect((await admin('GET', `/v1/topics/${own}/sink`)).body.sink).not.toHaveProperty('allowedRanges', [
+      'loopback',
+      'private',
+    ]);
     expectForbidden(await scoped('PUT', `/v1/topics/${other}/sink`, hook));
     expect((await admin('PUT', `/v1/topics/${other}/sink`, { ...hook, allowedRanges: ['loopback'] })).status).toBe(200);
     expectForbidden(await scoped('GET', `/v1/topics/${other}/sink`));

@@ -48,29 +48,37 @@ afterAll(async () => {
   await redirector.close();
 });
 
-const job = (): Job => ({
-  id: `ssrf-${Math.random().toString(36).slice(2, 8)}`,
-  topic: 'hooks.ssrf',
-  tag: null,
-  bizKey: null,
-  body: '{"x":1}',
-  state: 'reserved',
-  runAt: Date.now(),
-  readyAt: Date.now(),
-  priority: 0,
-  ttrMs: 30_000,
-  ttlMs: null,
-  retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 1000 } },
-  attempts: 1,
-  deadlineAt: Date.now() + 30_000,
-  createdAt: Date.now(),
-  reservedAt: Date.now(),
-  finishedAt: null,
-  lastError: null,
-} as Job);
+const job = (): Job =>
+  ({
+    id: `ssrf-${Math.random().toString(36).slice(2, 8)}`,
+    topic: 'hooks.ssrf',
+    tag: null,
+    bizKey: null,
+    body: '{"x":1}',
+    state: 'reserved',
+    runAt: Date.now(),
+    readyAt: Date.now(),
+    priority: 0,
+    ttrMs: 30_000,
+    ttlMs: null,
+    retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 1000 } },
+    attempts: 1,
+    deadlineAt: Date.now() + 30_000,
+    createdAt: Date.now(),
+    reservedAt: Date.now(),
+    finishedAt: null,
+    lastError: null,
+  }) as Job;
 
 async function deliver(url: string, allowedRanges?: string[]) {
-  const sink = new WebhookSink(parseSinkConfig({ type: 'webhook', url, timeoutMs: 2000, ...(allowedRanges ? { allowedRanges } : {}) }) as WebhookSinkConfig);
+  const sink = new WebhookSink(
+    parseSinkConfig({
+      type: 'webhook',
+      url,
+      timeoutMs: 2000,
+      ...(allowedRanges ? { allowedRanges } : {}),
+    }) as WebhookSinkConfig,
+  );
   try {
     return await sink.deliver(job(), new AbortController().signal);
   } finally {
@@ -96,7 +104,12 @@ describe('webhook SSRF guard', () => {
     ];
     for (const url of spellings) {
       const result = await deliver(url);
-      expect({ url, ok: result.ok, retryable: (result as { retryable?: boolean }).retryable, reason: (result as { reason: string }).reason }).toEqual({ url, ok: false, retryable: false, reason: expect.stringMatching(/SSRF guard/) });
+      expect({
+        url,
+        ok: result.ok,
+        retryable: (result as { retryable?: boolean }).retryable,
+        reason: (result as { reason: string }).reason,
+      }).toEqual({ url, ok: false, retryable: false, reason: expect.stringMatching(/SSRF guard/) });
       expect((result as { reason: string }).reason).toMatch(/SSRF guard/);
     }
     expect(target.connections).toBe(0);
@@ -105,11 +118,30 @@ describe('webhook SSRF guard', () => {
   it('classifies internal ranges as refused and public addresses as allowed', () => {
     const guard = new SsrfGuard();
     const refused = [
-      '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-      '::1', '::', 'fd00::1', 'fe80::1', '::ffff:169.254.169.254', '::ffff:10.0.0.1', '64:ff9b::7f00:1', '2002:7f00:1::1', 'ff02::1', '198.18.0.1',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '100.64.0.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:169.254.169.254',
+      '::ffff:10.0.0.1',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::1',
+      'ff02::1',
+      '198.18.0.1',
     ];
-    for (const address of refused) expect({ address, refused: guard.refusal(address) !== null }).toEqual({ address, refused: true });
-    for (const address of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111']) expect(guard.refusal(address)).toBeNull();
+    for (const address of refused)
+      expect({ address, refused: guard.refusal(address) !== null }).toEqual({ address, refused: true });
+    for (const address of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111'])
+      expect(guard.refusal(address)).toBeNull();
     expect(guard.refusal('not-an-ip')).toMatch(/not an IP/);
   });
 

@@ -52,7 +52,9 @@ describe('REST API through the SDK, over a real listening server', () => {
 
   it('pushes a batch, lists it by topic with a cursor, and counts it in stats', async () => {
     const t = topic('batch');
-    const results = await client.pushBatch(Array.from({ length: 5 }, (_, i) => ({ topic: t, id: `${t}-${i}`, delayMs: '1h', body: i })));
+    const results = await client.pushBatch(
+      Array.from({ length: 5 }, (_, i) => ({ topic: t, id: `${t}-${i}`, delayMs: '1h', body: i })),
+    );
     expect(results.every((r) => r.created && r.job.state === 'delayed')).toBe(true);
     const first = await client.list({ topic: t, limit: 3 });
     expect(first.jobs.map((j) => j.id)).toEqual([`${t}-0`, `${t}-1`, `${t}-2`]);
@@ -74,7 +76,11 @@ describe('REST API through the SDK, over a real listening server', () => {
     const done = await client.finish(`${t}-b`, first!.token);
     expect(done.state).toBe('finished');
     // The answer was lost: the same finish again is a 200 with the same job.
-    expect(await client.finish(`${t}-b`, first!.token)).toMatchObject({ id: `${t}-b`, state: 'finished', finishedAt: done.finishedAt });
+    expect(await client.finish(`${t}-b`, first!.token)).toMatchObject({
+      id: `${t}-b`,
+      state: 'finished',
+      finishedAt: done.finishedAt,
+    });
     const stale = await client.finish(`${t}-b`, second!.token).catch((e: unknown) => e);
     expect(stale).toMatchObject({ code: 'E_WRONG_STATE' });
   });
@@ -144,7 +150,9 @@ describe('REST API through the SDK, over a real listening server', () => {
   it('stops waiting when the client aborts, so a job pushed afterwards goes to the next consumer', async () => {
     const t = topic('abort-wait');
     const controller = new AbortController();
-    const gone = client.reserve({ topics: [t], waitMs: 30_000 }, { signal: controller.signal }).catch((e: unknown) => e);
+    const gone = client
+      .reserve({ topics: [t], waitMs: 30_000 }, { signal: controller.signal })
+      .catch((e: unknown) => e);
     await waitFor(() => server.service.waitingConsumers > 0, 'the long-poll to wait');
     controller.abort();
     expect(await gone).toMatchObject({ name: 'AbortError' });
@@ -155,7 +163,9 @@ describe('REST API through the SDK, over a real listening server', () => {
   });
 
   it("accepts the README's curl tour as curl sends it (cancel without a body, durations as text)", async () => {
-    const pushed = await http(server.url, 'POST', '/v1/jobs', { json: { topic: 'order-close', id: 'order-A1', delayMs: '30m', body: { orderNo: 'A1' } } });
+    const pushed = await http(server.url, 'POST', '/v1/jobs', {
+      json: { topic: 'order-close', id: 'order-A1', delayMs: '30m', body: { orderNo: 'A1' } },
+    });
     expect(pushed.status).toBe(201);
     expect(pushed.body.job.runAt - pushed.body.job.createdAt).toBe(30 * 60_000);
     const cancelled = await fetch(`${server.url}/v1/jobs/order-A1/cancel`, { method: 'POST' });
@@ -166,9 +176,14 @@ describe('REST API through the SDK, over a real listening server', () => {
   });
 
   it('serves the OpenAPI document and the docs page', async () => {
-    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(openapi.openapi).toMatch(/^3\./);
-    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/jobs', '/v1/reserve', '/v1/jobs/{id}/finish', '/push', '/youzan']));
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(['/v1/jobs', '/v1/reserve', '/v1/jobs/{id}/finish', '/push', '/youzan']),
+    );
     const docs = await fetch(`${server.url}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('swagger');
@@ -189,12 +204,20 @@ class GatedService extends DelayqService {
 
 /** Ways to reserve over HTTP: the REST long-poll and the seed endpoints, all tied to the connection. */
 const reserveRoutes: Array<{ name: string; send(url: string, signal: AbortSignal): Promise<unknown> }> = [
-  { name: 'POST /v1/reserve', send: (url, signal) => new DelayqClient({ url }).reserve({ topics: ['gone'], waitMs: 10_000 }, { signal }) },
+  {
+    name: 'POST /v1/reserve',
+    send: (url, signal) => new DelayqClient({ url }).reserve({ topics: ['gone'], waitMs: 10_000 }, { signal }),
+  },
   { name: 'mykit GET /get/{topic}', send: (url, signal) => fetch(`${url}/get/gone?waitMs=10000`, { signal }) },
   {
     name: 'Youzan pop',
     send: (url, signal) =>
-      fetch(`${url}/youzan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"command":"pop","topic":"gone"}', signal }),
+      fetch(`${url}/youzan`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"command":"pop","topic":"gone"}',
+        signal,
+      }),
   },
 ];
 
@@ -225,7 +248,11 @@ describe('a consumer that disconnects after its jobs were reserved', () => {
         await waitFor(async () => (await gatedServer.service.get('gone-1')).state === 'ready', 'the release');
         const job = await gatedServer.service.get('gone-1');
         expect(job.attempts).toBe(0);
-        expect((await gatedServer.service.history('gone-1')).map((h) => h.event)).toEqual(['push', 'reserve', 'release']);
+        expect((await gatedServer.service.history('gone-1')).map((h) => h.event)).toEqual([
+          'push',
+          'reserve',
+          'release',
+        ]);
       } finally {
         open();
         await gatedServer.close();

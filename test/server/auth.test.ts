@@ -7,12 +7,17 @@ const ORDERS = 'orders-token-0123456789';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ overrides: { auth: { tokens: [{ token: ADMIN }, { token: ORDERS, topics: ['orders.'] }] } } });
+  server = await startServer({
+    overrides: { auth: { tokens: [{ token: ADMIN }, { token: ORDERS, topics: ['orders.'] }] } },
+  });
 });
 afterAll(async () => server.close());
 
 const as = (token: string | undefined) => (method: string, path: string, json?: unknown) =>
-  http(server.url, method, path, { ...(json === undefined ? {} : { json }), headers: token ? { authorization: `Bearer ${token}` } : {} });
+  http(server.url, method, path, {
+    ...(json === undefined ? {} : { json }),
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
 
 describe('bearer-token authentication', () => {
   it('leaves health, readiness and the API docs open', async () => {
@@ -41,7 +46,9 @@ describe('bearer-token authentication', () => {
       status: 403,
       body: { error: { code: 'E_FORBIDDEN', field: 'topic' } },
     });
-    expect(await orders('POST', '/v1/jobs/batch', { jobs: [{ topic: 'orders.us' }, { topic: 'billing' }] })).toMatchObject({
+    expect(
+      await orders('POST', '/v1/jobs/batch', { jobs: [{ topic: 'orders.us' }, { topic: 'billing' }] }),
+    ).toMatchObject({
       status: 403,
       body: { error: { code: 'E_FORBIDDEN', field: 'jobs[1].topic' } },
     });

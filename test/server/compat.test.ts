@@ -14,7 +14,15 @@ const post = (path: string, json: unknown) => http(server.url, 'POST', path, { j
 describe('mykit-delay endpoints (seed 000)', () => {
   it("accepts the seed's own push example and answers {success, data: id, message, code}", async () => {
     const before = Date.now();
-    const answer = await post('/push', { body: '{hello world}', delay: 10000, id: '20', status: 0, topic: 'ces', subtopic: '', ttl: 12 });
+    const answer = await post('/push', {
+      body: '{hello world}',
+      delay: 10000,
+      id: '20',
+      status: 0,
+      topic: 'ces',
+      subtopic: '',
+      ttl: 12,
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ success: true, data: '20', code: 200 });
     expect(typeof answer.body.message).toBe('string');
@@ -35,7 +43,11 @@ describe('mykit-delay endpoints (seed 000)', () => {
     await post('/push', { topic: 'mk-get', id: 'mk-1', body: 'pay-check', delay: 0 });
     expect((await get('/get/mk-empty')).body).toMatchObject({ success: true, data: null });
     const got = await get('/get/mk-get');
-    expect(got.body).toMatchObject({ success: true, code: 200, data: { id: 'mk-1', topic: 'mk-get', body: 'pay-check' } });
+    expect(got.body).toMatchObject({
+      success: true,
+      code: 200,
+      data: { id: 'mk-1', topic: 'mk-get', body: 'pay-check' },
+    });
     expect((await server.service.get('mk-1')).state).toBe('reserved');
     expect((await get('/finish?jobId=mk-1')).body).toMatchObject({ success: true, code: 200 });
     expect((await server.service.get('mk-1')).state).toBe('finished');
@@ -54,7 +66,11 @@ describe('mykit-delay endpoints (seed 000)', () => {
   });
 
   it('GET /delete?jobId= cancels; errors are success:false with HTTP 200', async () => {
-    expect((await get('/delete?jobId=20')).body).toMatchObject({ success: true, code: 200, data: { dispatched: false, attempts: 0 } });
+    expect((await get('/delete?jobId=20')).body).toMatchObject({
+      success: true,
+      code: 200,
+      data: { dispatched: false, attempts: 0 },
+    });
     expect((await server.service.get('20')).state).toBe('cancelled');
     // Already over: success, nothing cancelled.
     expect((await get('/delete?jobId=20')).body).toMatchObject({ success: true, code: 200, data: null });
@@ -102,12 +118,27 @@ describe('mykit-delay endpoints (seed 000)', () => {
 describe('Youzan JSON commands (seed 003) at POST /youzan', () => {
   it("adds the seed's example job with delay and TTR in seconds", async () => {
     const before = Date.now();
-    const answer = await post('/youzan', { command: 'add', topic: 'orderclose', id: 'ordercloseorderNoXXX', delay: 1800, TTR: 60, body: 'XXXXXXX' });
-    expect(answer).toEqual({ status: 200, body: { success: true, error: null, id: 'ordercloseorderNoXXX', value: null } });
+    const answer = await post('/youzan', {
+      command: 'add',
+      topic: 'orderclose',
+      id: 'ordercloseorderNoXXX',
+      delay: 1800,
+      TTR: 60,
+      body: 'XXXXXXX',
+    });
+    expect(answer).toEqual({
+      status: 200,
+      body: { success: true, error: null, id: 'ordercloseorderNoXXX', value: null },
+    });
     const job = await server.service.get('ordercloseorderNoXXX');
     expect(job).toMatchObject({ topic: 'orderclose', state: 'delayed', ttrMs: 60_000 });
     expect(job.runAt).toBeGreaterThanOrEqual(before + 1_800_000);
-    expect((await post('/youzan', { command: 'pop', topic: 'orderclose' })).body).toEqual({ success: true, error: null, id: null, value: null });
+    expect((await post('/youzan', { command: 'pop', topic: 'orderclose' })).body).toEqual({
+      success: true,
+      error: null,
+      id: null,
+      value: null,
+    });
   });
 
   it('pops a due job (value = its body, reserved with its TTR) and finishes it', async () => {
@@ -118,20 +149,37 @@ describe('Youzan JSON commands (seed 003) at POST /youzan', () => {
     const reserved = await server.service.get('yz-1');
     expect(reserved.state).toBe('reserved');
     expect(reserved.deadlineAt).toBeGreaterThanOrEqual(before + 60_000);
-    expect((await post('/youzan', { command: 'finish', id: 'yz-1' })).body).toEqual({ success: true, error: null, id: 'yz-1', value: null });
+    expect((await post('/youzan', { command: 'finish', id: 'yz-1' })).body).toEqual({
+      success: true,
+      error: null,
+      id: 'yz-1',
+      value: null,
+    });
     expect((await server.service.get('yz-1')).state).toBe('finished');
   });
 
   it('deletes a job', async () => {
     await post('/youzan', { command: 'add', topic: 'yz', id: 'yz-2', delay: 30, TTR: 10, body: '{"a":1}' });
-    expect((await post('/youzan', { command: 'delete', id: 'yz-2' })).body).toEqual({ success: true, error: null, id: 'yz-2', value: null, dispatched: false, attempts: 0 });
+    expect((await post('/youzan', { command: 'delete', id: 'yz-2' })).body).toEqual({
+      success: true,
+      error: null,
+      id: 'yz-2',
+      value: null,
+      dispatched: false,
+      attempts: 0,
+    });
     expect((await server.service.get('yz-2')).state).toBe('cancelled');
   });
 
   it('says whether a deleted job had already gone out', async () => {
     await post('/youzan', { command: 'add', topic: 'yz-out', id: 'yz-3', delay: 0, TTR: 60, body: 'x' });
     expect((await post('/youzan', { command: 'pop', topic: 'yz-out' })).body.id).toBe('yz-3');
-    expect((await post('/youzan', { command: 'delete', id: 'yz-3' })).body).toMatchObject({ success: true, id: 'yz-3', dispatched: true, attempts: 1 });
+    expect((await post('/youzan', { command: 'delete', id: 'yz-3' })).body).toMatchObject({
+      success: true,
+      id: 'yz-3',
+      dispatched: true,
+      attempts: 1,
+    });
   });
 
   it('answers refusals as {success: false, error} with HTTP 200', async () => {
@@ -139,7 +187,9 @@ describe('Youzan JSON commands (seed 003) at POST /youzan', () => {
     expect(unknown).toMatchObject({ status: 200, body: { success: false, id: null, value: null } });
     expect(unknown.body.error).toMatch(/^E_VALIDATION: command/);
     expect((await post('/youzan', { command: 'add', id: 'x' })).body).toMatchObject({ success: false, id: 'x' });
-    expect((await post('/youzan', { command: 'add', topic: 'yz', delay: -5 })).body.error).toMatch(/^E_VALIDATION: delay/);
+    expect((await post('/youzan', { command: 'add', topic: 'yz', delay: -5 })).body.error).toMatch(
+      /^E_VALIDATION: delay/,
+    );
     expect((await post('/youzan', { command: 'finish', id: 'never-pushed' })).body.error).toMatch(/^E_NOT_FOUND/);
     expect((await http(server.url, 'POST', '/youzan', { raw: 'not json' })).body.success).toBe(false);
   });

@@ -10,7 +10,9 @@ describe('GET /v1/stats/due', () => {
   const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
   beforeAll(async () => {
-    server = await startServer({ overrides: { auth: { tokens: [{ token: ADMIN }, { token: SHOP, topics: ['shop.'] }] } } });
+    server = await startServer({
+      overrides: { auth: { tokens: [{ token: ADMIN }, { token: SHOP, topics: ['shop.'] }] } },
+    });
   });
   afterAll(() => server.close());
 
@@ -18,7 +20,14 @@ describe('GET /v1/stats/due', () => {
     const from = Date.now();
     for (const [i, delayMs] of [90_000, 100_000, 5 * 60_000 + 10_000, 7_200_000].entries()) {
       const runAt = from + delayMs;
-      expect((await http(server.url, 'POST', '/v1/jobs', { json: { id: `h${i}`, topic: 'shop.mail', runAt }, ...auth(ADMIN) })).status).toBe(201);
+      expect(
+        (
+          await http(server.url, 'POST', '/v1/jobs', {
+            json: { id: `h${i}`, topic: 'shop.mail', runAt },
+            ...auth(ADMIN),
+          })
+        ).status,
+      ).toBe(201);
     }
     const r = await http(server.url, 'GET', `/v1/stats/due?topic=shop.mail&from=${from}`, auth(SHOP));
     expect(r.status).toBe(200);
@@ -26,7 +35,12 @@ describe('GET /v1/stats/due', () => {
     expect(r.body.buckets).toHaveLength(60);
     expect(r.body.buckets[1]).toEqual({ at: from + 60_000, count: 2 });
     expect(r.body.buckets[5].count).toBe(1);
-    const day = await http(server.url, 'GET', `/v1/stats/due?from=${from}&to=${from + 86_400_000}&bucketMs=3600000`, auth(ADMIN));
+    const day = await http(
+      server.url,
+      'GET',
+      `/v1/stats/due?from=${from}&to=${from + 86_400_000}&bucketMs=3600000`,
+      auth(ADMIN),
+    );
     expect(day.body.topic).toBeNull();
     expect(day.body.buckets.map((b: { count: number }) => b.count).slice(0, 3)).toEqual([3, 0, 1]);
   });
@@ -47,6 +61,11 @@ describe('GET /v1/stats/due', () => {
 
   it('is in the OpenAPI document', async () => {
     const doc = (await http(server.url, 'GET', '/openapi.json')).body;
-    expect(doc.paths['/v1/stats/due'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['bucketMs', 'from', 'to', 'topic']);
+    expect(doc.paths['/v1/stats/due'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'bucketMs',
+      'from',
+      'to',
+      'topic',
+    ]);
   });
 });

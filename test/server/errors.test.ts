@@ -39,7 +39,10 @@ describe('error answers over raw HTTP', () => {
 
   it('a body that is not JSON → 400 naming content-type', async () => {
     await expectError(
-      http(server.url, 'POST', '/v1/jobs', { raw: 'topic=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      http(server.url, 'POST', '/v1/jobs', {
+        raw: 'topic=a',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
       400,
       'E_VALIDATION',
       'content-type',
@@ -56,14 +59,27 @@ describe('error answers over raw HTTP', () => {
     await expectError(post('/v1/reserve', { topics: ['a'], count: '2' }), 400, 'E_VALIDATION', 'count');
     await expectError(http(server.url, 'GET', '/v1/jobs?limit=many'), 400, 'E_VALIDATION', 'limit');
     const state = await http(server.url, 'GET', '/v1/jobs?state=waiting');
-    expect(state.body.error).toMatchObject({ field: 'state', message: expect.stringContaining('must be one of "delayed", "ready"') });
+    expect(state.body.error).toMatchObject({
+      field: 'state',
+      message: expect.stringContaining('must be one of "delayed", "ready"'),
+    });
   });
 
   it('missing and unknown fields → 400 naming the field', async () => {
     await expectError(post('/v1/jobs', {}), 400, 'E_VALIDATION', 'topic');
     await expectError(post('/v1/jobs', { topic: 'a', delay: 5 }), 400, 'E_VALIDATION', 'delay');
-    await expectError(post('/v1/jobs', { topic: 'a', retry: { maxAttempts: 2, tries: 3 } }), 400, 'E_VALIDATION', 'retry.tries');
-    await expectError(post('/v1/jobs/batch', { jobs: [{ topic: 'a' }, { topic: 'b', colour: 'red' }] }), 400, 'E_VALIDATION', 'jobs[1].colour');
+    await expectError(
+      post('/v1/jobs', { topic: 'a', retry: { maxAttempts: 2, tries: 3 } }),
+      400,
+      'E_VALIDATION',
+      'retry.tries',
+    );
+    await expectError(
+      post('/v1/jobs/batch', { jobs: [{ topic: 'a' }, { topic: 'b', colour: 'red' }] }),
+      400,
+      'E_VALIDATION',
+      'jobs[1].colour',
+    );
     await expectError(post('/v1/jobs/x/finish', {}), 400, 'E_VALIDATION', 'token');
     await expectError(http(server.url, 'GET', '/v1/jobs?topik=a'), 400, 'E_VALIDATION', 'topik');
   });
@@ -73,8 +89,15 @@ describe('error answers over raw HTTP', () => {
       await expectError(post('/v1/jobs', { topic }), 400, 'E_VALIDATION', 'topic');
     }
     await expectError(post('/v1/reserve', { topics: ['ok', 'not ok'] }), 400, 'E_VALIDATION', 'topics[1]');
-    expect((await post('/v1/jobs', { topic: 'a b' })).body.error.message).toMatch(/^topic: must be 1–128 characters of letters, digits/);
-    await expectError(post('/v1/jobs/batch', { jobs: [{ topic: 'ok' }, { topic: 'no way' }] }), 400, 'E_VALIDATION', 'jobs[1].topic');
+    expect((await post('/v1/jobs', { topic: 'a b' })).body.error.message).toMatch(
+      /^topic: must be 1–128 characters of letters, digits/,
+    );
+    await expectError(
+      post('/v1/jobs/batch', { jobs: [{ topic: 'ok' }, { topic: 'no way' }] }),
+      400,
+      'E_VALIDATION',
+      'jobs[1].topic',
+    );
     expect((await post('/v1/jobs', { topic: 'A-z_0.9:x' })).status).toBe(201);
     expect((await post('/v1/jobs', { topic: 'x'.repeat(128) })).status).toBe(201);
   });
@@ -84,7 +107,12 @@ describe('error answers over raw HTTP', () => {
     await expectError(post('/v1/jobs', { topic: 'a', delayMs: 1e15 }), 400, 'E_VALIDATION', 'delayMs');
     await expectError(post('/v1/jobs', { topic: 'a', delayMs: '11000d' }), 400, 'E_VALIDATION', 'delayMs');
     await expectError(post('/v1/jobs', { topic: 'a', delayMs: 'soon' }), 400, 'E_VALIDATION', 'delayMs');
-    await expectError(post('/v1/jobs', { topic: 'a', runAt: Date.now() + 20 * 366 * 86_400_000 }), 400, 'E_VALIDATION', 'runAt');
+    await expectError(
+      post('/v1/jobs', { topic: 'a', runAt: Date.now() + 20 * 366 * 86_400_000 }),
+      400,
+      'E_VALIDATION',
+      'runAt',
+    );
     await expectError(post('/v1/jobs', { topic: 'a', runAt: 'tomorrow' }), 400, 'E_VALIDATION', 'runAt');
     await expectError(post('/v1/jobs', { topic: 'a', delayMs: 5, runAt: Date.now() }), 400, 'E_VALIDATION', 'runAt');
     await expectError(post('/v1/reserve', { topics: ['a'], waitMs: 120_000 }), 400, 'E_VALIDATION', 'waitMs');
@@ -118,7 +146,20 @@ describe('error answers over raw HTTP', () => {
   });
 
   it('answers arbitrary JSON on every POST route with a 2xx or 4xx, never 5xx, and keeps serving', async () => {
-    const routes = ['/v1/jobs', '/v1/jobs/batch', '/v1/reserve', '/v1/jobs/j1/finish', '/v1/jobs/j1/fail', '/v1/jobs/j1/touch', '/v1/jobs/j1/cancel', '/v1/jobs/j1/reschedule', '/v1/dead/redrive', '/v1/purge', '/push', '/youzan'];
+    const routes = [
+      '/v1/jobs',
+      '/v1/jobs/batch',
+      '/v1/reserve',
+      '/v1/jobs/j1/finish',
+      '/v1/jobs/j1/fail',
+      '/v1/jobs/j1/touch',
+      '/v1/jobs/j1/cancel',
+      '/v1/jobs/j1/reschedule',
+      '/v1/dead/redrive',
+      '/v1/purge',
+      '/push',
+      '/youzan',
+    ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), fc.jsonValue({ maxDepth: 3 }), async (route, value) => {
         const { status } = await post(route, value);

@@ -15,18 +15,25 @@ describe('journal routes: authorization and absence of a journal', () => {
 
   beforeAll(async () => {
     server = await startServer({
-      overrides: { auth: { tokens: [{ token: 'admin-token-0123456789' }, { token: 'orders-token-0123456789', topics: ['orders.'] }] } },
+      overrides: {
+        auth: {
+          tokens: [{ token: 'admin-token-0123456789' }, { token: 'orders-token-0123456789', topics: ['orders.'] }],
+        },
+      },
     });
   });
   afterAll(() => server.close());
 
-  it.each(routes)('%s %s: 401 without a token, 403 for a topic-scoped token, 409 E_CONFLICT without a journal', async (method, path, json) => {
-    expect((await http(server.url, method, path, { json })).status).toBe(401);
-    const forbidden = await http(server.url, method, path, { json, headers: scoped });
-    expect(forbidden.status).toBe(403);
-    expect(forbidden.body.error.code).toBe('E_FORBIDDEN');
-    const noJournal = await http(server.url, method, path, { json, headers: admin });
-    expect(noJournal.status).toBe(409);
-    expect(noJournal.body.error).toMatchObject({ code: 'E_CONFLICT', message: expect.stringMatching(/journal/) });
-  });
+  it.each(routes)(
+    '%s %s: 401 without a token, 403 for a topic-scoped token, 409 E_CONFLICT without a journal',
+    async (method, path, json) => {
+      expect((await http(server.url, method, path, { json })).status).toBe(401);
+      const forbidden = await http(server.url, method, path, { json, headers: scoped });
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error.code).toBe('E_FORBIDDEN');
+      const noJournal = await http(server.url, method, path, { json, headers: admin });
+      expect(noJournal.status).toBe(409);
+      expect(noJournal.body.error).toMatchObject({ code: 'E_CONFLICT', message: expect.stringMatching(/journal/) });
+    },
+  );
 });

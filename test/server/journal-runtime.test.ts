@@ -41,13 +41,21 @@ describe('runtime on Redis + PostgreSQL journal, configured', () => {
   });
 
   it('restore with expire=false on a healthy store ends no live job; a job beyond the horizon answers 409 E_WRONG_STATE', async () => {
-    const push = async (json: object) => (await http(url, 'POST', '/v1/jobs', { json: { topic: 'live', body: {}, ...json } })).body.job.id as string;
-    const [first, second, far] = [await push({ delayMs: 0 }), await push({ delayMs: 50 }), await push({ delayMs: 30 * 86_400_000 })];
+    const push = async (json: object) =>
+      (await http(url, 'POST', '/v1/jobs', { json: { topic: 'live', body: {}, ...json } })).body.job.id as string;
+    const [first, second, far] = [
+      await push({ delayMs: 0 }),
+      await push({ delayMs: 50 }),
+      await push({ delayMs: 30 * 86_400_000 }),
+    ];
     const [r] = (await http(url, 'POST', '/v1/reserve', { json: { topics: ['live'], count: 1 } })).body.reservations;
     expect([first, second]).toContain(r.job.id);
     const [reserved, ready] = r.job.id === first ? [first, second] : [second, first];
     await new Promise((resolve) => setTimeout(resolve, 100)); // `ready` is past due now: expire=false used to end it
-    expect((await http(url, 'POST', '/v1/restore', { json: { expire: false } })).body).toMatchObject({ restored: 0, skippedExpired: 0 });
+    expect((await http(url, 'POST', '/v1/restore', { json: { expire: false } })).body).toMatchObject({
+      restored: 0,
+      skippedExpired: 0,
+    });
     expect((await http(url, 'GET', '/reStore?expire=false')).status).toBe(200);
     expect((await http(url, 'GET', `/v1/jobs/${reserved}`)).body.job.state).toBe('reserved');
     expect(['ready', 'delayed']).toContain((await http(url, 'GET', `/v1/jobs/${ready}`)).body.job.state);
@@ -66,7 +74,9 @@ describe('runtime on Redis + PostgreSQL journal, configured', () => {
     expect(runtime.service.isJournaled).toBe(true);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await http(url, 'POST', '/v1/jobs', { json: { topic: 'pay', delayMs: i < 10 ? 0 : 60_000, body: { i } } });
+      const res = await http(url, 'POST', '/v1/jobs', {
+        json: { topic: 'pay', delayMs: i < 10 ? 0 : 60_000, body: { i } },
+      });
       expect(res.status).toBe(201);
       ids.push(res.body.job.id);
     }
@@ -83,7 +93,12 @@ describe('runtime on Redis + PostgreSQL journal, configured', () => {
 
     const got = await http(url, 'POST', '/v1/reserve', { json: { topics: ['pay'], count: 100 } });
     const delivered = got.body.reservations.map((x: { job: { id: string } }) => x.job.id).sort();
-    expect(delivered).toEqual(ids.slice(0, 10).filter((id) => id !== r.job.id).sort());
+    expect(delivered).toEqual(
+      ids
+        .slice(0, 10)
+        .filter((id) => id !== r.job.id)
+        .sort(),
+    );
     expect((await http(url, 'GET', `/v1/jobs/${ids[15]}`)).body.job.state).toBe('cancelled');
 
     // the seed's endpoints answer from the same journal

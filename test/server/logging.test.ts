@@ -20,7 +20,13 @@ describe('request logging', () => {
       const { logger, lines } = capture();
       const server = await startServer({ logger, overrides: { log: { bodies } } });
       try {
-        expect((await http(server.url, 'POST', '/v1/jobs', { json: { topic: 'pii', body: { email: 'someone@example.com' } } })).status).toBe(201);
+        expect(
+          (
+            await http(server.url, 'POST', '/v1/jobs', {
+              json: { topic: 'pii', body: { email: 'someone@example.com' } },
+            })
+          ).status,
+        ).toBe(201);
         expect(lines.some((l) => l.includes('"url":"/v1/jobs"') && l.includes('"status":201'))).toBe(true);
         expect(lines.some((l) => l.includes('someone@example.com'))).toBe(bodies);
       } finally {

@@ -10,7 +10,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
     const body = line.slice(name.length, line.lastIndexOf(' '));
-    if (Object.entries(labels).every(([k, v]) => body.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([k, v]) => body.includes(`${k}="${v}"`)))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
 }
@@ -21,7 +22,10 @@ describe('/metrics', () => {
   let url: string;
 
   beforeAll(async () => {
-    const config = loadConfig({ env: {}, overrides: { sqlite: { path: ':memory:' }, metrics: { topicLabelLimit: 3, statsCacheMs: 0 } } });
+    const config = loadConfig({
+      env: {},
+      overrides: { sqlite: { path: ':memory:' }, metrics: { topicLabelLimit: 3, statsCacheMs: 0 } },
+    });
     runtime = createRuntime(config);
     await runtime.start();
     app = await buildApp(runtime.service, config, { metrics: runtime.metrics, sinks: runtime.sinks });
@@ -42,7 +46,8 @@ describe('/metrics', () => {
       reserved.push(...(r.body.reservations ?? r.body.jobs ?? []));
       return reserved.length >= 3;
     }, 'three due jobs reserved');
-    for (const r of reserved.slice(0, 2)) expect((await http(url, 'POST', `/v1/jobs/${r.job.id}/finish`, { json: { token: r.token } })).status).toBe(200);
+    for (const r of reserved.slice(0, 2))
+      expect((await http(url, 'POST', `/v1/jobs/${r.job.id}/finish`, { json: { token: r.token } })).status).toBe(200);
     expect((await http(url, 'POST', '/v1/jobs/later/cancel', { json: {} })).status).toBe(200);
     // Four more topics than the label cap allows: the fourth distinct topic onwards is `other`.
     for (const topic of ['t2', 't3', 't4', 't5']) await push({ topic, delayMs: 60_000 });
@@ -62,7 +67,9 @@ describe('/metrics', () => {
     expect(sample(text, 'delayq_promote_lateness_seconds_count', { topic: 'mail' })).toBe(3);
     expect(sample(text, 'delayq_delivery_lateness_seconds_bucket', { topic: 'mail', le: '3600' })).toBe(3);
     expect(sample(text, 'delayq_next_due_timestamp_seconds', { topic: 't2' })).toBeGreaterThan(Date.now() / 1000);
-    expect(sample(text, 'delayq_store_call_seconds_count', { operation: 'push', outcome: 'ok' })).toBeGreaterThanOrEqual(8);
+    expect(
+      sample(text, 'delayq_store_call_seconds_count', { operation: 'push', outcome: 'ok' }),
+    ).toBeGreaterThanOrEqual(8);
     expect(sample(text, 'delayq_reserve_wait_seconds_count', { outcome: 'jobs' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'delayq_store_up')).toBe(1);
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);

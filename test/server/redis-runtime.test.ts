@@ -15,7 +15,10 @@ describe('runtime on the Redis store (127.0.0.1:6379)', () => {
   afterAll(() => prefixes.sweep());
 
   beforeEach(async () => {
-    const config = loadConfig({ env: {}, overrides: { store: { kind: 'redis' }, redis: { url: 'redis://127.0.0.1:6379', prefix, partitions: 4 } } });
+    const config = loadConfig({
+      env: {},
+      overrides: { store: { kind: 'redis' }, redis: { url: 'redis://127.0.0.1:6379', prefix, partitions: 4 } },
+    });
     runtime = createRuntime(config);
     await runtime.start();
     app = await buildApp(runtime.service, config, { sinks: runtime.sinks, metrics: runtime.metrics });
@@ -38,8 +41,12 @@ describe('runtime on the Redis store (127.0.0.1:6379)', () => {
     const stats = await http(url, 'GET', '/v1/stats');
     expect(stats.body.topics.find((t: { topic: string }) => t.topic === 'orders').counts.finished).toBe(1);
     // push routes live in the same Redis
-    const put = await http(url, 'PUT', '/v1/topics/hooked/sink', { json: { type: 'webhook', url: 'http://127.0.0.1:9/x', allowedRanges: ['loopback'] } });
+    const put = await http(url, 'PUT', '/v1/topics/hooked/sink', {
+      json: { type: 'webhook', url: 'http://127.0.0.1:9/x', allowedRanges: ['loopback'] },
+    });
     expect(put.status).toBe(200);
-    expect((await http(url, 'GET', '/v1/sinks')).body.routes.map((x: { topic: string }) => x.topic)).toEqual(['hooked']);
+    expect((await http(url, 'GET', '/v1/sinks')).body.routes.map((x: { topic: string }) => x.topic)).toEqual([
+      'hooked',
+    ]);
   });
 });

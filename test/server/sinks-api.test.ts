@@ -21,7 +21,10 @@ describe('push routes through the HTTP API and the runtime', () => {
   beforeEach(async () => {
     receiver = new HttpReceiver();
     await receiver.listen();
-    const config = loadConfig({ env: {}, overrides: { sqlite: { path: join(dir, `${Math.random()}.db`) }, sinks: { refreshIntervalMs: 200 } } });
+    const config = loadConfig({
+      env: {},
+      overrides: { sqlite: { path: join(dir, `${Math.random()}.db`) }, sinks: { refreshIntervalMs: 200 } },
+    });
     runtime = createRuntime(config);
     await runtime.start();
     app = await buildApp(runtime.service, config, { sinks: runtime.sinks, metrics: runtime.metrics });
@@ -40,9 +43,13 @@ describe('push routes through the HTTP API and the runtime', () => {
     expect(put.body).toMatchObject({ topic: 'orders.close' });
     expect(put.status).toBe(200);
     expect(put.body.sink.secret).not.toBe(secret); // masked
-    expect((await http(url, 'GET', '/v1/sinks')).body.routes.map((r: { topic: string }) => r.topic)).toEqual(['orders.close']);
+    expect((await http(url, 'GET', '/v1/sinks')).body.routes.map((r: { topic: string }) => r.topic)).toEqual([
+      'orders.close',
+    ]);
 
-    const pushed = await http(url, 'POST', '/v1/jobs', { json: { topic: 'orders.close', delayMs: 300, body: { order: 42 } } });
+    const pushed = await http(url, 'POST', '/v1/jobs', {
+      json: { topic: 'orders.close', delayMs: 300, body: { order: 42 } },
+    });
     expect(pushed.status).toBe(201);
     const id = pushed.body.job.id as string;
     await waitFor(() => receiver.requests.length === 1, 'the webhook delivery');
@@ -50,7 +57,10 @@ describe('push routes through the HTTP API and the runtime', () => {
     expect(delivered.at).toBeGreaterThanOrEqual(pushed.body.job.runAt);
     expect(JSON.parse(delivered.body)).toEqual({ order: 42 });
     expect(verifyWebhookSignature(secret, String(delivered.headers['delayq-signature']), delivered.body)).toBe(true);
-    await waitFor(async () => (await http(url, 'GET', `/v1/jobs/${id}`)).body.job?.state === 'finished', 'the job to finish');
+    await waitFor(
+      async () => (await http(url, 'GET', `/v1/jobs/${id}`)).body.job?.state === 'finished',
+      'the job to finish',
+    );
 
     const metrics = await fetch(`${url}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/delayq_sink_delivered_total\{[^}]*sink="orders.close"[^}]*\} 1/);

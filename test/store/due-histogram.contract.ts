@@ -15,7 +15,10 @@ interface Context {
 }
 
 /** The due-time histogram read, part of the Store contract (store.contract.ts calls this inside its describe). */
-export function dueHistogramContract(test: (title: string, fn: () => Promise<void>) => void, context: () => Context): void {
+export function dueHistogramContract(
+  test: (title: string, fn: () => Promise<void>) => void,
+  context: () => Context,
+): void {
   test('dueHistogram counts delayed jobs per due-time bucket, by topic or over all', async () => {
     const { store, topic, other, job } = context();
     await store.push(

@@ -1,11 +1,50 @@
 import { Redis } from 'ioredis';
 import { Unpackr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arrayBytes, intBytes, strBytes, writeArray, writeFalse, writeInt, writeStr } from '../../src/store/redis/msgpack-write.js';
+import {
+  arrayBytes,
+  intBytes,
+  strBytes,
+  writeArray,
+  writeFalse,
+  writeInt,
+  writeStr,
+} from '../../src/store/redis/msgpack-write.js';
 
-const INTS = [0, 1, 127, 128, 255, 256, 65_535, 65_536, 2 ** 32 - 1, 2 ** 32, 4_102_444_800_123, Number.MAX_SAFE_INTEGER,
-  -1, -32, -33, -128, -129, -32_768, -32_769, -(2 ** 31), -(2 ** 31) - 1, -4_102_444_800_123];
-const STRINGS = ['', 'a', 'x'.repeat(31), 'x'.repeat(32), 'é'.repeat(127), 'é'.repeat(128), '☃'.repeat(21_845), '𝄞'.repeat(16_384)];
+const INTS = [
+  0,
+  1,
+  127,
+  128,
+  255,
+  256,
+  65_535,
+  65_536,
+  2 ** 32 - 1,
+  2 ** 32,
+  4_102_444_800_123,
+  Number.MAX_SAFE_INTEGER,
+  -1,
+  -32,
+  -33,
+  -128,
+  -129,
+  -32_768,
+  -32_769,
+  -(2 ** 31),
+  -(2 ** 31) - 1,
+  -4_102_444_800_123,
+];
+const STRINGS = [
+  '',
+  'a',
+  'x'.repeat(31),
+  'x'.repeat(32),
+  'é'.repeat(127),
+  'é'.repeat(128),
+  '☃'.repeat(21_845),
+  '𝄞'.repeat(16_384),
+];
 
 /** Every value above in one array, as pushArgs writes its meta: sized first, then written. */
 function encodeAll(): Buffer {
@@ -33,7 +72,7 @@ describe('the msgpack writer push.lua reads', () => {
     expect(new Unpackr({ int64AsType: 'number' }).unpack(encodeAll())).toEqual([...INTS, ...STRINGS, false]);
   });
 
-  it('is read exactly by Redis\'s cmsgpack, big timestamps included', async () => {
+  it("is read exactly by Redis's cmsgpack, big timestamps included", async () => {
     // Each value back as text, so nothing is lost to a Lua number → RESP integer conversion.
     const script = `local t = cmsgpack.unpack(ARGV[1]); local out = {}
       for i = 1, #t do out[i] = type(t[i]) == 'number' and string.format('%.0f', t[i]) or tostring(t[i]) end

@@ -16,7 +16,8 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
 });
 
-const make = () => new RedisStore({ url: URL, prefix: `c${Math.random().toString(36).slice(2, 8)}`, nodeId: 'cluster-node' });
+const make = () =>
+  new RedisStore({ url: URL, prefix: `c${Math.random().toString(36).slice(2, 8)}`, nodeId: 'cluster-node' });
 
 storeContract('redis cluster (3 masters)', make);
 

@@ -19,7 +19,9 @@ const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 0, 1); // a slot boundary
 
 /** Runs `use` on a fresh one-partition store and its keys, and closes it whatever happens. */
-async function withStore(use: (store: RedisStore, keys: ReturnType<typeof partitionKeys>) => Promise<void>): Promise<void> {
+async function withStore(
+  use: (store: RedisStore, keys: ReturnType<typeof partitionKeys>) => Promise<void>,
+): Promise<void> {
   const prefix = prefixes.next();
   const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'test-node', partitions: 1 });
   await store.open();
@@ -47,7 +49,10 @@ describe('the ended log', () => {
       const late = await finishedAt(store, T0 + MINUTE + 40_000);
       expect(await redis.lrange(`${keys.ended}:${T0 / MINUTE}`, 0, -1)).toEqual([first]);
       expect(await redis.lrange(`${keys.ended}:${T0 / MINUTE + 1}`, 0, -1)).toEqual([second, late]);
-      expect(await redis.zrange(`${keys.ended}:slots`, 0, '-1')).toEqual([String(T0 / MINUTE), String(T0 / MINUTE + 1)]);
+      expect(await redis.zrange(`${keys.ended}:slots`, 0, '-1')).toEqual([
+        String(T0 / MINUTE),
+        String(T0 / MINUTE + 1),
+      ]);
 
       // The cutoff falls inside the second minute: its first job goes, the one that ended after stays.
       expect(await store.purge(T0 + MINUTE + 20_000, 100)).toBe(2);

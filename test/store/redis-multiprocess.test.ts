@@ -38,7 +38,8 @@ async function runThreeProcesses(url: string, prefix: string, total: number): Pr
   const observer = new RedisStore({ url, prefix, nodeId: 'observer' });
   await observer.open();
   try {
-    const finished = async (): Promise<number> => (await observer.stats()).find((s) => s.topic === topic)?.counts.finished ?? 0;
+    const finished = async (): Promise<number> =>
+      (await observer.stats()).find((s) => s.topic === topic)?.counts.finished ?? 0;
     await waitFor(`${total} finished jobs`, async () => (await finished()) === total, 120_000, 250);
     for (const child of children) child.send('stop');
     const results = await Promise.all(reports);

@@ -31,7 +31,7 @@ describe('a record packed in Node and read by the Lua scripts (struct head, msgp
     aJob({ tag: 'tag ☃', bizKey: 'order-42', ttlMs: 3_600_000, priority: -7, runAt: 1_000 }),
   ];
 
-  it('round-trips through the scripts\' readHead + writeHead, nulls as false, big timestamps exact', async () => {
+  it("round-trips through the scripts' readHead + writeHead, nulls as false, big timestamps exact", async () => {
     for (const job of cases) {
       const now = FAR_AT - 60_000;
       const packed = packNewRecord(job, now, 3);
@@ -47,27 +47,66 @@ return { writeHead(h) .. string.sub(ARGV[1], h.topicAt), cmsgpack.pack({ h.topic
       expect(rewritten!.equals(packed)).toBe(true);
       const ready = job.runAt <= now;
       expect(unpack(head!)).toEqual([
-        job.topic, ready ? 2 : 1, job.runAt, job.priority, job.ttrMs, job.ttlMs ?? false, 0, false, false, false, now,
-        ready ? now : false, false, false, 0,
+        job.topic,
+        ready ? 2 : 1,
+        job.runAt,
+        job.priority,
+        job.ttrMs,
+        job.ttlMs ?? false,
+        0,
+        false,
+        false,
+        false,
+        now,
+        ready ? now : false,
+        false,
+        false,
+        0,
       ]);
       expect(unpack(body!)).toEqual([job.tag ?? false, job.bizKey ?? false, job.body, '']);
       // As Node decodes it (the scripts return records as stored), it is the job that was pushed.
       const record = unpackRecord(packed, true);
-      expect(recordToJob(job.id, record)).toMatchObject({ topic: job.topic, tag: job.tag, bizKey: job.bizKey, body: job.body, runAt: job.runAt, ttlMs: job.ttlMs, priority: job.priority, createdAt: now });
+      expect(recordToJob(job.id, record)).toMatchObject({
+        topic: job.topic,
+        tag: job.tag,
+        bizKey: job.bizKey,
+        body: job.body,
+        runAt: job.runAt,
+        ttlMs: job.ttlMs,
+        priority: job.priority,
+        createdAt: now,
+      });
       expect(record[18]).toEqual([[now, 1, ready ? 2 : 1, 0, 3, null]]);
     }
   });
 
   it('reads back unchanged through the store after a script rewrote the record (cancel)', async () => {
-    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'n', partitions: 2 });
+    const store = new RedisStore({
+      url: 'redis://127.0.0.1:6379',
+      prefix: prefixes.next(),
+      nodeId: 'n',
+      partitions: 2,
+    });
     await store.open();
     try {
       const job = aJob({ body: UNICODE_BODY, runAt: FAR_AT, tag: null, bizKey: 'bk' });
       const now = FAR_AT - 1000;
       await store.push([job], now);
-      expect(await store.get(job.id)).toMatchObject({ state: 'delayed', body: UNICODE_BODY, tag: null, bizKey: 'bk', runAt: FAR_AT });
+      expect(await store.get(job.id)).toMatchObject({
+        state: 'delayed',
+        body: UNICODE_BODY,
+        tag: null,
+        bizKey: 'bk',
+        runAt: FAR_AT,
+      });
       expect((await store.cancel(job.id, now + 1)).ok).toBe(true);
-      expect(await store.get(job.id)).toMatchObject({ state: 'cancelled', body: UNICODE_BODY, tag: null, runAt: FAR_AT, lastError: null });
+      expect(await store.get(job.id)).toMatchObject({
+        state: 'cancelled',
+        body: UNICODE_BODY,
+        tag: null,
+        runAt: FAR_AT,
+        lastError: null,
+      });
     } finally {
       await store.close();
     }
@@ -81,7 +120,10 @@ describe('delayed buckets follow the backlog', () => {
     await store.open();
     try {
       const now = Date.UTC(2026, 0, 1);
-      await store.push(Array.from({ length: 64 }, (_, k) => aJob({ topic: 'runs', now, delayMs: 60_000 + k })), now); // one chunk
+      await store.push(
+        Array.from({ length: 64 }, (_, k) => aJob({ topic: 'runs', now, delayMs: 60_000 + k })),
+        now,
+      ); // one chunk
       const keys = await admin.keys(`{${prefix}:0}:delayed:runs#*`);
       expect(keys).toHaveLength(64 / JOBS_PER_BUCKET);
       for (const key of keys) expect(await admin.zcard(key)).toBe(JOBS_PER_BUCKET);
@@ -90,33 +132,39 @@ describe('delayed buckets follow the backlog', () => {
     }
   });
 
-  it('keeps every delayed set of one big topic listpack-encoded, and scripts still find each job', { timeout: 60_000 }, async () => {
-    const prefix = prefixes.next();
-    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'n', partitions: 1 });
-    await store.open();
-    try {
-      const now = Date.UTC(2026, 0, 1);
-      const ids: string[] = [];
-      for (let i = 0; i < 30_000; i += 1000) {
-        const jobs = Array.from({ length: 1000 }, (_, k) => aJob({ topic: 'big', now, delayMs: 60_000 + ((i + k) * 7919) % 3_600_000 }));
-        ids.push(...jobs.map((j) => j.id));
-        await store.push(jobs, now);
+  it(
+    'keeps every delayed set of one big topic listpack-encoded, and scripts still find each job',
+    { timeout: 60_000 },
+    async () => {
+      const prefix = prefixes.next();
+      const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'n', partitions: 1 });
+      await store.open();
+      try {
+        const now = Date.UTC(2026, 0, 1);
+        const ids: string[] = [];
+        for (let i = 0; i < 30_000; i += 1000) {
+          const jobs = Array.from({ length: 1000 }, (_, k) =>
+            aJob({ topic: 'big', now, delayMs: 60_000 + (((i + k) * 7919) % 3_600_000) }),
+          );
+          ids.push(...jobs.map((j) => j.id));
+          await store.push(jobs, now);
+        }
+        const keys = await admin.keys(`{${prefix}:0}:delayed:big#*`);
+        const sizes = await Promise.all(keys.map((k) => admin.zcard(k)));
+        const encodings = new Set(await Promise.all(keys.map((k) => admin.object('ENCODING', k))));
+        expect(sizes.reduce((a, b) => a + b, 0)).toBe(30_000);
+        expect(encodings).toEqual(new Set(['listpack']));
+        expect(Math.max(...sizes)).toBeLessThanOrEqual(128);
+        expect(await admin.zcard(`{${prefix}:0}:dueidx`)).toBe(keys.length);
+        // cancel and reschedule read the bucket from the record
+        for (const id of ids.slice(0, 200)) expect((await store.cancel(id, now)).ok).toBe(true);
+        for (const id of ids.slice(200, 400)) expect((await store.reschedule(id, now + 10, now)).ok).toBe(true);
+        const after = await Promise.all(keys.map((k) => admin.zcard(k)));
+        expect(after.reduce((a, b) => a + b, 0)).toBe(29_800);
+        expect((await store.stats())[0]!.counts.delayed).toBe(29_800);
+      } finally {
+        await store.close();
       }
-      const keys = await admin.keys(`{${prefix}:0}:delayed:big#*`);
-      const sizes = await Promise.all(keys.map((k) => admin.zcard(k)));
-      const encodings = new Set(await Promise.all(keys.map((k) => admin.object('ENCODING', k))));
-      expect(sizes.reduce((a, b) => a + b, 0)).toBe(30_000);
-      expect(encodings).toEqual(new Set(['listpack']));
-      expect(Math.max(...sizes)).toBeLessThanOrEqual(128);
-      expect(await admin.zcard(`{${prefix}:0}:dueidx`)).toBe(keys.length);
-      // cancel and reschedule read the bucket from the record
-      for (const id of ids.slice(0, 200)) expect((await store.cancel(id, now)).ok).toBe(true);
-      for (const id of ids.slice(200, 400)) expect((await store.reschedule(id, now + 10, now)).ok).toBe(true);
-      const after = await Promise.all(keys.map((k) => admin.zcard(k)));
-      expect(after.reduce((a, b) => a + b, 0)).toBe(29_800);
-      expect((await store.stats())[0]!.counts.delayed).toBe(29_800);
-    } finally {
-      await store.close();
-    }
-  });
+    },
+  );
 });

@@ -23,7 +23,9 @@ const make = () => {
   return new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: lastPrefix, nodeId: 'test-node', partitions: 1 });
 };
 /** Runs `use` on a freshly opened one-partition store (and its keys), and closes it whatever happens. */
-async function withStore(use: (store: RedisStore, keys: ReturnType<typeof partitionKeys>) => Promise<void>): Promise<void> {
+async function withStore(
+  use: (store: RedisStore, keys: ReturnType<typeof partitionKeys>) => Promise<void>,
+): Promise<void> {
   const store = make();
   const keys = partitionKeys(lastPrefix, 0);
   await store.open();
@@ -33,7 +35,8 @@ async function withStore(use: (store: RedisStore, keys: ReturnType<typeof partit
     await store.close();
   }
 }
-const countsOf = async (store: RedisStore, topic: string) => (await store.stats()).find((s) => s.topic === topic)?.counts;
+const countsOf = async (store: RedisStore, topic: string) =>
+  (await store.stats()).find((s) => s.topic === topic)?.counts;
 
 describe('reserve takes due jobs the promoter has not moved', () => {
   it('records them as promoted and reserved at one instant', () =>
@@ -46,7 +49,13 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const got = await store.reserve(['direct'], 10, now);
       expect(got.map((r) => r.job.id).sort()).toEqual(due.map((j) => j.id).sort());
       for (const r of got) {
-        expect(r.job).toMatchObject({ state: 'reserved', attempts: 1, readyAt: now, reservedAt: now, deadlineAt: now + 30_000 });
+        expect(r.job).toMatchObject({
+          state: 'reserved',
+          attempts: 1,
+          readyAt: now,
+          reservedAt: now,
+          deadlineAt: now + 30_000,
+        });
         expect((await store.history(r.job.id)).map((h) => [h.event, h.at])).toEqual([
           ['push', T0],
           ['promote', now],
@@ -160,7 +169,9 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       expect(left.topics.sort()).toEqual(['drained', 'quiet']);
       expect(left.heads!.dueAt).toBe(T0 + 1600); // the next set to come due (before the window closes)
       expect(await countsOf(store, 'drained')).toMatchObject({ delayed: 5, ready: 0 });
-      expect((await store.reserve(['drained'], 10, now)).map((x) => x.job.id).sort()).toEqual(burst.map((j) => j.id).sort());
+      expect((await store.reserve(['drained'], 10, now)).map((x) => x.job.id).sort()).toEqual(
+        burst.map((j) => j.id).sort(),
+      );
 
       // Without the hint (the contract's promoteDue) every due job moves.
       const more = aJob({ topic: 'drained', delayMs: 1400 });
@@ -242,7 +253,9 @@ describe('a service drains a burst through the shortcut', () => {
       // Far enough ahead that every batch is pushed delayed, even on a loaded host.
       const runAt = store.clock.now() + 5000;
       for (let i = 0; i < total; i += 1000) {
-        await service.pushBatch(Array.from({ length: 1000 }, (_, k) => ({ topic: 'burst', id: `b-${i + k}`, runAt, body: '{}' })));
+        await service.pushBatch(
+          Array.from({ length: 1000 }, (_, k) => ({ topic: 'burst', id: `b-${i + k}`, runAt, body: '{}' })),
+        );
       }
       const seen = new Set<string>();
       let direct = 0;

@@ -74,7 +74,10 @@ describe('RedisStore round trips', () => {
     const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
     await store.open();
     const now = Date.UTC(2026, 0, 1);
-    await store.push(Array.from({ length: 30 }, () => aJob({ topic: 'batch', now })), now);
+    await store.push(
+      Array.from({ length: 30 }, () => aJob({ topic: 'batch', now })),
+      now,
+    );
     const reserved = await store.reserve(['batch'], 30, now);
     expect(reserved).toHaveLength(30);
     const watch = await monitor(prefix);
@@ -89,14 +92,19 @@ describe('RedisStore round trips', () => {
     await settle();
     await watch.stop();
     expect(watch.seen).toEqual(['finish']);
-    expect(outcomes.slice(0, 30).every((o) => o.ok && o.value.state === 'finished' && o.value.finishedAt === now + 1)).toBe(true);
+    expect(
+      outcomes.slice(0, 30).every((o) => o.ok && o.value.state === 'finished' && o.value.finishedAt === now + 1),
+    ).toBe(true);
     expect(outcomes[30]).toMatchObject({ ok: true, repeated: true, value: { id: first!.job.id, state: 'finished' } });
     expect(outcomes[31]).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
     expect(outcomes[32]).toMatchObject({ ok: false, reason: 'not_found' });
     // A wrong token is refused on its own, without touching the job.
     await store.push([aJob({ topic: 'batch', now, id: 'fenced' })], now);
     const [held] = await store.reserve(['batch'], 1, now);
-    const [bad, good] = await Promise.all([store.finish('fenced', second!.token, now + 2), store.finish('fenced', held!.token, now + 2)]);
+    const [bad, good] = await Promise.all([
+      store.finish('fenced', second!.token, now + 2),
+      store.finish('fenced', held!.token, now + 2),
+    ]);
     expect(bad).toMatchObject({ ok: false, reason: 'token_mismatch' });
     expect(good.ok).toBe(true);
     expect((await store.stats()).find((s) => s.topic === 'batch')!.counts).toMatchObject({ reserved: 0, finished: 31 });
@@ -125,7 +133,12 @@ describe('RedisStore round trips', () => {
     // wake next: no nextWakeAt, lapsed or expire calls), the woken long-poll's reserve, the finish.
     // (A timer that fires a hair before the Redis clock reaches the due time makes a second promote.)
     // The paused-topics refresh (one HGETALL every 0.5 s a process) is not part of a job's life either.
-    expect(watch.seen.filter((c) => c !== 'promote' && c !== 'hgetall')).toEqual(['reserve', 'push', 'reserve', 'finish']);
+    expect(watch.seen.filter((c) => c !== 'promote' && c !== 'hgetall')).toEqual([
+      'reserve',
+      'push',
+      'reserve',
+      'finish',
+    ]);
     const promotes = watch.seen.flatMap((c, i) => (c === 'promote' ? [i] : []));
     expect(promotes.length).toBeGreaterThanOrEqual(1);
     expect(promotes.length).toBeLessThanOrEqual(2);
@@ -139,7 +152,9 @@ describe('RedisStore round trips', () => {
     const base = Date.UTC(2026, 0, 1);
     // 20k jobs due 1 ms apart, pushed 1 h before the first is due: the buckets follow the backlog, so
     // they are spread over hundreds of delayed sets, each with some overdue jobs.
-    const jobs = Array.from({ length: 20_000 }, (_, i) => aJob({ topic: 'backlog', now: base, delayMs: 3_600_000 + i }));
+    const jobs = Array.from({ length: 20_000 }, (_, i) =>
+      aJob({ topic: 'backlog', now: base, delayMs: 3_600_000 + i }),
+    );
     for (let i = 0; i < jobs.length; i += 1000) await store.push(jobs.slice(i, i + 1000), base);
     const now = base + 3_600_000 + jobs.length; // every job overdue
     const watch = await monitor(prefix);
@@ -149,7 +164,12 @@ describe('RedisStore round trips', () => {
     await watch.stop();
     expect(promoted.count).toBe(100);
     const got = await store.reserve(['backlog'], 100, now);
-    expect(got.map((r) => r.job.id).sort()).toEqual(jobs.slice(0, 100).map((j) => j.id).sort());
+    expect(got.map((r) => r.job.id).sort()).toEqual(
+      jobs
+        .slice(0, 100)
+        .map((j) => j.id)
+        .sort(),
+    );
     // promote: one read of the due index, one per delayed set visited (at most limit + 1), one per set it
     // took jobs from (to re-index its head), three heads; reserve: one. Without the cut it would read
     // every one of the hundreds of overdue sets.

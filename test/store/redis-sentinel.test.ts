@@ -14,7 +14,8 @@ afterAll(async () => {
   await set.stopAll();
 });
 
-const make = () => new RedisStore({ url: set.url, prefix: `s${Math.random().toString(36).slice(2, 8)}`, nodeId: 'sentinel-node' });
+const make = () =>
+  new RedisStore({ url: set.url, prefix: `s${Math.random().toString(36).slice(2, 8)}`, nodeId: 'sentinel-node' });
 
 storeContract('redis through sentinel', make);
 
@@ -32,13 +33,19 @@ describe('RedisStore through Sentinel', () => {
     const lastMessages: string[] = []; // for the failure message if the client never comes back
     const note = (err: unknown): void => {
       errors.push(isDelayqError(err) ? err.code : `crash: ${String(err)}`);
-      lastMessages.push(`${new Date().toISOString()} ${String(err)}${isDelayqError(err) && err.cause ? ` (${String(err.cause)})` : ''}`);
+      lastMessages.push(
+        `${new Date().toISOString()} ${String(err)}${isDelayqError(err) && err.cause ? ` (${String(err.cause)})` : ''}`,
+      );
       if (lastMessages.length > 8) lastMessages.shift();
     };
     const producer = (async () => {
       while (running) {
         try {
-          const { job } = await service.push({ topic, delayMs: Math.floor(Math.random() * 100), body: { at: Date.now() } });
+          const { job } = await service.push({
+            topic,
+            delayMs: Math.floor(Math.random() * 100),
+            body: { at: Date.now() },
+          });
           acked.set(job.id, Date.now());
         } catch (err) {
           note(err);
@@ -63,21 +70,32 @@ describe('RedisStore through Sentinel', () => {
 
     await waitFor('some load before the failover', async () => delivered.size > 200);
     await set.master.stop();
-    await waitFor('Sentinel to promote the replica', async () => currentMasterPort(set.sentinels[0]!.port, set.masterName) === set.replica.port, 20_000, 100);
-    const failedOverAt = Date.now();
-    await waitFor('pushes to succeed again after the failover', async () => [...acked.values()].some((at) => at > failedOverAt + 200), 20_000).catch(
-      (err: unknown) => {
-        // A rare failure under a loaded machine: say what the client saw, to tell a slow Sentinel from a stuck client.
-        const status = (store as unknown as { conn?: { status?: string } }).conn?.status;
-        throw new Error(`${String(err)}; client status ${status}; last errors:\n${lastMessages.join('\n')}`);
-      },
+    await waitFor(
+      'Sentinel to promote the replica',
+      async () => currentMasterPort(set.sentinels[0]!.port, set.masterName) === set.replica.port,
+      20_000,
+      100,
     );
+    const failedOverAt = Date.now();
+    await waitFor(
+      'pushes to succeed again after the failover',
+      async () => [...acked.values()].some((at) => at > failedOverAt + 200),
+      20_000,
+    ).catch((err: unknown) => {
+      // A rare failure under a loaded machine: say what the client saw, to tell a slow Sentinel from a stuck client.
+      const status = (store as unknown as { conn?: { status?: string } }).conn?.status;
+      throw new Error(`${String(err)}; client status ${status}; last errors:\n${lastMessages.join('\n')}`);
+    });
     const pushedAfter = (): number => [...acked.values()].filter((at) => at > failedOverAt + 200).length;
     await waitFor('50 pushes acknowledged after the failover', async () => pushedAfter() >= 50, 30_000);
     running = false;
     await producer;
     const afterFailover = [...acked].filter(([, at]) => at > failedOverAt + 200).map(([id]) => id);
-    await waitFor('every job pushed after the failover to be delivered', async () => afterFailover.every((id) => delivered.has(id)), 20_000);
+    await waitFor(
+      'every job pushed after the failover to be delivered',
+      async () => afterFailover.every((id) => delivered.has(id)),
+      20_000,
+    );
     consuming = false;
     await consumer;
 

@@ -11,5 +11,15 @@ afterAll(() => prefixes.sweep());
 
 // With several partitions RedisStore orders reservations within a partition only (documented at
 // RedisStore.reserve), so that variant checks "ready jobs, in order among themselves" instead of the global order.
-storeModelTest('redis standalone (4 partitions)', () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'model', partitions: 4 }), runs, { strictOrder: false, timeoutMs: 120_000 + runs * 1000 });
-storeModelTest('redis standalone (1 partition)', () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'model', partitions: 1 }), Math.ceil(runs / 2), { timeoutMs: 120_000 + runs * 1000 });
+storeModelTest(
+  'redis standalone (4 partitions)',
+  () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'model', partitions: 4 }),
+  runs,
+  { strictOrder: false, timeoutMs: 120_000 + runs * 1000 },
+);
+storeModelTest(
+  'redis standalone (1 partition)',
+  () => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'model', partitions: 1 }),
+  Math.ceil(runs / 2),
+  { timeoutMs: 120_000 + runs * 1000 },
+);

@@ -12,7 +12,8 @@ import { storeContract } from './store.contract.js';
 const prefixes = prefixPool('std');
 afterAll(() => prefixes.sweep());
 
-const make = (partitions = 8) => new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node', partitions });
+const make = (partitions = 8) =>
+  new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node', partitions });
 
 storeContract('redis standalone (8 partitions)', () => make());
 storeContract('redis standalone (1 partition)', () => make(1));
@@ -26,17 +27,25 @@ describe('RedisStore on standalone Redis', () => {
     });
     expect(parseRedisUrl('redis-sentinel://:secret@127.0.0.1:7020,127.0.0.1:7021/mymaster').connection).toEqual({
       mode: 'sentinel',
-      sentinels: [{ host: '127.0.0.1', port: 7020 }, { host: '127.0.0.1', port: 7021 }],
+      sentinels: [
+        { host: '127.0.0.1', port: 7020 },
+        { host: '127.0.0.1', port: 7021 },
+      ],
       masterName: 'mymaster',
       db: 0,
       password: 'secret',
     });
     expect(parseRedisUrl('redis-cluster://127.0.0.1:7001,127.0.0.1:7002').connection).toEqual({
       mode: 'cluster',
-      nodes: [{ host: '127.0.0.1', port: 7001 }, { host: '127.0.0.1', port: 7002 }],
+      nodes: [
+        { host: '127.0.0.1', port: 7001 },
+        { host: '127.0.0.1', port: 7002 },
+      ],
     });
     expect(() => parseRedisUrl('http://x')).toThrow(expect.objectContaining({ code: 'E_CONFIG', field: 'redis.url' }));
-    expect(() => parseRedisUrl('redis-sentinel://127.0.0.1:7020')).toThrow(expect.objectContaining({ code: 'E_CONFIG' }));
+    expect(() => parseRedisUrl('redis-sentinel://127.0.0.1:7020')).toThrow(
+      expect.objectContaining({ code: 'E_CONFIG' }),
+    );
     expect(() => parseRedisUrl('redis://127.0.0.1:6379/99')).toThrow(expect.objectContaining({ code: 'E_CONFIG' }));
   });
 
@@ -63,8 +72,10 @@ describe('RedisStore on standalone Redis', () => {
     const others: NewJob[] = [];
     for (let i = 0; crowded.length < 30 || others.length < 5; i++) {
       const id = `skew-${i}`;
-      if (part(id) === 0 && crowded.length < 30) crowded.push(aJob({ id, topic: 'skew', runAt: now + 1 + crowded.length }));
-      else if (part(id) !== 0 && others.length < 5) others.push(aJob({ id, topic: 'skew', runAt: now + 100 + others.length }));
+      if (part(id) === 0 && crowded.length < 30)
+        crowded.push(aJob({ id, topic: 'skew', runAt: now + 1 + crowded.length }));
+      else if (part(id) !== 0 && others.length < 5)
+        others.push(aJob({ id, topic: 'skew', runAt: now + 100 + others.length }));
     }
     await store.push([...crowded, ...others], now);
     const promoted = await store.promoteDue(now + 1000, 16);
@@ -92,13 +103,32 @@ describe('RedisStore on standalone Redis', () => {
       const got = await store.reserve(['times'], 2, t + 1500);
       expect(got.map((r) => r.job.id).sort()).toEqual([plain.id, withTtl.id].sort());
       for (const r of got) {
-        expect(r.job).toMatchObject({ state: 'reserved', readyAt: t + 1100, reservedAt: t + 1500, deadlineAt: t + 8500, attempts: 1 });
+        expect(r.job).toMatchObject({
+          state: 'reserved',
+          readyAt: t + 1100,
+          reservedAt: t + 1500,
+          deadlineAt: t + 8500,
+          attempts: 1,
+        });
         const touched = await store.touch(r.job.id, r.token, t + 1600);
-        expect(touched.ok && touched.value).toMatchObject({ readyAt: t + 1100, reservedAt: t + 1500, deadlineAt: t + 8600 });
+        expect(touched.ok && touched.value).toMatchObject({
+          readyAt: t + 1100,
+          reservedAt: t + 1500,
+          deadlineAt: t + 8600,
+        });
         const finished = await store.finish(r.job.id, r.token, t + 1700);
         const expected = {
-          state: 'finished', priority: -3, ttrMs: 7000, runAt: t + 1000, createdAt: t, attempts: 1,
-          readyAt: t + 1100, reservedAt: t + 1500, finishedAt: t + 1700, deadlineAt: null, lastError: null,
+          state: 'finished',
+          priority: -3,
+          ttrMs: 7000,
+          runAt: t + 1000,
+          createdAt: t,
+          attempts: 1,
+          readyAt: t + 1100,
+          reservedAt: t + 1500,
+          finishedAt: t + 1700,
+          deadlineAt: null,
+          lastError: null,
           ttlMs: r.job.id === withTtl.id ? 60_000 : null,
         };
         expect(finished.ok && finished.value).toMatchObject(expected);
@@ -117,9 +147,21 @@ describe('RedisStore on standalone Redis', () => {
       await store.retry(failing.id, first!.token, t + 20, t + 15, 'boom');
       await store.promoteDue(t + 30, 10);
       const [second] = await store.reserve(['times2'], 1, t + 40);
-      expect(second!.job).toMatchObject({ attempts: 2, readyAt: t + 30, reservedAt: t + 40, lastError: 'boom', deadlineAt: t + 7040 });
+      expect(second!.job).toMatchObject({
+        attempts: 2,
+        readyAt: t + 30,
+        reservedAt: t + 40,
+        lastError: 'boom',
+        deadlineAt: t + 7040,
+      });
       const done = await store.finish(failing.id, second!.token, t + 50);
-      expect(done.ok && done.value).toMatchObject({ state: 'finished', readyAt: t + 30, reservedAt: t + 40, finishedAt: t + 50, lastError: 'boom' });
+      expect(done.ok && done.value).toMatchObject({
+        state: 'finished',
+        readyAt: t + 30,
+        reservedAt: t + 40,
+        finishedAt: t + 50,
+        lastError: 'boom',
+      });
     } finally {
       await store.close();
     }
@@ -160,7 +202,11 @@ describe('RedisStore on standalone Redis', () => {
     const done = await store.finish(job.id, r!.token, readyAt - 9);
     expect(done.ok && done.value.finishedAt).toBe(readyAt);
     const history = await store.history(job.id);
-    expect(history.map((h) => [h.event, h.at - readyAt])).toEqual([['push', 0], ['reserve', 0], ['finish', 0]]);
+    expect(history.map((h) => [h.event, h.at - readyAt])).toEqual([
+      ['push', 0],
+      ['reserve', 0],
+      ['finish', 0],
+    ]);
 
     // Every transition, not only reserve and finish: a retry and a cancel from lagging clocks.
     const other = aJob({ topic: 'lagging', now: readyAt });
@@ -196,8 +242,17 @@ describe('RedisStore on standalone Redis', () => {
 
       // Jobs written before layouts had a number: jobs, and no mark.
       await admin.hdel(keys.counts, '#layout');
-      const again = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: fresh.prefix, nodeId: 'n2', partitions: 1 });
-      await expect(again.open()).rejects.toMatchObject({ code: 'E_CONFIG', field: 'redis.prefix', details: { layout: 1, expected: RECORD_LAYOUT } });
+      const again = new RedisStore({
+        url: 'redis://127.0.0.1:6379',
+        prefix: fresh.prefix,
+        nodeId: 'n2',
+        partitions: 1,
+      });
+      await expect(again.open()).rejects.toMatchObject({
+        code: 'E_CONFIG',
+        field: 'redis.prefix',
+        details: { layout: 1, expected: RECORD_LAYOUT },
+      });
       // Another layout's mark; once its jobs and mark are gone, the prefix opens again.
       await admin.hset(keys.counts, '#layout', '99');
       await expect(again.open()).rejects.toMatchObject({ code: 'E_CONFIG', details: { layout: 99 } });

@@ -10,7 +10,10 @@ const dir = mkdtempSync(join(tmpdir(), 'delayq-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 storeContract('sqlite (:memory:)', () => new SqliteStore({ path: ':memory:', nodeId: 'test-node' }));
-storeContract('sqlite (file, WAL)', () => new SqliteStore({ path: join(dir, `${Math.random()}.db`), nodeId: 'test-node' }));
+storeContract(
+  'sqlite (file, WAL)',
+  () => new SqliteStore({ path: join(dir, `${Math.random()}.db`), nodeId: 'test-node' }),
+);
 
 describe('SqliteStore', () => {
   it('keeps jobs across a close and reopen of the same file, and migrates only once', async () => {

@@ -14,7 +14,11 @@ const T0 = Date.UTC(2026, 0, 1);
  * The one suite every Store must pass. Time is driven only through `now` (a fake clock): no sleeping.
  * Each store's test file calls it once, then adds its own cases.
  */
-export function storeContract(name: string, makeStore: () => Store | Promise<Store>, options: ContractOptions = {}): void {
+export function storeContract(
+  name: string,
+  makeStore: () => Store | Promise<Store>,
+  options: ContractOptions = {},
+): void {
   const skipped = new Set((options.skip ?? []).map((s) => s.test));
   const test = (title: string, fn: () => Promise<void>): void => {
     (skipped.has(title) ? it.skip : it)(title, fn);
@@ -42,9 +46,21 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const j = job({ delayMs: 5000, bizKey: 'order-1', tag: 'close' });
       const [result] = await store.push([j], T0);
       expect(result!.created).toBe(true);
-      expect(result!.job).toMatchObject({ id: j.id, topic, state: 'delayed', runAt: T0 + 5000, attempts: 0, createdAt: T0, readyAt: null, bizKey: 'order-1', tag: 'close' });
+      expect(result!.job).toMatchObject({
+        id: j.id,
+        topic,
+        state: 'delayed',
+        runAt: T0 + 5000,
+        attempts: 0,
+        createdAt: T0,
+        readyAt: null,
+        bizKey: 'order-1',
+        tag: 'close',
+      });
       expect(JSON.parse(result!.job.body)).toEqual(JSON.parse(j.body));
-      expect(await store.history(j.id)).toEqual([{ at: T0, event: 'push', state: 'delayed', attempt: 0, node: expect.any(String), reason: null }]);
+      expect(await store.history(j.id)).toEqual([
+        { at: T0, event: 'push', state: 'delayed', attempt: 0, node: expect.any(String), reason: null },
+      ]);
     });
 
     test('push of a job already due makes it ready at once', async () => {
@@ -157,7 +173,10 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const got = await store.reserve([topic], 10, T0 + 250);
       expect(got.map((r) => r.job.id)).toEqual([fresh.id]);
       expect(await store.get(stale.id)).toMatchObject({ state: 'expired', finishedAt: T0 + 250 });
-      expect((await store.history(stale.id)).map((h) => `${h.event}:${h.state}`)).toEqual(['push:ready', 'expire:expired']);
+      expect((await store.history(stale.id)).map((h) => `${h.event}:${h.state}`)).toEqual([
+        'push:ready',
+        'expire:expired',
+      ]);
       expect(await store.reserve([topic], 10, T0 + 300)).toEqual([]);
       const stats = (await store.stats()).find((s) => s.topic === topic)!;
       expect(stats.counts).toMatchObject({ ready: 0, expired: 1, reserved: 1 });
@@ -192,7 +211,10 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
     });
 
     test('reserve honours count', async () => {
-      await store.push([1, 2, 3, 4, 5].map(() => job()), T0);
+      await store.push(
+        [1, 2, 3, 4, 5].map(() => job()),
+        T0,
+      );
       expect(await store.reserve([topic], 2, T0)).toHaveLength(2);
       expect(await store.reserve([topic], 10, T0)).toHaveLength(3);
     });
@@ -206,7 +228,10 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect(await store.touch(j.id, 'not-the-token', T0 + 600)).toMatchObject({ ok: false, reason: 'token_mismatch' });
       expect((await store.get(j.id))!.deadlineAt).toBe(T0 + 1500);
       expect(await store.touch('missing-id', r!.token, T0)).toMatchObject({ ok: false, reason: 'not_found' });
-      expect(await store.touch(j.id, r!.token, T0 + 700, 10_000)).toMatchObject({ ok: true, value: { deadlineAt: T0 + 10_700 } });
+      expect(await store.touch(j.id, r!.token, T0 + 700, 10_000)).toMatchObject({
+        ok: true,
+        value: { deadlineAt: T0 + 10_700 },
+      });
     });
 
     test('finish ends a reservation once; a repeat with the same token answers the job again', async () => {
@@ -220,9 +245,21 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       expect(first.ok && first.repeated).toBeFalsy();
       // The answer was lost and the client retries: the same finish is answered as done, nothing changes.
       const again = await store.finish(j.id, r!.token, T0 + 3);
-      expect(again).toMatchObject({ ok: true, repeated: true, value: { id: j.id, state: 'finished', finishedAt: T0 + 2, attempts: 1 } });
-      expect(await store.finish(j.id, 'wrong', T0 + 4)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
-      expect((await store.history(j.id)).map((h) => `${h.event}:${h.state}`)).toEqual(['push:ready', 'reserve:reserved', 'finish:finished']);
+      expect(again).toMatchObject({
+        ok: true,
+        repeated: true,
+        value: { id: j.id, state: 'finished', finishedAt: T0 + 2, attempts: 1 },
+      });
+      expect(await store.finish(j.id, 'wrong', T0 + 4)).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+        state: 'finished',
+      });
+      expect((await store.history(j.id)).map((h) => `${h.event}:${h.state}`)).toEqual([
+        'push:ready',
+        'reserve:reserved',
+        'finish:finished',
+      ]);
     });
 
     test('a repeated finish with a stale token stays refused', async () => {
@@ -232,21 +269,30 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       await store.retry(j.id, first!.token, T0 + 1000, T0 + 1000, 'TTR lapsed');
       const [second] = await store.reserve([topic], 1, T0 + 1001);
       expect(await store.finish(j.id, second!.token, T0 + 1002)).toMatchObject({ ok: true });
-      expect(await store.finish(j.id, first!.token, T0 + 1003)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
+      expect(await store.finish(j.id, first!.token, T0 + 1003)).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+        state: 'finished',
+      });
       expect(await store.finish(j.id, second!.token, T0 + 1004)).toMatchObject({ ok: true, repeated: true });
       // Other transitions are not repeatable: a finished job refuses them whatever the token.
       expect(await store.touch(j.id, second!.token, T0 + 1005)).toMatchObject({ ok: false, reason: 'wrong_state' });
       expect(await store.bury(j.id, second!.token, T0 + 1005, 'x')).toMatchObject({ ok: false, reason: 'wrong_state' });
     });
 
-    test('a job re-delivered after its TTR lapsed refuses the first consumer\'s token', async () => {
+    test("a job re-delivered after its TTR lapsed refuses the first consumer's token", async () => {
       const j = job({ ttrMs: 1000 });
       await store.push([j], T0);
       const [first] = await store.reserve([topic], 1, T0);
       expect(await store.listLapsed(T0 + 999, 10)).toEqual([]);
       const lapsed = await store.listLapsed(T0 + 1000, 10);
-      expect(lapsed).toEqual([{ id: j.id, topic, token: first!.token, attempts: 1, deadlineAt: T0 + 1000, retry: j.retry }]);
-      expect(await store.retry(j.id, first!.token, T0 + 1000, T0 + 1000, 'TTR lapsed')).toMatchObject({ ok: true, value: { state: 'ready' } });
+      expect(lapsed).toEqual([
+        { id: j.id, topic, token: first!.token, attempts: 1, deadlineAt: T0 + 1000, retry: j.retry },
+      ]);
+      expect(await store.retry(j.id, first!.token, T0 + 1000, T0 + 1000, 'TTR lapsed')).toMatchObject({
+        ok: true,
+        value: { state: 'ready' },
+      });
       const [second] = await store.reserve([topic], 1, T0 + 1001);
       expect(second!.job.attempts).toBe(2);
       expect(await store.finish(j.id, first!.token, T0 + 1002)).toMatchObject({ ok: false, reason: 'token_mismatch' });
@@ -259,9 +305,16 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       await store.push([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
       const outcome = await store.retry(j.id, r!.token, T0 + 60_000, T0 + 5, 'boom');
-      expect(outcome).toMatchObject({ ok: true, value: { state: 'delayed', runAt: T0 + 60_000, lastError: 'boom', attempts: 1 } });
+      expect(outcome).toMatchObject({
+        ok: true,
+        value: { state: 'delayed', runAt: T0 + 60_000, lastError: 'boom', attempts: 1 },
+      });
       expect(await store.nextWakeAt()).toBe(T0 + 60_000);
-      expect(await store.retry(j.id, r!.token, T0, T0 + 6, 'again')).toMatchObject({ ok: false, reason: 'wrong_state', state: 'delayed' });
+      expect(await store.retry(j.id, r!.token, T0, T0 + 6, 'again')).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+        state: 'delayed',
+      });
       await store.promoteDue(T0 + 60_000, 10);
       const [again] = await store.reserve([topic], 1, T0 + 60_000);
       expect(again!.job.attempts).toBe(2);
@@ -274,7 +327,10 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const b = job();
       await store.push([a, b], T0);
       for (const r of await store.reserve([topic], 2, T0)) {
-        expect(await store.bury(r.job.id, r.token, T0 + 1, 'fatal')).toMatchObject({ ok: true, value: { state: 'dead', lastError: 'fatal', finishedAt: T0 + 1 } });
+        expect(await store.bury(r.job.id, r.token, T0 + 1, 'fatal')).toMatchObject({
+          ok: true,
+          value: { state: 'dead', lastError: 'fatal', finishedAt: T0 + 1 },
+        });
       }
       expect(await store.redrive({ ids: [a.id, 'missing'] }, T0 + 2)).toBe(1);
       expect(await store.get(a.id)).toMatchObject({ state: 'ready', attempts: 0, finishedAt: null, runAt: T0 + 2 });
@@ -287,7 +343,10 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const j = job();
       await store.push([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
-      expect(await store.release(j.id, r!.token, T0 + 1)).toMatchObject({ ok: true, value: { state: 'ready', attempts: 0 } });
+      expect(await store.release(j.id, r!.token, T0 + 1)).toMatchObject({
+        ok: true,
+        value: { state: 'ready', attempts: 0 },
+      });
       const [again] = await store.reserve([topic], 1, T0 + 2);
       expect(again!.job.attempts).toBe(1);
     });
@@ -313,15 +372,27 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const j = job();
       await store.push([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
-      expect(await store.release(j.id, r!.token, T0 + 1, T0 + 5000)).toMatchObject({ ok: true, value: { state: 'delayed', attempts: 0, runAt: T0 + 5000 } });
+      expect(await store.release(j.id, r!.token, T0 + 1, T0 + 5000)).toMatchObject({
+        ok: true,
+        value: { state: 'delayed', attempts: 0, runAt: T0 + 5000 },
+      });
       expect(await store.reserve([topic], 1, T0 + 2)).toEqual([]);
-      expect(await store.release(j.id, r!.token, T0 + 3, T0 + 9000)).toMatchObject({ ok: false, reason: 'wrong_state' });
+      expect(await store.release(j.id, r!.token, T0 + 3, T0 + 9000)).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+      });
       await store.promoteDue(T0 + 5000, 10);
       const [again] = await store.reserve([topic], 1, T0 + 5000);
       expect(again!.job).toMatchObject({ id: j.id, attempts: 1 });
       // A runAt already due: ready at once.
-      expect(await store.release(j.id, again!.token, T0 + 5001, T0 + 5001)).toMatchObject({ ok: true, value: { state: 'ready', attempts: 0 } });
-      expect((await store.history(j.id)).filter((h) => h.event === 'release').map((h) => h.state)).toEqual(['delayed', 'ready']);
+      expect(await store.release(j.id, again!.token, T0 + 5001, T0 + 5001)).toMatchObject({
+        ok: true,
+        value: { state: 'ready', attempts: 0 },
+      });
+      expect((await store.history(j.id)).filter((h) => h.event === 'release').map((h) => h.state)).toEqual([
+        'delayed',
+        'ready',
+      ]);
     });
 
     test('keeps topic pauses: pause, replace, list, resume', async () => {
@@ -341,7 +412,11 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       const [a, b] = await store.numbers.numbersOf([`${topic}-a`, `${topic}-b`]);
       expect(a).toBeGreaterThan(0);
       expect(b).toBeGreaterThan(a!);
-      expect(await store.numbers.numbersOf([`${topic}-b`, `${topic}-a`, `${topic}-c`])).toEqual([b, a, expect.any(Number)]);
+      expect(await store.numbers.numbersOf([`${topic}-b`, `${topic}-a`, `${topic}-c`])).toEqual([
+        b,
+        a,
+        expect.any(Number),
+      ]);
       expect(await store.numbers.idOf(a!)).toBe(`${topic}-a`);
       expect(await store.numbers.idOf(0)).toBeNull();
     });
@@ -353,11 +428,17 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       await store.push([d, r, s], T0);
       const [reserved] = await store.reserve([topic], 1, T0);
       for (const id of [d.id, r.id, s.id]) {
-        expect(await store.cancel(id, T0 + 1, 'no longer needed')).toMatchObject({ ok: true, value: { job: { state: 'cancelled', finishedAt: T0 + 1 } } });
+        expect(await store.cancel(id, T0 + 1, 'no longer needed')).toMatchObject({
+          ok: true,
+          value: { job: { state: 'cancelled', finishedAt: T0 + 1 } },
+        });
       }
       expect(await store.cancel(d.id, T0 + 2)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'cancelled' });
       expect(await store.cancel('nope', T0)).toMatchObject({ ok: false, reason: 'not_found' });
-      expect(await store.finish(reserved!.job.id, reserved!.token, T0 + 3)).toMatchObject({ ok: false, reason: 'wrong_state' });
+      expect(await store.finish(reserved!.job.id, reserved!.token, T0 + 3)).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+      });
       expect((await store.promoteDue(T0 + 5000, 10)).count).toBe(0);
       expect(await store.reserve([topic], 10, T0 + 5000)).toEqual([]);
       expect(await store.nextWakeAt()).toBeNull();
@@ -369,26 +450,48 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       await store.push([waiting, ready], T0);
       const [out] = await store.reserve([topic], 1, T0);
       expect(out!.job.id).toBe(ready.id);
-      expect(await store.cancel(waiting.id, T0 + 1)).toMatchObject({ ok: true, value: { dispatched: false, job: { attempts: 0 } } });
-      expect(await store.cancel(ready.id, T0 + 1)).toMatchObject({ ok: true, value: { dispatched: true, job: { state: 'cancelled', attempts: 1 } } });
+      expect(await store.cancel(waiting.id, T0 + 1)).toMatchObject({
+        ok: true,
+        value: { dispatched: false, job: { attempts: 0 } },
+      });
+      expect(await store.cancel(ready.id, T0 + 1)).toMatchObject({
+        ok: true,
+        value: { dispatched: true, job: { state: 'cancelled', attempts: 1 } },
+      });
       // Tried once, back to wait for its retry: not out now, but attempts tells it ran before.
       const again = job();
       await store.push([again], T0);
       const [r] = await store.reserve([topic], 1, T0 + 2);
       await store.retry(again.id, r!.token, T0 + 60_000, T0 + 3, 'boom');
-      expect(await store.cancel(again.id, T0 + 4)).toMatchObject({ ok: true, value: { dispatched: false, job: { attempts: 1 } } });
+      expect(await store.cancel(again.id, T0 + 4)).toMatchObject({
+        ok: true,
+        value: { dispatched: false, job: { attempts: 1 } },
+      });
     });
 
     test('reschedule moves a waiting job; a past time makes it ready', async () => {
       const j = job({ delayMs: 10_000 });
       await store.push([j], T0);
-      expect(await store.reschedule(j.id, T0 + 2000, T0 + 1)).toMatchObject({ ok: true, value: { state: 'delayed', runAt: T0 + 2000 } });
+      expect(await store.reschedule(j.id, T0 + 2000, T0 + 1)).toMatchObject({
+        ok: true,
+        value: { state: 'delayed', runAt: T0 + 2000 },
+      });
       expect(await store.nextWakeAt()).toBe(T0 + 2000);
-      expect(await store.reschedule(j.id, T0, T0 + 2)).toMatchObject({ ok: true, value: { state: 'ready', readyAt: T0 + 2 } });
-      expect(await store.reschedule(j.id, T0 + 50_000, T0 + 3)).toMatchObject({ ok: true, value: { state: 'delayed' } });
+      expect(await store.reschedule(j.id, T0, T0 + 2)).toMatchObject({
+        ok: true,
+        value: { state: 'ready', readyAt: T0 + 2 },
+      });
+      expect(await store.reschedule(j.id, T0 + 50_000, T0 + 3)).toMatchObject({
+        ok: true,
+        value: { state: 'delayed' },
+      });
       await store.reschedule(j.id, T0, T0 + 4);
       const [r] = await store.reserve([topic], 1, T0 + 5);
-      expect(await store.reschedule(j.id, T0 + 9, T0 + 6)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'reserved' });
+      expect(await store.reschedule(j.id, T0 + 9, T0 + 6)).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+        state: 'reserved',
+      });
       expect(r).toBeDefined();
     });
 
@@ -434,7 +537,12 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
 
     test('list filters by topic, state, bizKey and tag, and pages without gaps or repeats', async () => {
       const jobs = Array.from({ length: 7 }, (_, i) =>
-        job({ id: `${topic}-l${i}`, delayMs: i % 2 ? 1000 : 0, bizKey: i < 3 ? 'biz-a' : 'biz-b', tag: i === 6 ? 'vip' : null }),
+        job({
+          id: `${topic}-l${i}`,
+          delayMs: i % 2 ? 1000 : 0,
+          bizKey: i < 3 ? 'biz-a' : 'biz-b',
+          tag: i === 6 ? 'vip' : null,
+        }),
       );
       await store.push([...jobs, job({ topic: other, id: `${other}-l` })], T0);
       const seen: string[] = [];
@@ -447,7 +555,11 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       } while (cursor);
       expect(seen.sort()).toEqual(jobs.map((j) => j.id).sort());
       expect((await store.list({ topic, state: 'delayed', limit: 50 })).jobs).toHaveLength(3);
-      expect((await store.list({ topic, bizKey: 'biz-a', limit: 50 })).jobs.map((j) => j.id).sort()).toEqual([`${topic}-l0`, `${topic}-l1`, `${topic}-l2`]);
+      expect((await store.list({ topic, bizKey: 'biz-a', limit: 50 })).jobs.map((j) => j.id).sort()).toEqual([
+        `${topic}-l0`,
+        `${topic}-l1`,
+        `${topic}-l2`,
+      ]);
       expect((await store.list({ topic, tag: 'vip', limit: 50 })).jobs.map((j) => j.id)).toEqual([`${topic}-l6`]);
     });
 

@@ -44,13 +44,20 @@ type Cmd = fc.AsyncCommand<Model, Real>;
 const readyOrder = (m: Model) =>
   [...m.jobs.entries()]
     .filter(([, j]) => j.state === 'ready')
-    .sort(([ia, a], [ib, b]) => a.priority - b.priority || a.runAt - b.runAt || a.createdAt - b.createdAt || (ia < ib ? -1 : 1))
+    .sort(
+      ([ia, a], [ib, b]) =>
+        a.priority - b.priority || a.runAt - b.runAt || a.createdAt - b.createdAt || (ia < ib ? -1 : 1),
+    )
     .map(([id]) => id);
 
 async function agree(m: Model, r: Real): Promise<void> {
   for (const [id, job] of m.jobs) {
     const stored = await r.store.get(`${r.topic}-${id}`);
-    expect({ id, state: stored?.state, attempts: stored?.attempts }).toEqual({ id, state: job.state, attempts: job.attempts });
+    expect({ id, state: stored?.state, attempts: stored?.attempts }).toEqual({
+      id,
+      state: job.state,
+      attempts: job.attempts,
+    });
   }
 }
 
@@ -59,14 +66,39 @@ class Push implements Cmd {
   readonly delayMs: number;
   readonly priority: number;
   constructor(id: string, delayMs: number, priority: number) {
-    this.id = id; this.delayMs = delayMs; this.priority = priority;
+    this.id = id;
+    this.delayMs = delayMs;
+    this.priority = priority;
   }
   check = () => true;
   async run(m: Model, r: Real) {
-    const [result] = await r.store.push([aJob({ id: `${r.topic}-${this.id}`, topic: r.topic, runAt: m.now + this.delayMs, priority: this.priority, ttrMs: TTR, retry: RETRY })], m.now);
+    const [result] = await r.store.push(
+      [
+        aJob({
+          id: `${r.topic}-${this.id}`,
+          topic: r.topic,
+          runAt: m.now + this.delayMs,
+          priority: this.priority,
+          ttrMs: TTR,
+          retry: RETRY,
+        }),
+      ],
+      m.now,
+    );
     const exists = m.jobs.has(this.id);
     expect(result!.created).toBe(!exists);
-    if (!exists) m.jobs.set(this.id, { state: this.delayMs === 0 ? 'ready' : 'delayed', runAt: m.now + this.delayMs, priority: this.priority, attempts: 0, token: null, staleToken: null, finishedBy: null, deadlineAt: null, createdAt: m.now });
+    if (!exists)
+      m.jobs.set(this.id, {
+        state: this.delayMs === 0 ? 'ready' : 'delayed',
+        runAt: m.now + this.delayMs,
+        priority: this.priority,
+        attempts: 0,
+        token: null,
+        staleToken: null,
+        finishedBy: null,
+        deadlineAt: null,
+        createdAt: m.now,
+      });
     await agree(m, r);
   }
   toString = () => `push(${this.id}, +${this.delayMs}ms, p${this.priority})`;
@@ -91,13 +123,18 @@ class Advance implements Cmd {
     expect(promoted.count).toBe(expected);
     // TTR lapses, handled as the reaper does
     const lapsed = await r.store.listLapsed(m.now, 1000);
-    const expectedLapsed = [...m.jobs.entries()].filter(([, j]) => j.state === 'reserved' && j.deadlineAt! <= m.now).map(([id]) => id);
+    const expectedLapsed = [...m.jobs.entries()]
+      .filter(([, j]) => j.state === 'reserved' && j.deadlineAt! <= m.now)
+      .map(([id]) => id);
     expect(lapsed.map((l) => l.id.slice(r.topic.length + 1)).sort()).toEqual(expectedLapsed.sort());
     for (const l of lapsed) {
       const id = l.id.slice(r.topic.length + 1);
       const job = m.jobs.get(id)!;
       const decision = decideFailure(RETRY, l.attempts, m.now);
-      const outcome = decision.action === 'retry' ? await r.store.retry(l.id, l.token, decision.runAt, m.now, 'ttr') : await r.store.bury(l.id, l.token, m.now, 'ttr');
+      const outcome =
+        decision.action === 'retry'
+          ? await r.store.retry(l.id, l.token, decision.runAt, m.now, 'ttr')
+          : await r.store.bury(l.id, l.token, m.now, 'ttr');
       expect(outcome.ok).toBe(true);
       job.staleToken = job.token;
       job.token = null;
@@ -142,7 +179,9 @@ class Act implements Cmd {
   readonly id: string;
   readonly stale: boolean;
   constructor(action: Action, id: string, stale: boolean) {
-    this.action = action; this.id = id; this.stale = stale;
+    this.action = action;
+    this.id = id;
+    this.stale = stale;
   }
   check = () => true;
   async run(m: Model, r: Real) {
@@ -154,7 +193,8 @@ class Act implements Cmd {
     const expectedReason = (): string | undefined => {
       if (!job) return 'not_found';
       if (repeatedFinish) return undefined;
-      if (this.action === 'cancel') return ['delayed', 'ready', 'reserved'].includes(job.state) ? undefined : 'wrong_state';
+      if (this.action === 'cancel')
+        return ['delayed', 'ready', 'reserved'].includes(job.state) ? undefined : 'wrong_state';
       if (job.state !== 'reserved') return 'wrong_state';
       return reservedOk ? undefined : 'token_mismatch';
     };
@@ -166,27 +206,52 @@ class Act implements Cmd {
     }
     let outcome;
     switch (this.action) {
-      case 'finish': outcome = await r.store.finish(key, token, m.now); break;
-      case 'touch': outcome = await r.store.touch(key, token, m.now); break;
-      case 'release': outcome = await r.store.release(key, token, m.now); break;
-      case 'cancel': outcome = await r.store.cancel(key, m.now); break;
+      case 'finish':
+        outcome = await r.store.finish(key, token, m.now);
+        break;
+      case 'touch':
+        outcome = await r.store.touch(key, token, m.now);
+        break;
+      case 'release':
+        outcome = await r.store.release(key, token, m.now);
+        break;
+      case 'cancel':
+        outcome = await r.store.cancel(key, m.now);
+        break;
       case 'fail': {
         const decision = decideFailure(RETRY, job?.attempts ?? 0, m.now);
-        outcome = decision.action === 'retry' ? await r.store.retry(key, token, decision.runAt, m.now, 'failed') : await r.store.bury(key, token, m.now, 'failed');
+        outcome =
+          decision.action === 'retry'
+            ? await r.store.retry(key, token, decision.runAt, m.now, 'failed')
+            : await r.store.bury(key, token, m.now, 'failed');
         break;
       }
     }
     const reason = expectedReason();
     expect(outcome.ok ? undefined : outcome.reason).toBe(reason);
-    if (this.action === 'cancel' && outcome.ok) expect((outcome.value as { dispatched: boolean }).dispatched).toBe(job?.state === 'reserved');
+    if (this.action === 'cancel' && outcome.ok)
+      expect((outcome.value as { dispatched: boolean }).dispatched).toBe(job?.state === 'reserved');
     if (repeatedFinish) expect(outcome).toMatchObject({ ok: true, repeated: true });
     if (reason === undefined && job && !repeatedFinish) {
       const leave = () => Object.assign(job, { staleToken: job.token, token: null, deadlineAt: null });
       switch (this.action) {
-        case 'finish': job.state = 'finished'; job.finishedBy = job.token; leave(); break;
-        case 'touch': job.deadlineAt = m.now + TTR; break;
-        case 'release': job.state = 'ready'; job.attempts--; leave(); break;
-        case 'cancel': job.state = 'cancelled'; leave(); break;
+        case 'finish':
+          job.state = 'finished';
+          job.finishedBy = job.token;
+          leave();
+          break;
+        case 'touch':
+          job.deadlineAt = m.now + TTR;
+          break;
+        case 'release':
+          job.state = 'ready';
+          job.attempts--;
+          leave();
+          break;
+        case 'cancel':
+          job.state = 'cancelled';
+          leave();
+          break;
         case 'fail': {
           const decision = decideFailure(RETRY, job.attempts, m.now);
           if (decision.action === 'retry') Object.assign(job, { state: 'delayed', runAt: decision.runAt });
@@ -202,11 +267,17 @@ class Act implements Cmd {
 }
 
 const commands = [
-  fc.tuple(fc.constantFrom(...IDS), fc.constantFrom(0, 0, 30, 120), fc.integer({ min: 0, max: 2 })).map(([id, d, p]) => new Push(id, d, p)),
+  fc
+    .tuple(fc.constantFrom(...IDS), fc.constantFrom(0, 0, 30, 120), fc.integer({ min: 0, max: 2 }))
+    .map(([id, d, p]) => new Push(id, d, p)),
   fc.constantFrom(10, 60, 150).map((ms) => new Advance(ms)),
   fc.integer({ min: 1, max: 3 }).map((n) => new Reserve(n)),
   fc
-    .tuple(fc.constantFrom<Action>('finish', 'fail', 'touch', 'release', 'cancel', 'redrive'), fc.constantFrom(...IDS), fc.constantFrom(false, false, false, true))
+    .tuple(
+      fc.constantFrom<Action>('finish', 'fail', 'touch', 'release', 'cancel', 'redrive'),
+      fc.constantFrom(...IDS),
+      fc.constantFrom(false, false, false, true),
+    )
     .map(([a, id, stale]) => new Act(a, id, stale)),
 ];
 
@@ -218,22 +289,37 @@ export interface StoreModelOptions {
 }
 
 /** Runs the model-based test against the store `makeStore` returns (opened and closed here). */
-export function storeModelTest(name: string, makeStore: () => Store | Promise<Store>, numRuns = 60, options: StoreModelOptions = {}): void {
+export function storeModelTest(
+  name: string,
+  makeStore: () => Store | Promise<Store>,
+  numRuns = 60,
+  options: StoreModelOptions = {},
+): void {
   describe(`Store model: ${name}`, () => {
-    it('agrees with the state machine model on random command sequences', async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.commands(commands, { maxCommands: 80, size: 'large' }), async (cmds) => {
-          const store = await makeStore();
-          await store.open();
-          try {
-            const topic = `model-${Math.random().toString(36).slice(2, 10)}`;
-            await fc.asyncModelRun(() => ({ model: { now: Date.UTC(2026, 0, 1), jobs: new Map() }, real: { store, topic, strictOrder: options.strictOrder ?? true } }), cmds);
-          } finally {
-            await store.close();
-          }
-        }),
-        { numRuns },
-      );
-    }, options.timeoutMs ?? 120_000);
+    it(
+      'agrees with the state machine model on random command sequences',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.commands(commands, { maxCommands: 80, size: 'large' }), async (cmds) => {
+            const store = await makeStore();
+            await store.open();
+            try {
+              const topic = `model-${Math.random().toString(36).slice(2, 10)}`;
+              await fc.asyncModelRun(
+                () => ({
+                  model: { now: Date.UTC(2026, 0, 1), jobs: new Map() },
+                  real: { store, topic, strictOrder: options.strictOrder ?? true },
+                }),
+                cmds,
+              );
+            } finally {
+              await store.close();
+            }
+          }),
+          { numRuns },
+        );
+      },
+      options.timeoutMs ?? 120_000,
+    );
   });
 }

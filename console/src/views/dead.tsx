@@ -10,7 +10,10 @@ export function DeadLetters({ topic: initial }: { topic: string }) {
   const topics = useLoad<{ topics: TopicStats[] }>(() => get('/v1/stats'), []);
   const withDead = topics.data?.topics.filter((t) => t.counts['dead']) ?? [];
   const chosen = topic || withDead[0]?.topic || '';
-  const dead = useLoad<{ jobs: Job[] } | null>(() => (chosen ? get(`/v1/dead${query({ topic: chosen, limit: 100 })}`) : Promise.resolve(null)), [chosen]);
+  const dead = useLoad<{ jobs: Job[] } | null>(
+    () => (chosen ? get(`/v1/dead${query({ topic: chosen, limit: 100 })}`) : Promise.resolve(null)),
+    [chosen],
+  );
   const redrive = async (body: object) => {
     try {
       const { count } = await post<{ count: number }>('/v1/dead/redrive', body);

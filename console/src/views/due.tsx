@@ -25,17 +25,26 @@ const label = (at: number, range: Range): string => {
 export function DueHistogram({ topic: initial }: { topic: string }) {
   const [range, setRange] = useState<Range>('hour');
   const [topic, setTopic] = useState(initial);
-  const { data, error } = useLoad<Histogram>(() => {
-    const r = RANGES[range];
-    const from = Math.floor(Date.now() / r.bucketMs) * r.bucketMs;
-    return get(`/v1/stats/due${query({ topic, from, to: from + r.spanMs, bucketMs: r.bucketMs })}`);
-  }, [range, topic], 10_000);
+  const { data, error } = useLoad<Histogram>(
+    () => {
+      const r = RANGES[range];
+      const from = Math.floor(Date.now() / r.bucketMs) * r.bucketMs;
+      return get(`/v1/stats/due${query({ topic, from, to: from + r.spanMs, bucketMs: r.bucketMs })}`);
+    },
+    [range, topic],
+    10_000,
+  );
   const max = Math.max(1, ...(data?.buckets.map((b) => b.count) ?? []));
   return (
     <section>
       <h1>Due times</h1>
       <div class="controls">
-        <input placeholder="topic (all)" value={topic} onChange={(e) => setTopic((e.target as HTMLInputElement).value.trim())} name="topic" />
+        <input
+          placeholder="topic (all)"
+          value={topic}
+          onChange={(e) => setTopic((e.target as HTMLInputElement).value.trim())}
+          name="topic"
+        />
         {(Object.keys(RANGES) as Range[]).map((r) => (
           <button class={r === range ? 'active' : ''} data-range={r} onClick={() => setRange(r)}>
             {RANGES[r].label}
@@ -50,7 +59,12 @@ export function DueHistogram({ topic: initial }: { topic: string }) {
           </p>
           <div class="histogram" id="histogram">
             {data.buckets.map((b, i) => (
-              <div class="bar" title={`${new Date(b.at).toLocaleString()}: ${b.count}`} data-at={b.at} data-count={b.count}>
+              <div
+                class="bar"
+                title={`${new Date(b.at).toLocaleString()}: ${b.count}`}
+                data-at={b.at}
+                data-count={b.count}
+              >
                 <span class="count">{b.count || ''}</span>
                 <span class="fill" style={{ height: `${(b.count / max) * 100}%` }} />
                 {i % Math.ceil(data.buckets.length / 12) === 0 && <span class="at">{label(b.at, range)}</span>}

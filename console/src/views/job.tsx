@@ -5,7 +5,10 @@ import { useLoad } from './use-load.js';
 
 /** One job: its fields, body and timeline (history), with the actions its state allows. */
 export function JobPage({ id }: { id: string }) {
-  const { data, error, reload } = useLoad<{ job: Job; history: HistoryEntry[] }>(() => get(`/v1/jobs/${encodeURIComponent(id)}?history=true`), [id]);
+  const { data, error, reload } = useLoad<{ job: Job; history: HistoryEntry[] }>(
+    () => get(`/v1/jobs/${encodeURIComponent(id)}?history=true`),
+    [id],
+  );
   const [message, setMessage] = useState('');
   const [delay, setDelay] = useState('10m');
   const act = async (what: string, run: () => Promise<unknown>) => {
@@ -26,7 +29,10 @@ export function JobPage({ id }: { id: string }) {
   return (
     <section>
       <h1>
-        Job <code>{job.id}</code> <span class={`state ${job.state}`} id="job-state">{job.state}</span>
+        Job <code>{job.id}</code>{' '}
+        <span class={`state ${job.state}`} id="job-state">
+          {job.state}
+        </span>
       </h1>
       <dl class="fields">
         <dt>topic</dt>
@@ -49,15 +55,31 @@ export function JobPage({ id }: { id: string }) {
         )}
       </dl>
       <div class="controls" id="actions">
-        {open && <button onClick={() => act('cancel', () => post(`${path}/cancel`, { reason: 'cancelled in the console' }))}>Cancel</button>}
+        {open && (
+          <button onClick={() => act('cancel', () => post(`${path}/cancel`, { reason: 'cancelled in the console' }))}>
+            Cancel
+          </button>
+        )}
         {(job.state === 'delayed' || job.state === 'ready') && (
           <>
-            <input name="delay" value={delay} onInput={(e) => setDelay((e.target as HTMLInputElement).value)} size={6} />
-            <button onClick={() => act('reschedule', () => post(`${path}/reschedule`, { delayMs: delay }))}>Reschedule</button>
+            <input
+              name="delay"
+              value={delay}
+              onInput={(e) => setDelay((e.target as HTMLInputElement).value)}
+              size={6}
+            />
+            <button onClick={() => act('reschedule', () => post(`${path}/reschedule`, { delayMs: delay }))}>
+              Reschedule
+            </button>
           </>
         )}
-        {job.state === 'dead' && <button onClick={() => act('redrive', () => post('/v1/dead/redrive', { ids: [job.id] }))}>Redrive</button>}
-        <button onClick={() => act('restore', () => post(`${path}/restore`))} title="push the journal's copy back into the store">
+        {job.state === 'dead' && (
+          <button onClick={() => act('redrive', () => post('/v1/dead/redrive', { ids: [job.id] }))}>Redrive</button>
+        )}
+        <button
+          onClick={() => act('restore', () => post(`${path}/restore`))}
+          title="push the journal's copy back into the store"
+        >
           Restore from journal
         </button>
       </div>
@@ -66,7 +88,10 @@ export function JobPage({ id }: { id: string }) {
       <ol class="timeline" id="timeline">
         {history.map((h) => (
           <li data-event={h.event}>
-            <time>{time(h.at)}</time> <strong>{h.event}</strong> → {h.state} <span class="muted">attempt {h.attempt} · {h.node}</span>
+            <time>{time(h.at)}</time> <strong>{h.event}</strong> → {h.state}{' '}
+            <span class="muted">
+              attempt {h.attempt} · {h.node}
+            </span>
             {h.reason && <div class="muted">{h.reason}</div>}
           </li>
         ))}

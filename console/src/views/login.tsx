@@ -13,7 +13,14 @@ export function Login({ error, onToken }: { error: string; onToken: (token: stri
     >
       <h1>delayq console</h1>
       <p>This server needs a bearer token.</p>
-      <input name="token" type="password" placeholder="token" autoFocus value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
+      <input
+        name="token"
+        type="password"
+        placeholder="token"
+        autoFocus
+        value={value}
+        onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+      />
       <button type="submit">Log in</button>
       {error && <p class="error">{error}</p>}
     </form>

@@ -16,12 +16,20 @@ export function Search({ params }: { params: URLSearchParams }) {
   });
   const [applied, setApplied] = useState(form);
   const { data, error } = useLoad<{ jobs: Job[]; next: string | null }>(
-    () => get(`/v1/jobs${query({ topic: applied.topic, state: applied.state, bizKey: applied.bizKey, tag: applied.tag, limit: 100 })}`),
+    () =>
+      get(
+        `/v1/jobs${query({ topic: applied.topic, state: applied.state, bizKey: applied.bizKey, tag: applied.tag, limit: 100 })}`,
+      ),
     [applied],
   );
   const [idError, setIdError] = useState('');
   const field = (name: keyof typeof form, placeholder: string) => (
-    <input name={name} placeholder={placeholder} value={form[name]} onInput={(e) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value })} />
+    <input
+      name={name}
+      placeholder={placeholder}
+      value={form[name]}
+      onInput={(e) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value })}
+    />
   );
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -43,7 +51,11 @@ export function Search({ params }: { params: URLSearchParams }) {
       <form class="controls" onSubmit={submit}>
         {field('id', 'job id')}
         {field('topic', 'topic')}
-        <select name="state" value={form.state} onChange={(e) => setForm({ ...form, state: (e.target as HTMLSelectElement).value })}>
+        <select
+          name="state"
+          value={form.state}
+          onChange={(e) => setForm({ ...form, state: (e.target as HTMLSelectElement).value })}
+        >
           {STATES.map((s) => (
             <option value={s}>{s || 'any state'}</option>
           ))}

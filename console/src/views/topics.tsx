@@ -15,28 +15,37 @@ interface Overview {
 /** Counts per state (GET /v1/stats), rates and delivery lateness p99 (GET /metrics, when the token may read it). */
 export function Topics() {
   const last = useRef<{ at: number; push: Map<string, number>; finish: Map<string, number> } | null>(null);
-  const { data, error, reload } = useLoad<Overview>(async () => {
-    const { topics } = await get<{ topics: TopicStats[] }>('/v1/stats');
-    let p99 = new Map<string, number>();
-    const rates = new Map<string, { push: number; finish: number }>();
-    try {
-      const samples = parseMetrics(await get<string>('/metrics'));
-      p99 = quantileByTopic(samples, 'delayq_delivery_lateness_seconds', 0.99);
-      const now = { at: Date.now(), push: counterByTopic(samples, 'push'), finish: counterByTopic(samples, 'finish') };
-      const before = last.current;
-      if (before) {
-        const dt = (now.at - before.at) / 1000;
-        for (const t of topics) {
-          const rate = (m: Map<string, number>, b: Map<string, number>) => ((m.get(t.topic) ?? 0) - (b.get(t.topic) ?? 0)) / dt;
-          rates.set(t.topic, { push: rate(now.push, before.push), finish: rate(now.finish, before.finish) });
+  const { data, error, reload } = useLoad<Overview>(
+    async () => {
+      const { topics } = await get<{ topics: TopicStats[] }>('/v1/stats');
+      let p99 = new Map<string, number>();
+      const rates = new Map<string, { push: number; finish: number }>();
+      try {
+        const samples = parseMetrics(await get<string>('/metrics'));
+        p99 = quantileByTopic(samples, 'delayq_delivery_lateness_seconds', 0.99);
+        const now = {
+          at: Date.now(),
+          push: counterByTopic(samples, 'push'),
+          finish: counterByTopic(samples, 'finish'),
+        };
+        const before = last.current;
+        if (before) {
+          const dt = (now.at - before.at) / 1000;
+          for (const t of topics) {
+            const rate = (m: Map<string, number>, b: Map<string, number>) =>
+              ((m.get(t.topic) ?? 0) - (b.get(t.topic) ?? 0)) / dt;
+            rates.set(t.topic, { push: rate(now.push, before.push), finish: rate(now.finish, before.finish) });
+          }
         }
+        last.current = now;
+      } catch {
+        /* /metrics needs an unrestricted token: the columns stay empty */
       }
-      last.current = now;
-    } catch {
-      /* /metrics needs an unrestricted token: the columns stay empty */
-    }
-    return { topics, p99, rates };
-  }, [], 5000);
+      return { topics, p99, rates };
+    },
+    [],
+    5000,
+  );
 
   const act = async (topic: string, verb: 'pause' | 'resume') => {
     try {
@@ -73,10 +82,20 @@ export function Topics() {
               </td>
               {STATES.map((s) => (
                 <td class="num" data-state={s}>
-                  {s === 'dead' && t.counts[s] ? <a href={`#/dead?topic=${encodeURIComponent(t.topic)}`}>{t.counts[s]}</a> : t.counts[s]}
+                  {s === 'dead' && t.counts[s] ? (
+                    <a href={`#/dead?topic=${encodeURIComponent(t.topic)}`}>{t.counts[s]}</a>
+                  ) : (
+                    t.counts[s]
+                  )}
                 </td>
               ))}
-              <td>{t.nextDueAt ? <a href={`#/due?topic=${encodeURIComponent(t.topic)}`}>{duration(t.nextDueAt - Date.now())}</a> : '—'}</td>
+              <td>
+                {t.nextDueAt ? (
+                  <a href={`#/due?topic=${encodeURIComponent(t.topic)}`}>{duration(t.nextDueAt - Date.now())}</a>
+                ) : (
+                  '—'
+                )}
+              </td>
               <td class="num">{data.rates.get(t.topic)?.push.toFixed(1) ?? '—'}</td>
               <td class="num">{data.rates.get(t.topic)?.finish.toFixed(1) ?? '—'}</td>
               <td class="num">{seconds(data.p99.get(t.topic))}</td>
@@ -84,7 +103,9 @@ export function Topics() {
                 {t.paused === undefined ? (
                   <span class="muted">—</span>
                 ) : (
-                  <button onClick={() => act(t.topic, t.paused ? 'resume' : 'pause')}>{t.paused ? 'paused: resume' : 'pause'}</button>
+                  <button onClick={() => act(t.topic, t.paused ? 'resume' : 'pause')}>
+                    {t.paused ? 'paused: resume' : 'pause'}
+                  </button>
                 )}
               </td>
             </tr>

@@ -15,7 +15,8 @@ export const jsonOf = (command: { optsWithGlobals(): GlobalFlags }): boolean => 
 
 type WireJobLike = Parameters<typeof jobRow>[0] & Record<string, unknown>;
 /** One job as `key value` lines (with its body), or several as a table. */
-export const jobText = (job: WireJobLike): string => fields({ ...jobRow(job), lastError: job['lastError'], body: job['body'] });
+export const jobText = (job: WireJobLike): string =>
+  fields({ ...jobRow(job), lastError: job['lastError'], body: job['body'] });
 export const jobsText = (jobs: readonly WireJobLike[]): string => table(jobs.map(jobRow), JOB_COLUMNS);
 
 export function print(value: unknown): void {
@@ -67,7 +68,11 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
       if (flags.bizKey !== undefined) job.bizKey = flags.bizKey;
       if (flags.retry !== undefined) job.retry = flags.retry;
       const pushed = await clientOf(command).push(job);
-      emit(jsonOf(command), pushed, (p) => `${p.created ? 'pushed' : 'exists'} ${p.job.id} (${p.job.state}, due ${iso(p.job.runAt)})\n`);
+      emit(
+        jsonOf(command),
+        pushed,
+        (p) => `${p.created ? 'pushed' : 'exists'} ${p.job.id} (${p.job.state}, due ${iso(p.job.runAt)})\n`,
+      );
     });
 
   program
@@ -79,7 +84,20 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
       const client = clientOf(command);
       const found = flags.history ? await client.getWithHistory(id) : { job: await client.get(id) };
       emit(jsonOf(command), found, (f) => {
-        const history = 'history' in f ? table(f.history.map((h) => ({ at: iso(h.at), event: h.event, state: h.state, attempt: h.attempt, node: h.node, reason: h.reason })), ['at', 'event', 'state', 'attempt', 'node', 'reason']) : '';
+        const history =
+          'history' in f
+            ? table(
+                f.history.map((h) => ({
+                  at: iso(h.at),
+                  event: h.event,
+                  state: h.state,
+                  attempt: h.attempt,
+                  node: h.node,
+                  reason: h.reason,
+                })),
+                ['at', 'event', 'state', 'attempt', 'node', 'reason'],
+              )
+            : '';
         return jobText(f.job) + (history ? `\n${history}` : '');
       });
     });
@@ -108,7 +126,12 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
         waitMs: flags.wait,
         ...(flags.ttr === undefined ? {} : { ttrMs: flags.ttr }),
       });
-      emit(jsonOf(command), { reservations }, (r) => table(r.reservations.map((x) => ({ ...jobRow(x.job), token: x.token })), [...JOB_COLUMNS, 'token']));
+      emit(jsonOf(command), { reservations }, (r) =>
+        table(
+          r.reservations.map((x) => ({ ...jobRow(x.job), token: x.token })),
+          [...JOB_COLUMNS, 'token'],
+        ),
+      );
     });
 
   program
@@ -116,5 +139,7 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .description('finish a reserved job')
     .argument('<id>')
     .argument('<token>', 'the token printed by reserve')
-    .action(async (id, token, _flags, command) => emit(jsonOf(command), { job: await clientOf(command).finish(id, token) }, (r) => `finished ${r.job.id}\n`));
+    .action(async (id, token, _flags, command) =>
+      emit(jsonOf(command), { job: await clientOf(command).finish(id, token) }, (r) => `finished ${r.job.id}\n`),
+    );
 }

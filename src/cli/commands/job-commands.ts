@@ -48,13 +48,17 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .option('--limit <n>', 'with --topic: at most this many', asInt, 1000)
     .action(async (ids, flags, command) => {
       const client = clientOf(command);
-      const count = flags.topic ? await client.redrive({ topic: flags.topic, limit: flags.limit }) : await client.redrive({ ids });
+      const count = flags.topic
+        ? await client.redrive({ topic: flags.topic, limit: flags.limit })
+        : await client.redrive({ ids });
       emit(jsonOf(command), { count }, (r) => `redriven: ${r.count}\n`);
     });
 
   program
     .command('restore')
-    .description('with a SQL journal: push jobs back into the store from the journal, one by id or all (docs/journal.md)')
+    .description(
+      'with a SQL journal: push jobs back into the store from the journal, one by id or all (docs/journal.md)',
+    )
     .argument('[id]', 'one job; without it, every unfinished job')
     .option('--no-expire', 'mark jobs whose due time passed as expired instead of delivering them')
     .action(async (id, flags, command) => {
@@ -92,7 +96,11 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
         ...(flags.retryDelay !== undefined ? { retryDelayMs: duration(flags.retryDelay) as number } : {}),
         ...(flags.bury ? { bury: true } : {}),
       });
-      emit(jsonOf(command), failed, (r) => `${r.job.state === 'dead' ? 'buried' : 'retry at ' + new Date(r.job.runAt).toISOString()} ${r.job.id}\n`);
+      emit(
+        jsonOf(command),
+        failed,
+        (r) => `${r.job.state === 'dead' ? 'buried' : 'retry at ' + new Date(r.job.runAt).toISOString()} ${r.job.id}\n`,
+      );
     });
 
   program
@@ -103,7 +111,12 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .option('--ttr <ms>', 'new TTR for this reservation', asInt)
     .action(async (id, token, flags, command) => {
       const job = await clientOf(command).touch(id, token, flags.ttr);
-      emit(jsonOf(command), { job }, (r) => `touched ${r.job.id}: deadline ${new Date((r.job as { deadlineAt: number }).deadlineAt).toISOString()}\n`);
+      emit(
+        jsonOf(command),
+        { job },
+        (r) =>
+          `touched ${r.job.id}: deadline ${new Date((r.job as { deadlineAt: number }).deadlineAt).toISOString()}\n`,
+      );
     });
 
   program
@@ -113,7 +126,11 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .argument('<token>')
     .option('--delay <duration>', 'ms or "30s"')
     .action(async (id, token, flags, command) => {
-      const job = await clientOf(command).release(id, token, flags.delay !== undefined ? { delayMs: duration(flags.delay) } : {});
+      const job = await clientOf(command).release(
+        id,
+        token,
+        flags.delay !== undefined ? { delayMs: duration(flags.delay) } : {},
+      );
       emit(jsonOf(command), { job }, (r) => `released ${r.job.id} (${r.job.state})\n`);
     });
 
@@ -124,7 +141,8 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .option('--limit <n>', 'at most this many', asInt)
     .action(async (flags, command) => {
       const before = /^\d+$/.test(flags.before) ? Number(flags.before) : Date.parse(flags.before);
-      if (Number.isNaN(before)) command.error(`--before: "${flags.before}" is neither epoch ms nor ISO-8601`, { exitCode: 2 });
+      if (Number.isNaN(before))
+        command.error(`--before: "${flags.before}" is neither epoch ms nor ISO-8601`, { exitCode: 2 });
       const count = await clientOf(command).purge(before, flags.limit);
       emit(jsonOf(command), { count }, (r) => `purged: ${r.count}\n`);
     });

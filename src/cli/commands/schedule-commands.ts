@@ -24,7 +24,9 @@ export function registerScheduleCommands(program: Command<[], GlobalFlags>): voi
     .option('--start <time>', 'first tick not before: epoch ms or ISO-8601')
     .option('--end <time>', 'no tick after: epoch ms or ISO-8601')
     .option('--max-fires <n>', 'stop after this many fires', asInt)
-    .addOption(new Option('--missed <policy>', 'ticks missed during a downtime').choices(['skip', 'once', 'each'] as const))
+    .addOption(
+      new Option('--missed <policy>', 'ticks missed during a downtime').choices(['skip', 'once', 'each'] as const),
+    )
     .option('--catch-up-max <n>', 'with --missed each: at most this many', asInt)
     .option('--body <json>', 'job body: JSON, or plain text')
     .option('--priority <n>', 'job priority', asInt)

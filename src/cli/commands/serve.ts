@@ -44,13 +44,23 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const logger = pino({ level: config.log.level, base: { service: 'delayq' } });
   const runtime = createRuntime(config, { logger });
   await runtime.start();
-  const app = await buildApp(runtime.service, config, { logger, sinks: runtime.sinks, schedules: runtime.schedules, metrics: runtime.metrics });
+  const app = await buildApp(runtime.service, config, {
+    logger,
+    sinks: runtime.sinks,
+    schedules: runtime.schedules,
+    metrics: runtime.metrics,
+  });
   const url = await app.listen({ host: config.http.host, port: config.http.port });
-  logger.info({ url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined }, 'delayq listening');
+  logger.info(
+    { url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined },
+    'delayq listening',
+  );
   const beanstalkd = await startBeanstalkd(runtime.service, config, logger);
   // gRPC (and its libraries) load only when enabled.
   const grpc = config.grpc.enabled
-    ? new (await import('../../grpc/grpc-server.js')).DelayqGrpcServer(runtime.service, config, { logger: logger.child({ component: 'grpc' }) })
+    ? new (await import('../../grpc/grpc-server.js')).DelayqGrpcServer(runtime.service, config, {
+        logger: logger.child({ component: 'grpc' }),
+      })
     : undefined;
   if (grpc) logger.info({ grpc: `${config.grpc.host}:${await grpc.listen()}` }, 'delayq gRPC listening');
 
@@ -59,7 +69,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    Promise.all([beanstalkd?.close(), grpc?.close()]).then(() => closeGracefully(app, runtime)).then(
+    Promise.all([beanstalkd?.close(), grpc?.close()])
+      .then(() => closeGracefully(app, runtime))
+      .then(
         () => {
           logger.info('closed');
           process.exit(0);

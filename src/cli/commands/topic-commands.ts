@@ -39,16 +39,24 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
         const topics = await client.stats();
         let p99: Map<string, number> | undefined;
         try {
-          p99 = quantileByTopic(parseMetrics(await rawRequest<string>(url, token, 'GET', '/metrics')), 'delayq_delivery_lateness_seconds', 0.99);
+          p99 = quantileByTopic(
+            parseMetrics(await rawRequest<string>(url, token, 'GET', '/metrics')),
+            'delayq_delivery_lateness_seconds',
+            0.99,
+          );
         } catch {
           p99 = undefined; // a topic-limited token may not read /metrics: counts only
         }
         if (jsonOf(command)) {
-          process.stdout.write(`${JSON.stringify({ at: Date.now(), topics, latenessP99Seconds: p99 ? Object.fromEntries(p99) : null })}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ at: Date.now(), topics, latenessP99Seconds: p99 ? Object.fromEntries(p99) : null })}\n`,
+          );
         } else {
           // Clear the screen only on a terminal, so a redirected watch stays a readable log.
           if (process.stdout.isTTY) process.stdout.write('\x1b[2J\x1b[H');
-          process.stdout.write(`delayq ${url}  ${new Date().toISOString()}\n\n${statsText(topics, p99 ?? new Map())}\n`);
+          process.stdout.write(
+            `delayq ${url}  ${new Date().toISOString()}\n\n${statsText(topics, p99 ?? new Map())}\n`,
+          );
         }
       }
     });
@@ -59,7 +67,8 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
     .argument('<topic>')
     .option('--delay <duration>', 'resume by itself after this long: ms or "30s", "1h"')
     .action(async (topic, flags, command) => {
-      const delay = flags.delay === undefined ? {} : { delayMs: /^\d+$/.test(flags.delay) ? Number(flags.delay) : flags.delay };
+      const delay =
+        flags.delay === undefined ? {} : { delayMs: /^\d+$/.test(flags.delay) ? Number(flags.delay) : flags.delay };
       const answer = await clientOf(command).pauseTopic(topic, delay);
       emit(jsonOf(command), answer, () => `paused ${topic}\n`);
     });
@@ -82,13 +91,29 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
     .option('--bucket <ms>', 'bucket width, ms (default 60000)', asInt, 60_000)
     .action(async (flags, command) => {
       const { url, token } = command.optsWithGlobals();
-      const from = flags.from === undefined ? Date.now() : /^\d+$/.test(flags.from) ? Number(flags.from) : Date.parse(flags.from);
-      if (Number.isNaN(from)) command.error(`--from: "${flags.from}" is neither epoch ms nor ISO-8601`, { exitCode: 2 });
-      const params = new URLSearchParams({ from: String(from), to: String(from + flags.span), bucketMs: String(flags.bucket), ...(flags.topic ? { topic: flags.topic } : {}) });
-      const histogram = await rawRequest<{ total: number; buckets: { at: number; count: number }[] }>(url, token, 'GET', `/v1/stats/due?${params}`);
+      const from =
+        flags.from === undefined ? Date.now() : /^\d+$/.test(flags.from) ? Number(flags.from) : Date.parse(flags.from);
+      if (Number.isNaN(from))
+        command.error(`--from: "${flags.from}" is neither epoch ms nor ISO-8601`, { exitCode: 2 });
+      const params = new URLSearchParams({
+        from: String(from),
+        to: String(from + flags.span),
+        bucketMs: String(flags.bucket),
+        ...(flags.topic ? { topic: flags.topic } : {}),
+      });
+      const histogram = await rawRequest<{ total: number; buckets: { at: number; count: number }[] }>(
+        url,
+        token,
+        'GET',
+        `/v1/stats/due?${params}`,
+      );
       emit(jsonOf(command), histogram, (h) => {
         const max = Math.max(1, ...h.buckets.map((b) => b.count));
-        const rows = h.buckets.map((b) => ({ at: iso(b.at), count: b.count, bar: '#'.repeat(Math.ceil((b.count / max) * 40)) || null }));
+        const rows = h.buckets.map((b) => ({
+          at: iso(b.at),
+          count: b.count,
+          bar: '#'.repeat(Math.ceil((b.count / max) * 40)) || null,
+        }));
         return `${table(rows, ['at', 'count', 'bar'])}total: ${h.total}\n`;
       });
     });

@@ -43,7 +43,9 @@ export class MysqlJournal extends SqlJournal {
         // MySQL has no WHERE on this clause: every column keeps its value when the row is terminal.
         // Assignments run left to right and see earlier ones, so finished_at, which the test reads, comes last.
         return insert.onDuplicateKeyUpdate({
-          ...Object.fromEntries(GUARDED_COLUMNS.map((c) => [c, sql.raw(`IF(finished_at IS NULL, VALUES(${c}), ${c})`)])),
+          ...Object.fromEntries(
+            GUARDED_COLUMNS.map((c) => [c, sql.raw(`IF(finished_at IS NULL, VALUES(${c}), ${c})`)]),
+          ),
           finished_at: sql.raw('IF(finished_at IS NULL, VALUES(finished_at), finished_at)'),
         });
       },

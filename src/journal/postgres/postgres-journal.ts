@@ -75,7 +75,9 @@ export class PostgresJournal extends SqlJournal {
           // BIGINT as a JS number (epoch ms fit easily); set per pool, not globally.
           types: {
             getTypeParser: ((oid: number, format?: string) =>
-              oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+              oid === INT8_OID
+                ? (v: string) => Number(v)
+                : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
           },
         });
       };

@@ -18,7 +18,14 @@ const DeadQuery = Type.Object(
 export function registerDeadRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.get(
     '/v1/dead',
-    { schema: { tags: ['dead'], summary: 'Dead jobs of a topic', querystring: DeadQuery, response: { 200: ListResponse, ...errorResponses } } },
+    {
+      schema: {
+        tags: ['dead'],
+        summary: 'Dead jobs of a topic',
+        querystring: DeadQuery,
+        response: { 200: ListResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       authorizeTopic(request, request.query.topic);
       const page = await service.list({

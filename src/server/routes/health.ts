@@ -3,13 +3,23 @@ import type { DelayqApp, RouteContext } from '../route-context.js';
 
 /** Liveness (`/health`: the process answers) and readiness (`/ready`: the service is open and the store answers). */
 export function registerHealthRoutes(app: DelayqApp, { service }: RouteContext): void {
-  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: HealthResponse } } }, async () => ({
-    status: 'ok' as const,
-  }));
+  app.get(
+    '/health',
+    { schema: { tags: ['health'], summary: 'Liveness', response: { 200: HealthResponse } } },
+    async () => ({
+      status: 'ok' as const,
+    }),
+  );
 
   app.get(
     '/ready',
-    { schema: { tags: ['health'], summary: 'Readiness: 503 while starting, closing or when the store fails', response: { 200: HealthResponse, 503: HealthResponse } } },
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: 503 while starting, closing or when the store fails',
+        response: { 200: HealthResponse, 503: HealthResponse },
+      },
+    },
     async (_request, reply) => {
       let ready = service.isOpen;
       if (ready) {
@@ -19,14 +29,12 @@ export function registerHealthRoutes(app: DelayqApp, { service }: RouteContext):
           ready = false;
         }
       }
-      return reply
-        .status(ready ? 200 : 503)
-        .send({
-          status: ready ? 'ok' : 'unavailable',
-          store: service.store.kind,
-          waitingConsumers: service.waitingConsumers,
-          storeResets: service.storeNotices.resets,
-        });
+      return reply.status(ready ? 200 : 503).send({
+        status: ready ? 'ok' : 'unavailable',
+        store: service.store.kind,
+        waitingConsumers: service.waitingConsumers,
+        storeResets: service.storeNotices.resets,
+      });
     },
   );
 }

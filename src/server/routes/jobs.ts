@@ -22,8 +22,6 @@ import { authorizeAllTopics, authorizeTopic } from '../auth.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
 import { toWireJob } from '../wire.js';
 
-
-
 export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(
     '/v1/jobs',
@@ -80,7 +78,14 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
 
   app.get(
     '/v1/jobs/:id/history',
-    { schema: { tags: ['jobs'], summary: 'Every transition of a job', params: JobIdParams, response: { 200: HistoryResponse, ...errorResponses } } },
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Every transition of a job',
+        params: JobIdParams,
+        response: { 200: HistoryResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
       return { history: await service.history(request.params.id) };
@@ -93,7 +98,8 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
       schema: {
         tags: ['jobs'],
         summary: 'Cancel a delayed, ready or reserved job',
-        description: 'The answer says whether the job had already gone out: `dispatched` is true when it was reserved (held by a consumer, or being delivered by a push sink) as it was cancelled.',
+        description:
+          'The answer says whether the job had already gone out: `dispatched` is true when it was reserved (held by a consumer, or being delivered by a push sink) as it was cancelled.',
         params: JobIdParams,
         body: CancelRequest,
         response: { 200: CancelResponse, ...errorResponses },

@@ -16,7 +16,6 @@ import { toDelayqError } from '../error-handler.js';
 import { authorizeJob } from '../route-helpers.js';
 import { reserveForRequest } from '../reserve-for-request.js';
 
-
 export interface MykitOptions extends RouteContext {
   compat: CompatReservations;
   restore?: RestoreHandler | undefined;
@@ -49,7 +48,15 @@ const refused = (message: string) => ({ success: false, data: null, message, cod
 const NO_JOURNAL = 'restore needs the SQL journal, which this deployment does not have (see docs/compat.md)';
 
 /** mykit's Status ordinals (WaitPut, Delay, Ready, Finish, Delete), as delayq states map onto them. */
-const STATUS: Record<Job['state'], number> = { delayed: 1, ready: 2, reserved: 2, finished: 3, cancelled: 4, dead: 4, expired: 4 };
+const STATUS: Record<Job['state'], number> = {
+  delayed: 1,
+  ready: 2,
+  reserved: 2,
+  finished: 3,
+  cancelled: 4,
+  dead: 4,
+  expired: 4,
+};
 
 function mykitJob(job: Job) {
   return {
@@ -77,7 +84,11 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     request.log.debug({ code: error.code, field: error.field }, 'mykit request refused');
     return reply.status(compatStatus(error)).send(refused(`${error.code}: ${error.message}`));
   });
-  const base = (summary: string) => ({ tags: ['compat'], summary: `mykit-delay: ${summary}`, response: { 200: MykitResponse } });
+  const base = (summary: string) => ({
+    tags: ['compat'],
+    summary: `mykit-delay: ${summary}`,
+    response: { 200: MykitResponse },
+  });
 
   app.post('/push', { schema: { ...base('push a job; data = its id'), body: MykitPush } }, async (request) => {
     const input = request.body;
@@ -97,19 +108,32 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     return ok(result.job.id);
   });
 
-  app.get('/delete', { schema: { ...base('cancel a job (data: {dispatched, attempts} when it was cancelled, null when it had ended)'), querystring: JobIdQuery } }, async (request) => {
-    const id = requireJobId(request.query.jobId);
-    await authorizeJob(request, service, id);
-    const cancelled = await deleteById(service, compat, id);
-    return ok(cancelled ? { dispatched: cancelled.dispatched, attempts: cancelled.job.attempts } : null);
-  });
+  app.get(
+    '/delete',
+    {
+      schema: {
+        ...base('cancel a job (data: {dispatched, attempts} when it was cancelled, null when it had ended)'),
+        querystring: JobIdQuery,
+      },
+    },
+    async (request) => {
+      const id = requireJobId(request.query.jobId);
+      await authorizeJob(request, service, id);
+      const cancelled = await deleteById(service, compat, id);
+      return ok(cancelled ? { dispatched: cancelled.dispatched, attempts: cancelled.job.attempts } : null);
+    },
+  );
 
-  app.get('/finish', { schema: { ...base('finish a job reserved by /get, or cancel one not yet delivered'), querystring: JobIdQuery } }, async (request) => {
-    const id = requireJobId(request.query.jobId);
-    await authorizeJob(request, service, id);
-    await finishById(service, compat, id);
-    return ok(null);
-  });
+  app.get(
+    '/finish',
+    { schema: { ...base('finish a job reserved by /get, or cancel one not yet delivered'), querystring: JobIdQuery } },
+    async (request) => {
+      const id = requireJobId(request.query.jobId);
+      await authorizeJob(request, service, id);
+      await finishById(service, compat, id);
+      return ok(null);
+    },
+  );
 
   app.get(
     '/get/:topic',
@@ -139,25 +163,46 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
     if (/^\/(reStore|clearAll)/.test(request.routeOptions.url ?? '')) authorizeAllTopics(request);
   });
   const restoreAnswer = async (expire: string | undefined) => {
-    if (expire !== undefined && expire !== 'true' && expire !== 'false') throw invalid('expire', 'must be true or false');
+    if (expire !== undefined && expire !== 'true' && expire !== 'false')
+      throw invalid('expire', 'must be true or false');
     if (!restore) return refused(NO_JOURNAL);
     return ok(await restore.restore(expire !== 'false'));
   };
-  const restoreJobAnswer = async (id: string) => (restore ? ok(await restore.restoreJob(requireJobId(id))) : refused(NO_JOURNAL));
+  const restoreJobAnswer = async (id: string) =>
+    restore ? ok(await restore.restoreJob(requireJobId(id))) : refused(NO_JOURNAL);
 
-  app.get('/reStore', { schema: { ...base('restore unfinished jobs from the journal'), querystring: Type.Object({ expire: Type.Optional(Type.String()) }) } }, async (request) =>
-    restoreAnswer(request.query.expire),
+  app.get(
+    '/reStore',
+    {
+      schema: {
+        ...base('restore unfinished jobs from the journal'),
+        querystring: Type.Object({ expire: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => restoreAnswer(request.query.expire),
   );
-  app.get('/reStore/:id', { schema: { ...base('restore one job from the journal'), params: Type.Object({ id: Type.String() }) } }, async (request) =>
-    restoreJobAnswer(request.params.id),
+  app.get(
+    '/reStore/:id',
+    { schema: { ...base('restore one job from the journal'), params: Type.Object({ id: Type.String() }) } },
+    async (request) => restoreJobAnswer(request.params.id),
   );
-  app.get('/reStoreJob', { schema: { ...base('restore one job from the journal'), querystring: JobIdQuery } }, async (request) =>
-    restoreJobAnswer(request.query.jobId ?? ''),
+  app.get(
+    '/reStoreJob',
+    { schema: { ...base('restore one job from the journal'), querystring: JobIdQuery } },
+    async (request) => restoreJobAnswer(request.query.jobId ?? ''),
   );
   app.get(
     '/clearAll',
-    { schema: { ...base('cancel every unfinished job; guarded: ?confirm=clear-all'), querystring: Type.Object({ confirm: Type.Optional(Type.String({ maxLength: 32 })) }) } },
-    async (request) => (restore ? ok(await restore.clearAll(request.query.confirm, request.principal?.id ?? 'anonymous')) : refused(NO_JOURNAL)),
+    {
+      schema: {
+        ...base('cancel every unfinished job; guarded: ?confirm=clear-all'),
+        querystring: Type.Object({ confirm: Type.Optional(Type.String({ maxLength: 32 })) }),
+      },
+    },
+    async (request) =>
+      restore
+        ? ok(await restore.clearAll(request.query.confirm, request.principal?.id ?? 'anonymous'))
+        : refused(NO_JOURNAL),
   );
 };
 

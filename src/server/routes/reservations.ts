@@ -19,8 +19,6 @@ import { toWireJob, toWireReservation } from '../wire.js';
 import { reserveForRequest } from '../reserve-for-request.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
 
-
-
 export function registerReservationRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(
     '/v1/reserve',
@@ -31,7 +29,7 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
         description:
           'Answers as soon as at least one job is reserved, or with an empty list after waitMs. If the client ' +
           'disconnects before the answer is written, the jobs reserved for it are released at once. `acks` (the ' +
-          'previous batch\'s finishes, fails, releases, touches, as in POST /v1/ack) are settled before reserving and ' +
+          "previous batch's finishes, fails, releases, touches, as in POST /v1/ack) are settled before reserving and " +
           'answered in `acks`, one result per item, so a steady consumer needs one round trip per batch.',
         body: ReserveAndAckRequest,
         response: { 200: ReserveAndAckResponse, ...errorResponses },

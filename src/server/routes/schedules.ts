@@ -1,5 +1,10 @@
 import Type from 'typebox';
-import { PutScheduleRequest, ScheduleListResponse, ScheduleNameParams, ScheduleResponse } from '../../protocol/schedule-schemas.js';
+import {
+  PutScheduleRequest,
+  ScheduleListResponse,
+  ScheduleNameParams,
+  ScheduleResponse,
+} from '../../protocol/schedule-schemas.js';
 import type { ScheduleInput } from '../../schedule/schedule-input.js';
 import type { Schedules } from '../../schedule/schedules.js';
 import type { DelayqApp } from '../route-context.js';
@@ -21,13 +26,30 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
     return schedule;
   };
 
-  app.get('/v1/schedules', { schema: { tags, summary: 'Every schedule, by name', response: { 200: ScheduleListResponse, ...errorResponses } } }, async (request) => ({
-    schedules: (await schedules.list()).filter((s) => mayUseTopic(request.principal, s.topic)),
-  }));
+  app.get(
+    '/v1/schedules',
+    {
+      schema: { tags, summary: 'Every schedule, by name', response: { 200: ScheduleListResponse, ...errorResponses } },
+    },
+    async (request) => ({
+      schedules: (await schedules.list()).filter((s) => mayUseTopic(request.principal, s.topic)),
+    }),
+  );
 
-  app.get('/v1/schedules/:name', { schema: { tags, summary: 'A schedule, its next fire and its latest job', params, response: { 200: ScheduleResponse, ...errorResponses } } }, async (request) => ({
-    schedule: await authorized(request, request.params.name),
-  }));
+  app.get(
+    '/v1/schedules/:name',
+    {
+      schema: {
+        tags,
+        summary: 'A schedule, its next fire and its latest job',
+        params,
+        response: { 200: ScheduleResponse, ...errorResponses },
+      },
+    },
+    async (request) => ({
+      schedule: await authorized(request, request.params.name),
+    }),
+  );
 
   app.put(
     '/v1/schedules/:name',
@@ -51,7 +73,14 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
 
   app.delete(
     '/v1/schedules/:name',
-    { schema: { tags, summary: 'Delete a schedule (jobs already pushed stay)', params, response: { 200: Type.Object({ deleted: Type.Boolean() }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a schedule (jobs already pushed stay)',
+        params,
+        response: { 200: Type.Object({ deleted: Type.Boolean() }), ...errorResponses },
+      },
+    },
     async (request) => {
       await authorized(request, request.params.name);
       await schedules.delete(request.params.name);
@@ -59,13 +88,18 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
     },
   );
 
-  for (const [action, paused] of [['pause', true], ['resume', false]] as const) {
+  for (const [action, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const) {
     app.post(
       `/v1/schedules/:name/${action}`,
       {
         schema: {
           tags,
-          summary: paused ? 'Pause a schedule (no fires until resumed)' : 'Resume a schedule (ticks while paused are not fired)',
+          summary: paused
+            ? 'Pause a schedule (no fires until resumed)'
+            : 'Resume a schedule (ticks while paused are not fired)',
           params,
           response: { 200: ScheduleResponse, ...errorResponses },
         },

@@ -11,7 +11,10 @@ import { errorResponses } from '../route-helpers.js';
 /** A route as answered: the sink config with secrets masked (so it is described loosely, not re-validated). */
 export const SinkRouteSchema = Type.Object({
   topic: Type.String(),
-  sink: Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'the sink config (see PUT), secrets masked' }),
+  sink: Type.Object(
+    { type: Type.String() },
+    { additionalProperties: true, description: 'the sink config (see PUT), secrets masked' },
+  ),
   updatedAt: Type.Integer({ description: 'epoch ms of the last change' }),
 });
 
@@ -24,7 +27,13 @@ export const SinkRouteSchema = Type.Object({
 export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
   app.get(
     '/v1/sinks',
-    { schema: { tags: ['sinks'], summary: 'Every push route (secrets masked)', response: { 200: Type.Object({ routes: Type.Array(SinkRouteSchema) }), ...errorResponses } } },
+    {
+      schema: {
+        tags: ['sinks'],
+        summary: 'Every push route (secrets masked)',
+        response: { 200: Type.Object({ routes: Type.Array(SinkRouteSchema) }), ...errorResponses },
+      },
+    },
     async (request) => {
       const routes = await router.listRoutes();
       return { routes: routes.filter((r) => mayUseTopic(request.principal, r.topic)).map(publicRoute) };
@@ -33,11 +42,19 @@ export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
 
   app.get(
     '/v1/topics/:topic/sink',
-    { schema: { tags: ['sinks'], summary: "A topic's push route", params: TopicParams, response: { 200: SinkRouteSchema, ...errorResponses } } },
+    {
+      schema: {
+        tags: ['sinks'],
+        summary: "A topic's push route",
+        params: TopicParams,
+        response: { 200: SinkRouteSchema, ...errorResponses },
+      },
+    },
     async (request) => {
       authorizeTopic(request, request.params.topic);
       const route = await router.getRoute(request.params.topic);
-      if (!route) throw new DelayqError('E_NOT_FOUND', `topic ${request.params.topic} has no push route (it is a pull topic)`);
+      if (!route)
+        throw new DelayqError('E_NOT_FOUND', `topic ${request.params.topic} has no push route (it is a pull topic)`);
       return publicRoute(route);
     },
   );
@@ -62,7 +79,14 @@ export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
 
   app.delete(
     '/v1/topics/:topic/sink',
-    { schema: { tags: ['sinks'], summary: 'Make a push topic a pull topic again', params: TopicParams, response: { 200: Type.Object({ deleted: Type.Boolean() }), ...errorResponses } } },
+    {
+      schema: {
+        tags: ['sinks'],
+        summary: 'Make a push topic a pull topic again',
+        params: TopicParams,
+        response: { 200: Type.Object({ deleted: Type.Boolean() }), ...errorResponses },
+      },
+    },
     async (request) => {
       authorizeTopic(request, request.params.topic);
       return { deleted: await router.deleteRoute(request.params.topic) };

@@ -8,10 +8,19 @@ import { errorResponses } from '../route-helpers.js';
 export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.get(
     '/v1/stats',
-    { schema: { tags: ['topics'], summary: 'Job counts per topic and state', response: { 200: StatsResponse, ...errorResponses } } },
+    {
+      schema: {
+        tags: ['topics'],
+        summary: 'Job counts per topic and state',
+        response: { 200: StatsResponse, ...errorResponses },
+      },
+    },
     async (request) => {
       const topics = await service.stats();
-      return { topics: topics.filter((t) => mayUseTopic(request.principal, t.topic)), storeResets: service.storeNotices.resets };
+      return {
+        topics: topics.filter((t) => mayUseTopic(request.principal, t.topic)),
+        storeResets: service.storeNotices.resets,
+      };
     },
   );
 

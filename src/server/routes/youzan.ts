@@ -32,7 +32,9 @@ const YouzanResponse = Type.Object({
   id: Type.Union([Type.String(), Type.Null()]),
   value: Type.Union([Type.String(), Type.Null()]),
   // delete only, when it cancelled the job: whether it had already gone out (was reserved), and how often.
-  dispatched: Type.Optional(Type.Boolean({ description: 'delete: true when the job was reserved (out) as it was cancelled' })),
+  dispatched: Type.Optional(
+    Type.Boolean({ description: 'delete: true when the job was reserved (out) as it was cancelled' }),
+  ),
   attempts: Type.Optional(Type.Integer({ description: 'delete: how many times the cancelled job was handed out' })),
 });
 
@@ -43,7 +45,8 @@ export interface YouzanOptions extends RouteContext {
 function seconds(value: number | string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
   const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isFinite(n) || n < 0 || (typeof value === 'string' && value.trim() === '')) throw invalid(field, 'must be a number of seconds ≥ 0');
+  if (!Number.isFinite(n) || n < 0 || (typeof value === 'string' && value.trim() === ''))
+    throw invalid(field, 'must be a number of seconds ≥ 0');
   return Math.round(n * 1000);
 }
 
@@ -57,7 +60,9 @@ export const youzanRoutes: FastifyPluginAsyncTypebox<YouzanOptions> = async (app
     const error = toDelayqError(err);
     const body = request.body as { id?: unknown } | undefined;
     const id = typeof body?.id === 'string' ? body.id : null;
-    return reply.status(compatStatus(error)).send({ success: false, error: `${error.code}: ${error.message}`, id, value: null });
+    return reply
+      .status(compatStatus(error))
+      .send({ success: false, error: `${error.code}: ${error.message}`, id, value: null });
   });
 
   app.post(

@@ -58,11 +58,18 @@ export function parseRedisUrl(url: string): ParsedRedisUrl {
   let connection: RedisConnection;
   if (scheme === 'redis') {
     const [node] = hostPorts(hosts!, 6379);
-    if (hosts!.includes(',')) throw configError('redis:// takes one host; use redis-cluster:// or redis-sentinel:// for several');
+    if (hosts!.includes(','))
+      throw configError('redis:// takes one host; use redis-cluster:// or redis-sentinel:// for several');
     connection = { mode: 'standalone', host: node!.host, port: node!.port, db: db(segments[0]), ...credentials };
   } else if (scheme === 'redis-sentinel') {
     if (!segments[0]) throw configError('redis-sentinel:// needs the master name as its path (/mymaster)');
-    connection = { mode: 'sentinel', sentinels: hostPorts(hosts!, 26379), masterName: decodeURIComponent(segments[0]), db: db(segments[1]), ...credentials };
+    connection = {
+      mode: 'sentinel',
+      sentinels: hostPorts(hosts!, 26379),
+      masterName: decodeURIComponent(segments[0]),
+      db: db(segments[1]),
+      ...credentials,
+    };
   } else {
     if (segments.length) throw configError('redis-cluster:// takes no path (Cluster has only database 0)');
     connection = { mode: 'cluster', nodes: hostPorts(hosts!, 6379), ...credentials };
@@ -111,9 +118,21 @@ export function createRedisClient(connection: RedisConnection, tuning: ClientTun
     case 'standalone':
       return new Redis({ ...base, host: connection.host, port: connection.port, db: connection.db });
     case 'sentinel':
-      return new Redis({ ...base, sentinels: connection.sentinels, name: connection.masterName, db: connection.db, failoverDetector: true });
+      return new Redis({
+        ...base,
+        sentinels: connection.sentinels,
+        name: connection.masterName,
+        db: connection.db,
+        failoverDetector: true,
+      });
     case 'cluster': {
-      const { retryStrategy: _unused, enableOfflineQueue: _off, lazyConnect: _lazy, enableAutoPipelining: _auto, ...redisOptions } = base;
+      const {
+        retryStrategy: _unused,
+        enableOfflineQueue: _off,
+        lazyConnect: _lazy,
+        enableAutoPipelining: _auto,
+        ...redisOptions
+      } = base;
       return new Cluster(connection.nodes as ClusterNode[], {
         lazyConnect: true,
         enableOfflineQueue: false,

@@ -1,5 +1,12 @@
 import { DEFAULT_RETRY_POLICY } from '../../core/retry-policy.js';
-import { JOB_EVENTS, JOB_STATES, type HistoryEntry, type Job, type JobState, type RetryPolicy } from '../../core/job.js';
+import {
+  JOB_EVENTS,
+  JOB_STATES,
+  type HistoryEntry,
+  type Job,
+  type JobState,
+  type RetryPolicy,
+} from '../../core/job.js';
 
 /**
  * A stored record decoded by unpackRecord (packed-record.ts; layout: lua/record.lua): its fields in this
@@ -95,7 +102,10 @@ const DEFAULT_RETRY_TEXT = retryText(DEFAULT_RETRY_POLICY);
 /** A fresh copy of the default policy (structuredClone costs more than the rest of a job's decoding). */
 function defaultRetry(): RetryPolicy {
   const { maxAttempts, backoff } = DEFAULT_RETRY_POLICY;
-  return { maxAttempts, backoff: backoff.type === 'list' ? { type: 'list', delaysMs: [...backoff.delaysMs] } : { ...backoff } };
+  return {
+    maxAttempts,
+    backoff: backoff.type === 'list' ? { type: 'list', delaysMs: [...backoff.delaysMs] } : { ...backoff },
+  };
 }
 
 export function decodeRetry(text: string): RetryPolicy {
@@ -108,7 +118,12 @@ export function decodeRetry(text: string): RetryPolicy {
     case 'e':
       return {
         maxAttempts,
-        backoff: { type: 'exponential', delayMs: Number(rest[0]), factor: Number(rest[1]), maxDelayMs: Number(rest[2]) },
+        backoff: {
+          type: 'exponential',
+          delayMs: Number(rest[0]),
+          factor: Number(rest[1]),
+          maxDelayMs: Number(rest[2]),
+        },
       };
     case 'l':
       return { maxAttempts, backoff: { type: 'list', delaysMs: rest[0] ? rest[0].split(',').map(Number) : [] } };

@@ -31,7 +31,14 @@
  */
 export interface PartitionKeys {
   /** KEYS[1..6] of every script, in this order. */
-  readonly scriptKeys: readonly [jobs: string, dueIndex: string, reserved: string, expiry: string, ended: string, counts: string];
+  readonly scriptKeys: readonly [
+    jobs: string,
+    dueIndex: string,
+    reserved: string,
+    expiry: string,
+    ended: string,
+    counts: string,
+  ];
   readonly jobs: string;
   readonly dueIndex: string;
   readonly reserved: string;

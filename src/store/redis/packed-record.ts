@@ -68,7 +68,8 @@ export function unpackRecord(b: Buffer, withHistory = false): RecordArray {
   pos += 1 + topicLength;
   // The body {tag, bizKey, body, retry} (strings or false), read here: msgpackr's unpackMultiple, its only
   // call that tells where a value ends, made decoding a record ≈ 10 µs instead of ≈ 0.8.
-  if (b[pos] !== 0x94) throw new Error(`record body: expected a 4-element msgpack array, found 0x${b[pos]?.toString(16)}`);
+  if (b[pos] !== 0x94)
+    throw new Error(`record body: expected a 4-element msgpack array, found 0x${b[pos]?.toString(16)}`);
   cursor = pos + 1;
   const tag = readString(b);
   const bizKey = readString(b);
@@ -76,8 +77,26 @@ export function unpackRecord(b: Buffer, withHistory = false): RecordArray {
   const retry = readString(b);
   const historyAt = cursor;
   return [
-    topic, tag, bizKey, body, state, runAt, priority, ttrMs, ttlMs, retry, attempts, lastError, token,
-    deadlineAt, createdAt, readyAt, reservedAt, finishedAt, withHistory ? readEntries(b, historyAt) : null, bucket,
+    topic,
+    tag,
+    bizKey,
+    body,
+    state,
+    runAt,
+    priority,
+    ttrMs,
+    ttlMs,
+    retry,
+    attempts,
+    lastError,
+    token,
+    deadlineAt,
+    createdAt,
+    readyAt,
+    reservedAt,
+    finishedAt,
+    withHistory ? readEntries(b, historyAt) : null,
+    bucket,
   ];
 }
 

@@ -28,8 +28,19 @@ function planRecord(job: NewJob, now: EpochMs): RecordPlan {
   if (topicBytes > 255) throw new RangeError(`topic of ${topicBytes} bytes: the record holds at most 255`);
   const optional = (job.ttlMs != null ? 6 : 0) + (job.runAt <= now ? 6 : 0);
   const body =
-    1 + (job.tag == null ? 1 : strBytes(tagBytes)) + (job.bizKey == null ? 1 : strBytes(bizKeyBytes)) + strBytes(bodyBytes) + strBytes(retry.length);
-  return { retry, tagBytes, bizKeyBytes, bodyBytes, topicBytes, size: HEAD_BYTES + optional + 1 + topicBytes + body + ENTRY_BYTES };
+    1 +
+    (job.tag == null ? 1 : strBytes(tagBytes)) +
+    (job.bizKey == null ? 1 : strBytes(bizKeyBytes)) +
+    strBytes(bodyBytes) +
+    strBytes(retry.length);
+  return {
+    retry,
+    tagBytes,
+    bizKeyBytes,
+    bodyBytes,
+    topicBytes,
+    size: HEAD_BYTES + optional + 1 + topicBytes + body + ENTRY_BYTES,
+  };
 }
 
 /**
@@ -96,7 +107,8 @@ export function pushArgs(entries: readonly PushArgsEntry[], node: number, firstS
     const bytes = Buffer.byteLength(job.id);
     idBytes.push(bytes);
     // id, topic, runAt, slot (≤ 5), priority or false (≤ 3), ttl or false, record length (≤ 5)
-    metaBytes += strBytes(bytes) + strBytes(plan.topicBytes) + intBytes(job.runAt) + 5 + 3 + intBytes(job.ttlMs ?? 0) + 5;
+    metaBytes +=
+      strBytes(bytes) + strBytes(plan.topicBytes) + intBytes(job.runAt) + 5 + 3 + intBytes(job.ttlMs ?? 0) + 5;
   }
   const meta = Buffer.allocUnsafe(metaBytes);
   const records = Buffer.allocUnsafe(recordBytes);

@@ -8,8 +8,15 @@ const SETS_PER_CALL = 2000;
 export async function redisDueHistogram(store: PartitionAccess, query: DueHistogramQuery): Promise<DueCounts> {
   const total = new Array<number>(bucketCount(query)).fill(0);
   await store.all(async (p) => {
-    for (let rank = 0; rank >= 0; ) {
-      const reply = (await store.run('due-histogram', p, [query.topic ?? '', query.from, query.to, query.bucketMs, rank, SETS_PER_CALL])) as number[];
+    for (let rank = 0; rank >= 0;) {
+      const reply = (await store.run('due-histogram', p, [
+        query.topic ?? '',
+        query.from,
+        query.to,
+        query.bucketMs,
+        rank,
+        SETS_PER_CALL,
+      ])) as number[];
       rank = Number(reply[0]);
       addCounts(total, reply.slice(1).map(Number));
     }

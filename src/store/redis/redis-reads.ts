@@ -37,10 +37,19 @@ export async function readHistory(store: PartitionAccess, id: string): Promise<H
 
 /** Each partition returns its first limit+1 matches after the cursor; the merge keeps the first `limit`. */
 export async function listJobs(store: PartitionAccess, query: JobQuery): Promise<JobPage> {
-  const args = [nul(query.topic), query.state ? stateCode(query.state) : 0, nul(query.bizKey), nul(query.tag), query.cursor ?? '', '', query.limit];
+  const args = [
+    nul(query.topic),
+    query.state ? stateCode(query.state) : 0,
+    nul(query.bizKey),
+    nul(query.tag),
+    query.cursor ?? '',
+    '',
+    query.limit,
+  ];
   const replies = (await store.all((p) => store.run('list', p, args, true))) as Buffer[][];
   const jobs: Job[] = [];
-  for (const flat of replies) for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(flat[i]!.toString(), unpackRecord(flat[i + 1]!)));
+  for (const flat of replies)
+    for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(flat[i]!.toString(), unpackRecord(flat[i + 1]!)));
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const page = jobs.slice(0, query.limit);
   return { jobs: page, next: jobs.length > query.limit ? page[page.length - 1]!.id : null };
@@ -52,7 +61,9 @@ export async function listJobs(store: PartitionAccess, query: JobQuery): Promise
  */
 export async function topicStats(store: PartitionAccess): Promise<TopicStats[]> {
   const replies = await store.guard((c) =>
-    store.all((p) => Promise.all([c.hgetall(store.parts[p]!.counts), c.zrange(store.parts[p]!.dueIndex, 0, '-1', 'WITHSCORES')])),
+    store.all((p) =>
+      Promise.all([c.hgetall(store.parts[p]!.counts), c.zrange(store.parts[p]!.dueIndex, 0, '-1', 'WITHSCORES')]),
+    ),
   );
   const byTopic = new Map<string, TopicStats>();
   const entry = (topic: string): TopicStats => {
@@ -73,5 +84,7 @@ export async function topicStats(store: PartitionAccess): Promise<TopicStats[]> 
       if (stats.nextDueAt === null || at < stats.nextDueAt) stats.nextDueAt = at;
     }
   }
-  return [...byTopic.values()].filter((s) => Object.values(s.counts).some((n) => n > 0)).sort((a, b) => a.topic.localeCompare(b.topic));
+  return [...byTopic.values()]
+    .filter((s) => Object.values(s.counts).some((n) => n > 0))
+    .sort((a, b) => a.topic.localeCompare(b.topic));
 }

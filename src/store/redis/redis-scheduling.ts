@@ -25,10 +25,20 @@ const LONGEST_HOLD_MS = 5000;
  * many. A peer promoting at the same time only makes the second step find fewer: a job is promoted once
  * because the script re-checks under Redis's lock.
  */
-export async function promoteDue(store: PartitionAccess, now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
+export async function promoteDue(
+  store: PartitionAccess,
+  now: EpochMs,
+  limit: number,
+  options?: PromoteOptions,
+): Promise<PromoteResult> {
   if (store.parts.length === 1) {
     const leave = options?.leaveToConsumers ? [DRAIN_WINDOW_MS, LONGEST_HOLD_MS] : ['', ''];
-    const [count, ...rest] = (await store.run('promote', 0, [now, limit, store.nodeIndex(0), ...leave])) as PromoteReply;
+    const [count, ...rest] = (await store.run('promote', 0, [
+      now,
+      limit,
+      store.nodeIndex(0),
+      ...leave,
+    ])) as PromoteReply;
     const topics = rest.slice(3) as string[];
     if (topics.length) store.madeReady(topics);
     return { count: Number(count), topics, heads: earliestHeads([rest]) };
@@ -48,7 +58,11 @@ export async function promoteDue(store: PartitionAccess, now: EpochMs, limit: nu
   const replies = new Map<number, PromoteReply>();
   // Several partitions promote every due job: due-scores would have to pass over the same sets, and
   // the quotas would no longer add up. reserve.lua still takes due jobs it finds.
-  await Promise.all([...quota].map(async ([p, n]) => replies.set(p, (await store.run('promote', p, [now, n, store.nodeIndex(p), '', ''])) as PromoteReply)));
+  await Promise.all(
+    [...quota].map(async ([p, n]) =>
+      replies.set(p, (await store.run('promote', p, [now, n, store.nodeIndex(p), '', ''])) as PromoteReply),
+    ),
+  );
   const topics = new Set([...replies.values()].flatMap((reply) => reply.slice(4) as string[]));
   if (topics.size) store.madeReady(topics);
   // A promoted partition's heads come from its promote (after the move), the others' from due-scores.
@@ -66,12 +80,15 @@ function dueScores(store: PartitionAccess, now: EpochMs, limit: number): Promise
  * that answered `asked` times may hold more, and its unseen ones could be earlier than the limit-th.
  */
 function quotas(scored: readonly HeadsAnd<string>[], limit: number, asked: number): Map<number, number> | undefined {
-  const merged = scored.flatMap((reply, p) => reply.slice(3).map((at) => ({ at: Number(at), p }))).sort((a, b) => a.at - b.at || a.p - b.p);
+  const merged = scored
+    .flatMap((reply, p) => reply.slice(3).map((at) => ({ at: Number(at), p })))
+    .sort((a, b) => a.at - b.at || a.p - b.p);
   const cut = merged[limit - 1]?.at;
   for (const reply of scored) {
     const times = reply.length - 3;
     // Ties at the cut are fine: jobs due in the same ms are not ordered across sets either (due-scores.lua).
-    if (times === asked && asked < limit && (cut === undefined || Number(reply[reply.length - 1]) < cut)) return undefined;
+    if (times === asked && asked < limit && (cut === undefined || Number(reply[reply.length - 1]) < cut))
+      return undefined;
   }
   const quota = new Map<number, number>();
   for (const { p } of merged.slice(0, limit)) quota.set(p, (quota.get(p) ?? 0) + 1);
@@ -110,7 +127,12 @@ export async function listLapsed(store: PartitionAccess, now: EpochMs, limit: nu
 }
 
 /** expire or purge: partitions one after another, each with what is left of `limit`, so the total never exceeds it. */
-export async function drainPartitions(store: PartitionAccess, name: 'expire' | 'purge', at: EpochMs, limit: number): Promise<number> {
+export async function drainPartitions(
+  store: PartitionAccess,
+  name: 'expire' | 'purge',
+  at: EpochMs,
+  limit: number,
+): Promise<number> {
   let done = 0;
   for (let p = 0; p < store.parts.length && done < limit; p++) {
     const args = name === 'expire' ? [at, limit - done, store.nodeIndex(p)] : [at, limit - done];

@@ -2,15 +2,54 @@ import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { layoutRefusal, toStoreError, unavailable } from './redis-errors.js';
 import { newTokenBase } from '../../core/ids.js';
-import { pushedJob, type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import {
+  pushedJob,
+  type HistoryEntry,
+  type Job,
+  type NewJob,
+  type Reservation,
+  type TopicStats,
+} from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
-import { ok, repeatedOk, type CancelledJob, type JobPage, type JobQuery, type LapsedReservation, type Outcome } from '../store.js';
-import type { PromoteOptions, PromoteResult, PushResult, RedriveTarget, ReserveOptions, StoreCapabilities, StoreWatcher, WatchableStore } from '../store.js';
-import { checkEvictionPolicy, createRedisClient, parseRedisUrl, type RedisClient, type RedisConnection } from './connection.js';
+import {
+  ok,
+  repeatedOk,
+  type CancelledJob,
+  type JobPage,
+  type JobQuery,
+  type LapsedReservation,
+  type Outcome,
+} from '../store.js';
+import type {
+  PromoteOptions,
+  PromoteResult,
+  PushResult,
+  RedriveTarget,
+  ReserveOptions,
+  StoreCapabilities,
+  StoreWatcher,
+  WatchableStore,
+} from '../store.js';
+import {
+  checkEvictionPolicy,
+  createRedisClient,
+  parseRedisUrl,
+  type RedisClient,
+  type RedisConnection,
+} from './connection.js';
 import { nul, recordToJob, recordToken, stateCode, stateOf } from './job-record.js';
 import { compareReadyOrder } from '../ready-order.js';
 import { withDispatched } from '../cancelled.js';
-import { DEFAULT_DELAY_BUCKETS, DEFAULT_PARTITIONS, DEFAULT_PREFIX, partitionKeys, partitionOf, PREFIX_RE, wakeChannel, type PartitionKeys } from './keys.js';
+import {
+  DEFAULT_DELAY_BUCKETS,
+  DEFAULT_PARTITIONS,
+  DEFAULT_PREFIX,
+  partitionKeys,
+  partitionOf,
+  PREFIX_RE,
+  wakeChannel,
+  type PartitionKeys,
+} from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
 import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
@@ -49,7 +88,11 @@ interface PushItem {
   now: EpochMs;
 }
 
-interface FinishItem { id: string; token: string; now: EpochMs }
+interface FinishItem {
+  id: string;
+  token: string;
+  now: EpochMs;
+}
 
 /**
  * The shared store: jobs live in Redis, every transition is one Lua script on one partition (one Cluster
@@ -79,8 +122,14 @@ export class RedisStore implements WatchableStore, NoticingStore {
   private bucketSlot = Math.floor(Math.random() * 0x40000000);
   /** The read side's view of this store (redis-reads.ts). */
   private readonly access: PartitionAccess;
-  readonly pauses = new RedisTopicPauses((fn) => this.guard(fn), () => this.prefix);
-  readonly numbers = new RedisJobNumbers((fn) => this.guard(fn), () => this.prefix);
+  readonly pauses = new RedisTopicPauses(
+    (fn) => this.guard(fn),
+    () => this.prefix,
+  );
+  readonly numbers = new RedisJobNumbers(
+    (fn) => this.guard(fn),
+    () => this.prefix,
+  );
   private readonly noticeFanout = new NoticeFanout();
   private readonly marker: ResetMarker;
 
@@ -94,9 +143,12 @@ export class RedisStore implements WatchableStore, NoticingStore {
     this.partitions = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
     if (!Number.isInteger(this.delayBuckets) || this.delayBuckets < 1 || this.delayBuckets > 65_536) {
-      throw new DelayqError('E_CONFIG', 'redis.delayBuckets: an integer from 1 to 65536', { field: 'redis.delayBuckets' });
+      throw new DelayqError('E_CONFIG', 'redis.delayBuckets: an integer from 1 to 65536', {
+        field: 'redis.delayBuckets',
+      });
     }
-    if (!PREFIX_RE.test(this.prefix)) throw new DelayqError('E_CONFIG', 'redis.prefix: 1–64 of letters, digits, . _ : -', { field: 'redis.prefix' });
+    if (!PREFIX_RE.test(this.prefix))
+      throw new DelayqError('E_CONFIG', 'redis.prefix: 1–64 of letters, digits, . _ : -', { field: 'redis.prefix' });
     if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 1024) {
       throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
     }
@@ -106,7 +158,13 @@ export class RedisStore implements WatchableStore, NoticingStore {
     this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items));
     this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
     // After a wipe the node names are gone too: register again, so history names the right nodes.
-    this.marker = new ResetMarker(this.parts.map((k) => k.marker), () => this.client, () => this.clock.now(), this.noticeFanout, () => this.registerNode(this.conn));
+    this.marker = new ResetMarker(
+      this.parts.map((k) => k.marker),
+      () => this.client,
+      () => this.clock.now(),
+      this.noticeFanout,
+      () => this.registerNode(this.conn),
+    );
     this.access = {
       parts: this.parts,
       part: (id) => this.part(id),
@@ -155,9 +213,12 @@ export class RedisStore implements WatchableStore, NoticingStore {
   }
 
   private async registerNode(client: RedisClient): Promise<void> {
-    const register = (k: PartitionKeys) => runScript(client, 'register-node', [k.nodes, k.counts, k.jobs], [this.options.nodeId, RECORD_LAYOUT]);
+    const register = (k: PartitionKeys) =>
+      runScript(client, 'register-node', [k.nodes, k.counts, k.jobs], [this.options.nodeId, RECORD_LAYOUT]);
     this.nodeIndex = await Promise.all(
-      this.parts.map((k) => register(k).then(Number, (err: unknown) => Promise.reject(layoutRefusal(err, this.prefix, RECORD_LAYOUT)))),
+      this.parts.map((k) =>
+        register(k).then(Number, (err: unknown) => Promise.reject(layoutRefusal(err, this.prefix, RECORD_LAYOUT))),
+      ),
     );
   }
 
@@ -190,7 +251,12 @@ export class RedisStore implements WatchableStore, NoticingStore {
   }
 
   /** Runs a script on one partition; infrastructure errors become E_STORE_UNAVAILABLE. */
-  private async run(name: ScriptName, partition: number, args: readonly (string | number | Buffer)[], buffers = false): Promise<unknown> {
+  private async run(
+    name: ScriptName,
+    partition: number,
+    args: readonly (string | number | Buffer)[],
+    buffers = false,
+  ): Promise<unknown> {
     const k = this.parts[partition]!;
     try {
       return await runScript(this.conn, name, k.scriptKeys, [k.topicPrefix, ...args], buffers);
@@ -220,7 +286,10 @@ export class RedisStore implements WatchableStore, NoticingStore {
   async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
     // One job (the common HTTP case) skips Promise.all's bookkeeping.
-    const replies = jobs.length === 1 ? [await this.batcher.add(this.part(jobs[0]!.id), { job: jobs[0]!, now })] : await Promise.all(jobs.map((job) => this.batcher.add(this.part(job.id), { job, now })));
+    const replies =
+      jobs.length === 1
+        ? [await this.batcher.add(this.part(jobs[0]!.id), { job: jobs[0]!, now })]
+        : await Promise.all(jobs.map((job) => this.batcher.add(this.part(job.id), { job, now })));
     const results: PushResult[] = [];
     let readyTopics: Set<string> | undefined;
     for (let i = 0; i < jobs.length; i++) {
@@ -239,7 +308,12 @@ export class RedisStore implements WatchableStore, NoticingStore {
   private async pushPartition(partition: number, entries: PushItem[]): Promise<unknown[]> {
     const args = pushArgs(entries, this.nodeIndex[partition]!, this.bucketSlot);
     this.bucketSlot = (this.bucketSlot + Math.ceil(entries.length / JOBS_PER_BUCKET)) % 0x40000000;
-    const [newHeadAt, ...replies] = (await this.run('push', partition, [this.delayBuckets, ...args, RECORD_LAYOUT], true)) as [number | null, ...unknown[]];
+    const [newHeadAt, ...replies] = (await this.run(
+      'push',
+      partition,
+      [this.delayBuckets, ...args, RECORD_LAYOUT],
+      true,
+    )) as [number | null, ...unknown[]];
     if (newHeadAt !== null) this.bus.due(Number(newHeadAt));
     return replies;
   }
@@ -247,7 +321,8 @@ export class RedisStore implements WatchableStore, NoticingStore {
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
   private outcome(id: string, reply: unknown): Outcome<Job> {
     const [code, payload] = reply as [number, unknown];
-    if (code < OUTCOME_CODES.ok) return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
+    if (code < OUTCOME_CODES.ok)
+      return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
     const job = recordToJob(id, unpackRecord(payload as Buffer));
     if (job.state === 'ready') this.bus.ready([job.topic]);
     else if (job.state === 'delayed') this.bus.due(job.runAt);
@@ -255,12 +330,20 @@ export class RedisStore implements WatchableStore, NoticingStore {
   }
 
   async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
-    const reply = (await this.run('cancel', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, nul(reason)], true)) as unknown[];
+    const reply = (await this.run(
+      'cancel',
+      this.part(id),
+      [id, now, this.nodeIndex[this.part(id)]!, nul(reason)],
+      true,
+    )) as unknown[];
     return withDispatched(this.outcome(id, reply), reply[2] === stateCode('reserved'));
   }
 
   async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
-    return this.outcome(id, await this.run('reschedule', this.part(id), [id, runAt, now, this.nodeIndex[this.part(id)]!], true));
+    return this.outcome(
+      id,
+      await this.run('reschedule', this.part(id), [id, runAt, now, this.nodeIndex[this.part(id)]!], true),
+    );
   }
 
   // ---- consumers
@@ -270,11 +353,21 @@ export class RedisStore implements WatchableStore, NoticingStore {
    * Within one call the jobs come back in the ready order (ready-order.ts); across partitions the order is that
    * of each partition's head, so a job may overtake a slightly earlier one of another partition.
    */
-  async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
+  async reserve(
+    topics: readonly string[],
+    count: number,
+    now: EpochMs,
+    options: ReserveOptions = {},
+  ): Promise<Reservation[]> {
     topics = [...new Set(topics)];
     if (topics.length === 0 || count <= 0) return [];
     const take = (p: number, n: number): Promise<void> =>
-      this.run('reserve', p, [now, n, options.ttrMs ?? '', this.nodeIndex[p]!, topics.length, ...topics, newTokenBase()], true).then((reply) => {
+      this.run(
+        'reserve',
+        p,
+        [now, n, options.ttrMs ?? '', this.nodeIndex[p]!, topics.length, ...topics, newTokenBase()],
+        true,
+      ).then((reply) => {
         const flat = reply as Buffer[];
         for (let k = 0; k < flat.length; k += 2) {
           const record = unpackRecord(flat[k + 1]!);
@@ -292,7 +385,11 @@ export class RedisStore implements WatchableStore, NoticingStore {
     const order = this.parts.map((_, i) => (start + i) % this.partitions);
     // One pipelined look at how many jobs each partition holds, then scripts only where there are some.
     const sizes = await this.guard((c) =>
-      Promise.all(order.map((p) => Promise.all(topics.map((t) => c.zcard(this.parts[p]!.ready(t)))).then((n) => n.reduce((a, b) => a + b, 0)))),
+      Promise.all(
+        order.map((p) =>
+          Promise.all(topics.map((t) => c.zcard(this.parts[p]!.ready(t)))).then((n) => n.reduce((a, b) => a + b, 0)),
+        ),
+      ),
     );
     let wanted = count;
     const calls: Promise<void>[] = [];

@@ -89,7 +89,8 @@ export class GroupCommit {
         }
       }
       this.lockedSince = undefined;
-      for (const item of batch) item.reject(new DelayqError('E_STORE_UNAVAILABLE', 'SQLite commit failed', { cause: err }));
+      for (const item of batch)
+        item.reject(new DelayqError('E_STORE_UNAVAILABLE', 'SQLite commit failed', { cause: err }));
       return;
     }
     this.lockedSince = undefined;

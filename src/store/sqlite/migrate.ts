@@ -8,7 +8,9 @@ const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
  * schema_migrations. Append-only: a shipped file is never edited.
  */
 export function migrate(db: Database.Database): number {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+  );
   const applied = new Set(
     (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
   );
@@ -22,7 +24,11 @@ export function migrate(db: Database.Database): number {
     const sql = readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8');
     db.transaction(() => {
       db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, Date.now());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        version,
+        file,
+        Date.now(),
+      );
     })();
     count++;
   }

@@ -12,7 +12,12 @@ const ONE_TOPIC = `SELECT CAST((run_at - @from) / @bucket AS INTEGER) AS b, coun
  * with the jobs in the range, not the table. The cast truncates the division (better-sqlite3 binds numbers as REAL; runAt ≥ from, so it floors).
  */
 export function sqliteDueHistogram(db: Database.Database, query: DueHistogramQuery): DueCounts {
-  const params = { from: query.from, to: query.to, bucket: query.bucketMs, ...(query.topic ? { topic: query.topic } : {}) };
+  const params = {
+    from: query.from,
+    to: query.to,
+    bucket: query.bucketMs,
+    ...(query.topic ? { topic: query.topic } : {}),
+  };
   const rows = db.prepare(query.topic ? ONE_TOPIC : ALL).all(params) as { b: number; n: number }[];
   return countsFromRows(query, rows);
 }

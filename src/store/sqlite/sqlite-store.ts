@@ -4,7 +4,17 @@ import { sqliteDueHistogram } from './sqlite-due-histogram.js';
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { newToken } from '../../core/ids.js';
-import { emptyCounts, pushedJob, type HistoryEntry, type Job, type JobEvent, type JobState, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import {
+  emptyCounts,
+  pushedJob,
+  type HistoryEntry,
+  type Job,
+  type JobEvent,
+  type JobState,
+  type NewJob,
+  type Reservation,
+  type TopicStats,
+} from '../../core/job.js';
 import {
   notFound,
   ok,
@@ -78,9 +88,7 @@ export class SqliteStore implements Store {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('foreign_keys = OFF');
     migrate(db);
-    this.stmt = Object.fromEntries(
-      Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)]),
-    ) as Statements;
+    this.stmt = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
     this.commits = new GroupCommit(db);
     this.db = db;
   }
@@ -105,7 +113,14 @@ export class SqliteStore implements Store {
     return this.db;
   }
 
-  private record(id: string, now: EpochMs, event: JobEvent, state: JobState, attempt: number, reason: string | null = null): void {
+  private record(
+    id: string,
+    now: EpochMs,
+    event: JobEvent,
+    state: JobState,
+    attempt: number,
+    reason: string | null = null,
+  ): void {
     this.stmt.insertHistory.run(id, now, event, state, attempt, this.options.nodeId, reason);
   }
 
@@ -121,8 +136,20 @@ export class SqliteStore implements Store {
         const expireAt = ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null;
         const readyAt = ready ? now : null;
         const inserted = this.stmt.insertJob.run({
-          id: job.id, topic: job.topic, tag: job.tag, bizKey: job.bizKey, body: job.body, runAt: job.runAt, priority: job.priority,
-          ttrMs: job.ttrMs, ttlMs: job.ttlMs, state, retry: JSON.stringify(job.retry), expireAt, readyAt, now,
+          id: job.id,
+          topic: job.topic,
+          tag: job.tag,
+          bizKey: job.bizKey,
+          body: job.body,
+          runAt: job.runAt,
+          priority: job.priority,
+          ttrMs: job.ttrMs,
+          ttlMs: job.ttlMs,
+          state,
+          retry: JSON.stringify(job.retry),
+          expireAt,
+          readyAt,
+          now,
         });
         if (inserted.changes === 0) return { created: false, job: rowToJob(this.row(job.id)!) };
         this.record(job.id, now, 'push', state, 0);
@@ -135,7 +162,8 @@ export class SqliteStore implements Store {
     return this.write((): Outcome<CancelledJob> => {
       const row = this.row(id);
       if (!row) return notFound();
-      if (row.state !== 'delayed' && row.state !== 'ready' && row.state !== 'reserved') return wrongState(row.state as JobState);
+      if (row.state !== 'delayed' && row.state !== 'ready' && row.state !== 'reserved')
+        return wrongState(row.state as JobState);
       const updated = this.stmt.toCancelled.get({ id, now }) as JobRow;
       this.record(id, now, 'cancel', 'cancelled', updated.attempts, reason ?? null);
       return ok({ job: rowToJob(updated), dispatched: row.state === 'reserved' });
@@ -166,10 +194,18 @@ export class SqliteStore implements Store {
     }) as JobRow;
   }
 
-  async reserve(topics: readonly string[], count: number, now: EpochMs, options: ReserveOptions = {}): Promise<Reservation[]> {
+  async reserve(
+    topics: readonly string[],
+    count: number,
+    now: EpochMs,
+    options: ReserveOptions = {},
+  ): Promise<Reservation[]> {
     if (topics.length === 0 || count <= 0) return [];
     return this.write((): Reservation[] => {
-      const expired = this.stmt.expireReadyOfTopics.all({ now, topics: JSON.stringify(topics) }) as { id: string; attempts: number }[];
+      const expired = this.stmt.expireReadyOfTopics.all({ now, topics: JSON.stringify(topics) }) as {
+        id: string;
+        attempts: number;
+      }[];
       for (const row of expired) this.record(row.id, now, 'expire', 'expired', row.attempts, EXPIRED_REASON);
       const candidates = (
         topics.length === 1
@@ -209,8 +245,10 @@ export class SqliteStore implements Store {
   }
 
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) =>
-      this.stmt.touch.get({ id, deadlineAt: now + (ttrMs ?? row.ttr_ms) }) as JobRow,
+    return this.fencedTransition(
+      id,
+      token,
+      (row) => this.stmt.touch.get({ id, deadlineAt: now + (ttrMs ?? row.ttr_ms) }) as JobRow,
     );
   }
 
@@ -245,7 +283,14 @@ export class SqliteStore implements Store {
         return this.stmt.toReleased.get({ id }) as JobRow;
       }
       const updated = this.toWaiting(row, runAt, now, null);
-      this.record(id, now, 'release', updated.state as JobState, attempt, runAt > now ? `released until ${runAt}` : 'released');
+      this.record(
+        id,
+        now,
+        'release',
+        updated.state as JobState,
+        attempt,
+        runAt > now ? `released until ${runAt}` : 'released',
+      );
       return this.stmt.giveAttemptBack.get({ id }) as JobRow;
     });
   }
@@ -280,7 +325,9 @@ export class SqliteStore implements Store {
   }
 
   async listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
-    const rows = this.stmt.lapsed.all(now, limit) as Array<Pick<JobRow, 'id' | 'topic' | 'token' | 'attempts' | 'deadline_at' | 'retry'>>;
+    const rows = this.stmt.lapsed.all(now, limit) as Array<
+      Pick<JobRow, 'id' | 'topic' | 'token' | 'attempts' | 'deadline_at' | 'retry'>
+    >;
     return rows.map((r) => ({
       id: r.id,
       topic: r.topic,
@@ -361,7 +408,8 @@ export class SqliteStore implements Store {
       }
       return stats;
     };
-    for (const r of this.stmt.stats.all() as { topic: string; state: JobState; n: number }[]) entry(r.topic).counts[r.state] = r.n;
+    for (const r of this.stmt.stats.all() as { topic: string; state: JobState; n: number }[])
+      entry(r.topic).counts[r.state] = r.n;
     for (const r of this.stmt.nextDuePerTopic.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
     return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
   }

@@ -45,7 +45,10 @@ export class PushHarness {
 
   /** Pushes a job with a fast retry policy (many attempts, short fixed backoff) unless told otherwise. */
   async push(input: PushInput): Promise<Job> {
-    const { job } = await this.service.push({ retry: { maxAttempts: 30, backoff: { type: 'fixed', delayMs: 200 } }, ...input });
+    const { job } = await this.service.push({
+      retry: { maxAttempts: 30, backoff: { type: 'fixed', delayMs: 200 } },
+      ...input,
+    });
     return job;
   }
 
@@ -54,16 +57,31 @@ export class PushHarness {
   }
 
   async metric(name: string, labels: Record<string, string>): Promise<number> {
-    const metric = (await this.registry.getMetricsAsJSON()).find((m) => m.name === name || name.startsWith(`${m.name}_`));
-    const values = (metric?.values ?? []) as { value: number; labels: Record<string, string | number>; metricName?: string }[];
+    const metric = (await this.registry.getMetricsAsJSON()).find(
+      (m) => m.name === name || name.startsWith(`${m.name}_`),
+    );
+    const values = (metric?.values ?? []) as {
+      value: number;
+      labels: Record<string, string | number>;
+      metricName?: string;
+    }[];
     return values
-      .filter((v) => (v.metricName === undefined || v.metricName === name) && Object.entries(labels).every(([k, l]) => String(v.labels[k]) === l))
+      .filter(
+        (v) =>
+          (v.metricName === undefined || v.metricName === name) &&
+          Object.entries(labels).every(([k, l]) => String(v.labels[k]) === l),
+      )
       .reduce((sum, v) => sum + v.value, 0);
   }
 }
 
 /** Polls `check` until it returns a truthy value or the deadline passes (then throws with `what`). */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 20): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -20,14 +20,17 @@ export function portOpen(port: number): Promise<boolean> {
 /** Fails loudly when a shared server the tests need is not running (never skips). */
 export async function requireServer(name: string, port: number): Promise<void> {
   if (!(await portOpen(port))) {
-    throw new Error(`${name} is not running on 127.0.0.1:${port}; start it (see .ci/services.sh) — these tests need the real ${name}`);
+    throw new Error(
+      `${name} is not running on 127.0.0.1:${port}; start it (see .ci/services.sh) — these tests need the real ${name}`,
+    );
   }
 }
 
 async function waitPort(port: number, open: boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while ((await portOpen(port)) !== open) {
-    if (Date.now() > deadline) throw new Error(`${what}: port ${port} did not ${open ? 'open' : 'close'} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: port ${port} did not ${open ? 'open' : 'close'} within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -44,7 +47,13 @@ export class LocalServer {
   private readonly startTimeoutMs: number;
   private child: ChildProcess | undefined;
 
-  constructor(options: { name: string; port: number; dir: string; command: (dir: string) => { cmd: string; args: string[] }; startTimeoutMs?: number }) {
+  constructor(options: {
+    name: string;
+    port: number;
+    dir: string;
+    command: (dir: string) => { cmd: string; args: string[] };
+    startTimeoutMs?: number;
+  }) {
     this.name = options.name;
     this.port = options.port;
     this.dir = options.dir;
@@ -53,10 +62,13 @@ export class LocalServer {
   }
 
   async start(): Promise<this> {
-    if (await portOpen(this.port)) throw new Error(`${this.name}: port ${this.port} is already taken; a previous run may have leaked a server`);
+    if (await portOpen(this.port))
+      throw new Error(`${this.name}: port ${this.port} is already taken; a previous run may have leaked a server`);
     const { cmd, args } = this.command();
     const child = spawn(cmd, args, { cwd: this.dir, stdio: 'ignore' });
-    const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`${this.name}: cannot run ${cmd}: ${err.message}`))));
+    const spawnError = new Promise<never>((_, reject) =>
+      child.once('error', (err) => reject(new Error(`${this.name}: cannot run ${cmd}: ${err.message}`))),
+    );
     this.child = child;
     await Promise.race([waitPort(this.port, true, this.startTimeoutMs, this.name), spawnError]);
     return this;
@@ -92,7 +104,10 @@ export function natsServer(port: number): LocalServer {
     name: 'nats-server',
     port,
     dir: freshDir(`nats-${port}`),
-    command: (dir) => ({ cmd: 'nats-server', args: ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js')] }),
+    command: (dir) => ({
+      cmd: 'nats-server',
+      args: ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js')],
+    }),
   });
 }
 
@@ -104,7 +119,12 @@ export function mosquittoServer(port: number): LocalServer {
     join(dir, 'mosquitto.conf'),
     `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location ${dir}/\n`,
   );
-  return new LocalServer({ name: 'mosquitto', port, dir, command: (d) => ({ cmd: 'mosquitto', args: ['-c', join(d, 'mosquitto.conf')] }) });
+  return new LocalServer({
+    name: 'mosquitto',
+    port,
+    dir,
+    command: (d) => ({ cmd: 'mosquitto', args: ['-c', join(d, 'mosquitto.conf')] }),
+  });
 }
 
 export function redisServer(port: number): LocalServer {

@@ -7,5 +7,9 @@ import { PushHarness } from '../../delivery/support/harness.js';
 const [path, url, topic] = process.argv.slice(2) as [string, string, string];
 const harness = await new PushHarness({ path }).start();
 await harness.router.setRoute(topic, { type: 'webhook', url, allowedRanges: ['loopback'], timeoutMs: 1000 });
-const job = await harness.push({ topic, body: { crash: 'test' }, retry: { maxAttempts: 5, backoff: { type: 'fixed', delayMs: 100 } } });
+const job = await harness.push({
+  topic,
+  body: { crash: 'test' },
+  retry: { maxAttempts: 5, backoff: { type: 'fixed', delayMs: 100 } },
+});
 process.stdout.write(`pushed ${job.id}\n`);

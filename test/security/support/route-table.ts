@@ -22,13 +22,18 @@ export function routeTable(app: FastifyInstance): RouteEntry[] {
     const path = (stack[depth - 1] ?? '') + match[1]!;
     stack[depth] = path;
     stack.length = depth + 1;
-    for (const method of (match[2] ?? '').split(',').map((m) => m.trim()).filter(Boolean)) routes.push({ method, url: path });
+    for (const method of (match[2] ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean))
+      routes.push({ method, url: path });
   }
   for (const route of routes) {
     const has = (method: string) => app.hasRoute({ method: method as 'GET', url: route.url });
     // Fastify's automatic HEAD twin of a GET route is not always visible to hasRoute.
     if (route.url.endsWith('*')) continue; // wildcard patterns are not addressable by hasRoute
-    if (!has(route.method) && !(route.method === 'HEAD' && has('GET'))) throw new Error(`route table parse error: ${route.method} ${route.url} is not a route`);
+    if (!has(route.method) && !(route.method === 'HEAD' && has('GET')))
+      throw new Error(`route table parse error: ${route.method} ${route.url} is not a route`);
   }
   return routes;
 }
