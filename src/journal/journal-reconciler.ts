@@ -3,7 +3,7 @@ import { isTerminal, type Job, type JobEvent, type JobState } from '../core/job.
 import type { Store } from '../store/store.js';
 import type { Journal, JournalJob } from './journal.js';
 import { entry, loadedJob, MARKER_ID } from './journal-jobs.js';
-import { restoreRows, type RestoreContext } from './journal-restore.js';
+import { emptySummary, restoreRows, type RestoreContext } from './journal-restore.js';
 
 export interface ReconcileSummary {
   /** Unfinished journal rows compared with the inner store in this pass. */
@@ -140,16 +140,7 @@ export class JournalReconciler {
     );
     const rows = missing.filter((r) => stale.has(r.id));
     if (!rows.length) return 0;
-    const summary = {
-      scanned: 0,
-      restored: 0,
-      alreadyPresent: 0,
-      skippedExpired: 0,
-      leftInJournal: 0,
-      raced: 0,
-      startedAt: now,
-      durationMs: 0,
-    };
+    const summary = emptySummary(now);
     await restoreRows(this.ctx, rows, { expire: true }, now, summary);
     return summary.restored;
   }

@@ -37,16 +37,7 @@ export async function restoreFromJournal(
   now: EpochMs,
 ): Promise<RestoreSummary> {
   const started = Date.now();
-  const summary: RestoreSummary = {
-    scanned: 0,
-    restored: 0,
-    alreadyPresent: 0,
-    skippedExpired: 0,
-    leftInJournal: 0,
-    raced: 0,
-    startedAt: now,
-    durationMs: 0,
-  };
+  const summary = emptySummary(now);
   let after: string | null = null;
   for (;;) {
     const rows = await ctx.journal.listUnfinished(after, ctx.batchSize);
@@ -60,15 +51,9 @@ export async function restoreFromJournal(
   return summary;
 }
 
-/** The seeds' /reStore/{id}. */
-export async function restoreJob(
-  ctx: RestoreContext,
-  id: string,
-  options: RestoreOptions,
-  now: EpochMs,
-): Promise<RestoreSummary> {
-  const started = Date.now();
-  const summary: RestoreSummary = {
+/** A restore's counters before it has looked at any row. */
+export function emptySummary(now: EpochMs): RestoreSummary {
+  return {
     scanned: 0,
     restored: 0,
     alreadyPresent: 0,
@@ -78,6 +63,17 @@ export async function restoreJob(
     startedAt: now,
     durationMs: 0,
   };
+}
+
+/** The seeds' /reStore/{id}. */
+export async function restoreJob(
+  ctx: RestoreContext,
+  id: string,
+  options: RestoreOptions,
+  now: EpochMs,
+): Promise<RestoreSummary> {
+  const started = Date.now();
+  const summary = emptySummary(now);
   const row = await ctx.journal.get(id);
   if (!row) throw new DelayqError('E_NOT_FOUND', `job ${id} is not in the journal`, { details: { id } });
   if (row.finishedAt !== null) {
