@@ -16,58 +16,30 @@ import type { HistoryEntry, Job, NewJob, Reservation, TopicStatsWithPause } from
 import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
 import { isJournaled, type JournalMaintenance, type JournalOperations } from './journal/journal.js';
-import { JournalLoader, type LoaderOptions } from './scheduler/loader.js';
+import { JournalLoader } from './scheduler/loader.js';
 import { PausedTopics, type TopicPause } from './scheduler/paused-topics.js';
 import { ReadyWaiters } from './scheduler/ready-waiters.js';
-import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
+import { Scheduler } from './scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
 import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-input.js';
 import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
 import { observeStore } from './observe/observed-store.js';
 import { StoreNoticeLog } from './store-notice-log.js';
 import { isNoticing } from './store/store-notices.js';
+import { notFoundError, unwrap } from './store/outcome-errors.js';
 import {
   isWatchable,
   type CancelledJob,
   type JobPage,
   type JobQuery,
-  type Outcome,
   type PushResult,
   type RedriveTarget,
   type Store,
 } from './store/store.js';
 
-export interface ServiceOptions {
-  store: Store;
-  clock?: Clock;
-  /** Name of this process in job history. @defaultValue host:pid */
-  nodeId?: string;
-  jobDefaults?: Partial<JobDefaults>;
-  scheduler?: Partial<SchedulerOptions>;
-  logger?: Logger;
-  /** Start the timer on `start()`. Off for processes that only serve reads. @defaultValue true */
-  runScheduler?: boolean;
-  /** The journal loader (tiering, loss detection, prompt purge), when the store is journaled. */
-  loader?: Partial<LoaderOptions>;
-}
+import type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
 
-export interface ReserveRequest {
-  topics: readonly string[];
-  /** @defaultValue 1 */
-  count?: number;
-  /** Long-poll: how long to wait for a job when none is ready. @defaultValue 0 */
-  waitMs?: number;
-  /** Overrides the jobs' own TTR for this reservation. */
-  ttrMs?: number;
-}
-
-export interface FailRequest {
-  error?: string | null;
-  /** Wait this long before the retry instead of the job's backoff. */
-  retryDelayMs?: number;
-  /** Bury at once, whatever attempts remain. */
-  bury?: boolean;
-}
+export type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
 
 /**
  * delayq in one object: every operation of the API, over any Store, with the timer and the long-poll
@@ -428,7 +400,8 @@ export class DelayqService {
 
 function checkTopics(topics: readonly string[]): string[] {
   if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics', 'must name at least one topic');
-  if (topics.length > 100) throw invalid('topics', 'must name at most 100 topics');
+  if (topics.length > LIMITS.reserveMaxTopics)
+    throw invalid('topics', `must name at most ${LIMITS.reserveMaxTopics} topics`);
   return topics.map((t, i) => validateTopic(t, `topics[${i}]`));
 }
 
@@ -439,31 +412,4 @@ function pickTime(when: {
 }): Pick<PushInput, 'delayMs' | 'runAt' | 'timeZone'> {
   if (when.delayMs === undefined && when.runAt === undefined) throw invalid('delayMs', 'give delayMs or runAt');
   return { delayMs: when.delayMs, runAt: when.runAt, timeZone: when.timeZone };
-}
-
-function notFoundError(id: string): DelayqError {
-  return new DelayqError('E_NOT_FOUND', `job ${id} does not exist (or was purged)`, { details: { id } });
-}
-
-/** Turns a store Outcome into the job, or the catalogue error that explains the refusal. */
-export function unwrap<T>(outcome: Outcome<T>, id: string, operation: string): T {
-  if (outcome.ok) return outcome.value;
-  switch (outcome.reason) {
-    case 'not_found':
-      throw notFoundError(id);
-    case 'wrong_state':
-      throw new DelayqError(
-        'E_WRONG_STATE',
-        `cannot ${operation} job ${id}: it is ${outcome.state ?? 'in another state'}`,
-        {
-          details: { id, state: outcome.state },
-        },
-      );
-    case 'token_mismatch':
-      throw new DelayqError(
-        'E_TOKEN_MISMATCH',
-        `cannot ${operation} job ${id}: the reservation token is stale (the job was delivered again after its TTR lapsed)`,
-        { details: { id, state: outcome.state } },
-      );
-  }
 }

@@ -21,6 +21,8 @@ export const LIMITS = {
   errorMaxLength: 2000,
   /** Jobs one reserve call may take. */
   reserveMaxCount: 100,
+  /** Topics one reserve call may name. */
+  reserveMaxTopics: 100,
   /** Longest long-poll of one reserve call. */
   reserveMaxWaitMs: 60_000,
   /** Most buckets one due-time histogram read answers (GET /v1/stats/due). */

@@ -219,7 +219,7 @@ export const RESERVE_MAX_WAIT_MS = LIMITS.reserveMaxWaitMs;
 
 export const ReserveRequest = Type.Object(
   {
-    topics: Type.Array(Topic, { minItems: 1, maxItems: 100 }),
+    topics: Type.Array(Topic, { minItems: 1, maxItems: LIMITS.reserveMaxTopics }),
     count: Type.Optional(
       Type.Integer({ minimum: 1, maximum: RESERVE_MAX_COUNT, description: 'jobs wanted; default 1' }),
     ),
