@@ -1,6 +1,7 @@
 /** The job commands: put, reserve, delete, release, bury, touch, kick, peek (mapping: docs/beanstalkd.md). */
 import { isDelayqError } from '../core/errors.js';
 import type { Job, JobState } from '../core/job.js';
+import { compareReadyOrder } from '../store/ready-order.js';
 import { LIMITS } from '../core/limits.js';
 import { BAD_FORMAT, NOT_FOUND, type Reply } from './replies.js';
 import type { ConnectionState as Connection, Held } from './connection-state.js';
@@ -203,18 +204,21 @@ export async function peekJob(conn: Connection, number: number): Promise<Reply> 
   return job ? withBody('FOUND', conn, job) : NOT_FOUND;
 }
 
-/** peek-ready (next to reserve), peek-delayed (due first), peek-buried (buried first) of the used tube. */
+/** peek-ready: the job reserve takes next (the stores' ready order); peek-delayed: due first; peek-buried: buried first. */
+const PEEK_ORDER: Record<'ready' | 'delayed' | 'dead', (a: Job, b: Job) => number> = {
+  ready: compareReadyOrder,
+  delayed: (a, b) => a.runAt - b.runAt || a.priority - b.priority,
+  dead: (a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0),
+};
+
+/** peek-ready, peek-delayed or peek-buried of the used tube. */
 export async function peekState(
   conn: Connection,
   state: Extract<JobState, 'ready' | 'delayed' | 'dead'>,
 ): Promise<Reply> {
   const { jobs } = await conn.ctx.service.list({ topic: conn.used, state, limit: PEEK_WINDOW });
-  const key = (j: Job): number[] => (state === 'dead' ? [j.finishedAt ?? 0, 0] : [j.runAt, j.priority]);
-  const next = jobs.reduce<Job | undefined>((best, j) => {
-    if (!best) return j;
-    const [a, b] = [key(j), key(best)];
-    return a[0]! < b[0]! || (a[0] === b[0] && a[1]! < b[1]!) ? j : best;
-  }, undefined);
+  const order = PEEK_ORDER[state];
+  const next = jobs.reduce<Job | undefined>((best, j) => (!best || order(j, best) < 0 ? j : best), undefined);
   return next ? withBody('FOUND', conn, next) : NOT_FOUND;
 }
 

@@ -45,6 +45,16 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('jackd round trips aga
     await expect(client.peek(id)).rejects.toThrow(/NOT_FOUND/);
   });
 
+  it('peek-ready answers the job reserve takes next: the most urgent, not the first put', async () => {
+    const lazy = await client.put('lazy', { priority: 2000, delay: 0, ttr: 30 });
+    const urgent = await client.put('urgent', { priority: 10, delay: 0, ttr: 30 });
+    expect((await client.peekReady()).id).toBe(urgent);
+    const first = await client.reserve();
+    expect(first.id).toBe(urgent);
+    await client.delete(urgent);
+    await client.delete(lazy);
+  });
+
   it('release with a delay, then bury, kick, touch and stats-job', async () => {
     const id = await client.put('work', { priority: 5, ttr: 10 });
     let job = await client.reserve();
