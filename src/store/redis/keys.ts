@@ -11,7 +11,7 @@
  *                pending job costs beyond its record. push.lua picks b from the id's hash and the
  *                topic's delayed count, so the number of buckets follows the backlog (see push.lua);
  *                the record keeps b, so later scripts find the job without recomputing it
- *   T:ready:X    zset  (5-digit priority + id) → runAt, ready jobs of topic X: order (runAt, priority, id)
+ *   T:ready:X    zset  runAt(6 B) + createdAt(6 B) + id → priority, ready jobs of topic X: order (priority, runAt, createdAt, id)
  *   T:dead:X     zset  id → finishedAt, dead jobs of topic X (redrive oldest first)
  *   T:reserved   zset  id → TTR deadline, and a marker member at +inf that keeps it a skiplist (reserve.lua)
  *   T:expiry     zset  id → runAt + ttl, ready jobs with a ttl
