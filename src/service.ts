@@ -25,10 +25,8 @@ import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-i
 import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
 import { observeStore } from './observe/observed-store.js';
 import { StoreNoticeLog } from './store-notice-log.js';
-import { isNoticing } from './store/store-notices.js';
 import { notFoundError, unwrap } from './store/outcome-errors.js';
 import {
-  isWatchable,
   type CancelledJob,
   type JobPage,
   type JobQuery,
@@ -73,7 +71,7 @@ export class DelayqService {
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
     this.runScheduler = options.runScheduler ?? true;
     this.storeNotices = new StoreNoticeLog(this.logger);
-    if (isNoticing(this.store)) this.store.notices(this.storeNotices); // before open: open-time notices count too
+    this.store.notices(this.storeNotices); // before open: open-time notices count too
     this.scheduler = new Scheduler(
       this.store,
       this.clock,
@@ -104,7 +102,7 @@ export class DelayqService {
     if (this.state !== 'new') return;
     await this.store.open();
     await this.paused.start();
-    if (isWatchable(this.store)) {
+    if (this.store.capabilities.shared) {
       this.store.watch({
         onReady: (topics) => this.waiters.notify(topics),
         onDue: (at) => this.scheduler.notifyDue(at),

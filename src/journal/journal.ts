@@ -1,6 +1,7 @@
 import type { EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
+import type { Store } from '../store/store.js';
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -75,7 +76,7 @@ export interface JournalMaintenance {
 
 /**
  * The operator's side of a journaled store (the seeds' /reStore, /reStore/{id}, /clearAll) plus its status.
- * DelayqService finds it by capability (`isJournaled`), never by instanceof.
+ * DelayqService finds it by capability (StoreCapabilities.journaled, read by `isJournaled`), never by instanceof.
  */
 export interface JournalOperations {
   restore(options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
@@ -84,9 +85,9 @@ export interface JournalOperations {
   status(): JournalStatus;
 }
 
-export function isJournaled<T extends object>(store: T): store is T & JournalMaintenance & JournalOperations {
-  const s = store as Partial<JournalMaintenance & JournalOperations>;
-  return typeof s.loadDue === 'function' && typeof s.restore === 'function' && typeof s.status === 'function';
+/** A store that declares a journal (capabilities.journaled) offers the journal's maintenance and operations. */
+export function isJournaled<T extends Store>(store: T): store is T & JournalMaintenance & JournalOperations {
+  return store.capabilities.journaled;
 }
 
 /** ok: marker present; fresh: first start, marker written; restored: it was lost and is restored; lost: manual mode. */

@@ -21,16 +21,13 @@ import {
   type LapsedReservation,
   type CancelledJob,
   type Outcome,
-  type PromoteOptions,
   type PromoteResult,
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
-  isWatchable,
   type Store,
   type StoreCapabilities,
   type StoreWatcher,
-  type WatchableStore,
 } from '../store/store.js';
 import type { Journal, JournalMaintenance, JournalOperations } from './journal.js';
 import {
@@ -57,7 +54,7 @@ import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } f
 import { mergeLists, mergeStats } from './merge-reads.js';
 import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.js';
 import { redriveJournaled } from './journal-redrive.js';
-import type { NoticingStore, StoreNoticeListener } from '../store/store-notices.js';
+import type { StoreNoticeListener } from '../store/store-notices.js';
 
 export interface JournaledStoreOptions {
   /** Name of this process in the journal's history. */
@@ -89,7 +86,7 @@ export interface JournaledStoreOptions {
  * `asyncFlushMs`); promote, touch and expire are not journaled (the inner store has the detail), so a
  * restore can deliver such a job earlier than planned: at least once, never lost.
  */
-export class JournaledStore implements WatchableStore, NoticingStore, JournalMaintenance, JournalOperations {
+export class JournaledStore implements Store, JournalMaintenance, JournalOperations {
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
   readonly inner: Store;
@@ -114,7 +111,12 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     this.pauses = inner.pauses;
     this.numbers = inner.numbers;
     this.kind = `${inner.kind}+${journal.dialect}`;
-    this.capabilities = { shared: inner.capabilities.shared, durable: true };
+    this.capabilities = {
+      shared: inner.capabilities.shared,
+      durable: true,
+      journaled: true,
+      reserveTakesDue: inner.capabilities.reserveTakesDue,
+    };
     this.nodeId = options.nodeId;
     this.horizonMs = options.horizonMs ?? 3_600_000;
     this.clock = options.clock ?? inner.clock ?? systemClock;
@@ -254,7 +256,7 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
 
   /** Peers' wake-ups come from the inner store (Redis pub/sub); without them, only the scheduler's timers. */
   watch(watcher: StoreWatcher): void {
-    if (isWatchable(this.inner)) this.inner.watch(watcher);
+    this.inner.watch(watcher);
   }
 
   // ——— consumers ———
@@ -332,8 +334,13 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
 
   // ——— the scheduler ———
 
-  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
-    return this.inner.promoteDue(now, limit, options);
+  async promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    const promoted = await this.inner.promoteDue(now, limit);
+    // The inner store's marker job (journal-jobs.ts) is never due: it is no wake-up.
+    const { promoteAt } = promoted.next;
+    return promoteAt === null || promoteAt < MARKER_RUN_AT
+      ? promoted
+      : { ...promoted, next: { ...promoted.next, promoteAt: null } };
   }
 
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {

@@ -21,14 +21,13 @@ import {
   type Outcome,
 } from '../store.js';
 import type {
-  PromoteOptions,
   PromoteResult,
   PushResult,
   RedriveTarget,
   ReserveOptions,
+  Store,
   StoreCapabilities,
   StoreWatcher,
-  WatchableStore,
 } from '../store.js';
 import {
   checkEvictionPolicy,
@@ -62,7 +61,7 @@ import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-sch
 import { redrive } from './redis-redrive.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { WakeBus } from './wake-bus.js';
-import { NoticeFanout, type NoticingStore, type StoreNoticeListener } from '../store-notices.js';
+import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
 import { persistenceWarnings } from './persistence-check.js';
 import { ResetMarker } from './reset-marker.js';
 
@@ -78,6 +77,12 @@ export interface RedisStoreOptions {
   partitions?: number;
   /** Delayed sets per topic and partition while the topic is small; they double as its backlog grows (push.lua). @defaultValue 128 */
   delayBuckets?: number;
+  /**
+   * promoteDue leaves the due jobs of a topic whose consumers are draining it for reserve to take in one
+   * transition (one partition only); false promotes every due job, as a store without the shortcut does.
+   * @defaultValue true
+   */
+  leaveDueToConsumers?: boolean | undefined;
   /** @defaultValue 2000 */
   commandTimeoutMs?: number;
   /** @defaultValue 2000 */
@@ -100,9 +105,9 @@ interface FinishItem {
  * slot), and several delayq processes hear each other through pub/sub (WakeBus). Reads and writes that span
  * partitions (promote, reserve, stats…) fan out and merge in the client.
  */
-export class RedisStore implements WatchableStore, NoticingStore {
+export class RedisStore implements Store {
   readonly kind = 'redis';
-  readonly capabilities: StoreCapabilities = { shared: true, durable: true };
+  readonly capabilities: StoreCapabilities;
   /** Redis's clock, for DelayqService's `clock` option when several processes share this Redis. */
   readonly clock: RedisClock;
   readonly prefix: string;
@@ -153,6 +158,8 @@ export class RedisStore implements WatchableStore, NoticingStore {
     if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 1024) {
       throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
     }
+    // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
+    this.capabilities = { shared: true, durable: true, journaled: false, reserveTakesDue: this.partitions === 1 };
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
@@ -442,8 +449,8 @@ export class RedisStore implements WatchableStore, NoticingStore {
 
   // ---- the scheduler (redis-scheduling.ts)
 
-  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
-    return promoteDue(this.access, now, limit, options);
+  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    return promoteDue(this.access, now, limit, this.options.leaveDueToConsumers ?? true);
   }
 
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
@@ -479,5 +486,5 @@ export class RedisStore implements WatchableStore, NoticingStore {
   stats(): Promise<TopicStats[]> {
     return topicStats(this.access);
   }
-  dueHistogram: WatchableStore['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
+  dueHistogram: Store['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
 }
