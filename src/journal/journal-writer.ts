@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../core/job.js';
-import type { Journal, JournalBatch, JournalJob } from './journal.js';
+import type { Journal, JournalBatch, JournalCommitObserver, JournalJob } from './journal.js';
 
 export interface JournalWriterOptions {
   /** This process's name, recorded as the pusher of the jobs it inserts. */
@@ -18,9 +18,10 @@ interface Waiter {
   insertIds: readonly string[];
 }
 
+/** `queuedAt`: performance.now() when the entry was handed over (the start of its write lag). */
 type Item =
-  | { kind: 'insert'; job: JournalJob; durable: boolean }
-  | { kind: 'upsert'; job: JournalJob; force: boolean; durable: boolean }
+  | { kind: 'insert'; job: JournalJob; durable: boolean; queuedAt: number }
+  | { kind: 'upsert'; job: JournalJob; force: boolean; durable: boolean; queuedAt: number }
   | { kind: 'history'; entry: HistoryEntry & { jobId: string }; durable: boolean };
 
 /**
@@ -38,6 +39,7 @@ export class JournalWriter {
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  private readonly observers = new Set<JournalCommitObserver>();
 
   constructor(journal: Journal, options: JournalWriterOptions) {
     this.journal = journal;
@@ -54,7 +56,8 @@ export class JournalWriter {
     jobs: readonly JournalJob[],
     history: readonly (HistoryEntry & { jobId: string })[] = [],
   ): Promise<Set<string>> {
-    for (const job of jobs) this.items.push({ kind: 'insert', job, durable: true });
+    const queuedAt = performance.now();
+    for (const job of jobs) this.items.push({ kind: 'insert', job, durable: true, queuedAt });
     for (const entry of history) this.items.push({ kind: 'history', entry, durable: true });
     return this.waitForFlush(jobs.map((j) => j.id));
   }
@@ -65,7 +68,9 @@ export class JournalWriter {
     history: readonly (HistoryEntry & { jobId: string })[],
     options: { force: boolean; durable: boolean },
   ): Promise<void> {
-    for (const job of jobs) this.items.push({ kind: 'upsert', job, force: options.force, durable: options.durable });
+    const queuedAt = performance.now();
+    for (const job of jobs)
+      this.items.push({ kind: 'upsert', job, force: options.force, durable: options.durable, queuedAt });
     for (const entry of history) this.items.push({ kind: 'history', entry, durable: options.durable });
     if (options.durable) return this.waitForFlush([]).then(() => undefined);
     this.scheduleAsync();
@@ -74,6 +79,12 @@ export class JournalWriter {
 
   history(entries: readonly (HistoryEntry & { jobId: string })[], durable = false): Promise<void> {
     return this.upsert([], entries, { force: false, durable });
+  }
+
+  /** Hears of every job row committed, with its write lag; answers the unsubscribe function. */
+  observeCommits(observer: JournalCommitObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   /** Writes everything queued now (reads that must see the journal call this first). */
@@ -122,6 +133,14 @@ export class JournalWriter {
     return this.flushing;
   }
 
+  private reportCommit(items: readonly Item[]): void {
+    const committedAt = performance.now();
+    for (const item of items) {
+      if (item.kind === 'history') continue;
+      for (const observer of this.observers) observer(committedAt - item.queuedAt, item.durable);
+    }
+  }
+
   private async writeBatch(items: Item[], waiters: Waiter[]): Promise<void> {
     const batch: JournalBatch = { inserts: [], upserts: [], history: [], pushedBy: this.options.nodeId };
     const inserted = new Set<string>();
@@ -141,6 +160,7 @@ export class JournalWriter {
     batch.upserts = [...upserts.values()];
     try {
       const created = await this.journal.write(batch);
+      if (this.observers.size) this.reportCommit(items);
       const claimed = new Set<string>();
       for (const waiter of waiters) {
         const mine = new Set<string>();
