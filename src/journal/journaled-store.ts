@@ -33,7 +33,7 @@ import {
   type StoreWatcher,
   type WatchableStore,
 } from '../store/store.js';
-import type { Journal, JournalMaintenance, JournalOperations } from './journal.js';
+import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from './journal.js';
 import {
   entry,
   isMarker,
@@ -441,6 +441,10 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   /** The inner store's notices (resets, risky setup); a reset also triggers the marker check, so the restore. */
   notices(listener: StoreNoticeListener): void {
     this.monitor.forwardNotices(listener, () => this.clock.now());
+  }
+
+  observeCommits(observer: JournalCommitObserver): () => void {
+    return this.writer.observeCommits(observer);
   }
 
   status(): JournalStatus {
