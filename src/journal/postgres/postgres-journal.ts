@@ -68,7 +68,7 @@ export class PostgresJournal extends SqlJournal {
       // The driver is loaded when the pool first connects: a start without this journal never loads it.
       const pool = async (): Promise<pg.Pool> => {
         const { default: pg } = await import('pg');
-        return new pg.Pool({
+        const created = new pg.Pool({
           connectionString: options.connectionString,
           max: options.maxConnections ?? 10,
           options: `-c search_path=${schema}`,
@@ -80,6 +80,12 @@ export class PostgresJournal extends SqlJournal {
                 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
           },
         });
+        // A client whose server went away (a database restart) emits 'error', idle in the pool or checked
+        // out between queries; unheard, the event ends the process. The query in flight fails on its own, the
+        // pool drops the client, and the next query connects afresh.
+        created.on('error', () => undefined);
+        created.on('connect', (client) => client.on('error', () => undefined));
+        return created;
       };
       return new Kysely<JournalDatabase>({ dialect: new PostgresDialect({ pool }) });
     });
