@@ -3,7 +3,7 @@
 // writing, SIGSTOP a master past the node timeout then SIGCONT (a stale master), restart a replica empty,
 // kill -9 of each journal database. Short form: one round, no journal + PostgreSQL; long form
 // (CHAOS_LONG=1): every group, FAILOVER_ROUNDS rounds (default 3).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ReplicatedCluster } from '../helpers/redis-topologies.js';
 import { OwnMariadb, OwnPostgres, type OwnDatabase } from './chaos-databases.js';
 import { recordFigure } from './chaos-figures.js';
