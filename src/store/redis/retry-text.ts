@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY } from '../../core/retry-policy.js';
+import { DEFAULT_RETRY_POLICY } from '../../config.js';
 import type { RetryPolicy } from '../../core/job.js';
 
 /**
