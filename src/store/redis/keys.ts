@@ -17,7 +17,6 @@
  *   T:expiry     zset  id → runAt + ttl, ready jobs with a ttl
  *   T:ended:M    list  ids of the jobs that ended in minute M (epoch ms / 60000), in the order they ended
  *   T:ended:slots zset M → its start (ms): the minutes of the ended log, which purge walks (lua/ended-log.lua)
- *   T:ended      zset  id → finishedAt: the ended index of the layout before the log, only purged now
  *   T:counts     hash  `topic|stateCode` → jobs (stats in O(partitions × topics))
  *   T:draining   hash  topic → when a reserve last took jobs of it (promote.lua leaves such a topic's due
  *                jobs to reserve.lua)
