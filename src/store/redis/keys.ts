@@ -6,9 +6,8 @@
  * Per partition (tag T = `{prefix:p}`):
  *   T:jobs       hash  id → packed record (binary head, msgpack body, history: record-layout.ts)
  *   T:dueidx     zset  `X#b` → earliest runAt of delayed set `X#b` (the promote index)
- *   T:delayed:X#b zset id → runAt, delayed jobs of topic X in bucket b: small sets stay listpack-encoded
- *                (≈40 bytes an entry instead of ≈130 in a skiplist), which is most of the memory a
- *                pending job costs beyond its record. push.lua picks b from the id's hash and the
+ *   T:delayed:X#b zset id → runAt, delayed jobs of topic X in bucket b: small sets stay listpack-encoded,
+ *                the smallest encoding, as this set is most of a pending job's memory beyond its record. push.lua picks b from the id's hash and the
  *                topic's delayed count, so the number of buckets follows the backlog (see push.lua);
  *                the record keeps b, so later scripts find the job without recomputing it
  *   T:ready:X    zset  runAt(6 B) + createdAt(6 B) + id → priority, ready jobs of topic X: order (priority, runAt, createdAt, id)
