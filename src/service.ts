@@ -362,7 +362,7 @@ export class DelayqService {
     return this.run(async () => this.paused.withPauses(await this.store.stats()));
   }
 
-  /** Pauses a topic (reserve and push sinks skip it), until resumed or, with `delayMs`, for that long. */
+  /** Pauses a topic (reserve and delivery skip it), until resumed or, with `delayMs`, for that long. */
   pauseTopic(topic: string, options: { delayMs?: number | string | undefined } = {}): Promise<TopicPause> {
     return this.run(() => this.paused.pause(validateTopic(topic, 'topic'), options.delayMs));
   }

@@ -187,7 +187,7 @@ export class DelayqClient {
     return (await this.request<StatsResponse>('GET', '/v1/stats', undefined, options)).topics;
   }
 
-  /** Pauses a topic: reserve and push sinks skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
+  /** Pauses a topic: reserve and delivery skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
   pauseTopic(
     topic: string,
     pause: { delayMs?: number | string } = {},
