@@ -39,7 +39,12 @@ import type {
   WireReservation,
   WireTopicStats,
 } from '../protocol/schemas.js';
-import type { PutScheduleRequest, Schedule } from '../protocol/schedule-schemas.js';
+import type {
+  PutScheduleRequest,
+  Schedule,
+  ScheduleFiresQuery,
+  ScheduleFiresResponse,
+} from '../protocol/schedule-schemas.js';
 
 export interface DelayqClientOptions {
   /** Base URL of the server. @defaultValue http://127.0.0.1:7750 (the server's default listener, config.ts) */
@@ -246,6 +251,19 @@ export class DelayqClient {
         options,
       )
     ).schedule;
+  }
+
+  /** A schedule's coming ticks and its latest fires with their jobs (newest first); 5 of each by default. */
+  async scheduleFires(
+    name: string,
+    counts: ScheduleFiresQuery = {},
+    options?: RequestOptions,
+  ): Promise<ScheduleFiresResponse> {
+    const query = new URLSearchParams(
+      Object.entries(counts).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
+    const path = `/v1/schedules/${encodeURIComponent(name)}/fires${query ? `?${query}` : ''}`;
+    return this.request<ScheduleFiresResponse>('GET', path, undefined, options);
   }
 
   /** Resumes a paused schedule; ticks due while it was paused are not fired. */

@@ -33,7 +33,7 @@ import {
   type StoreWatcher,
   type WatchableStore,
 } from '../store/store.js';
-import type { Journal, JournalMaintenance, JournalOperations } from './journal.js';
+import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from './journal.js';
 import {
   entry,
   isMarker,
@@ -71,6 +71,8 @@ export interface JournaledStoreOptions {
   innerRetentionMs?: number;
   /** Delay allowed to batch asynchronous journal entries (reserve, retry, release). @defaultValue 20 ms */
   asyncFlushMs?: number;
+  /** Journal batches (transactions) written at once by the group commit. @defaultValue 4 */
+  writeConcurrency?: number;
   /** Jobs per page when restoring. @defaultValue 5000 */
   restoreBatchSize?: number;
   /** Unfinished journal rows compared with the inner store per reconciliation pass. @defaultValue config's journal.reconcileBatchSize */
@@ -126,6 +128,7 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
       nodeId: options.nodeId,
       asyncFlushMs: options.asyncFlushMs ?? 20,
       maxPendingAsync: 100_000,
+      maxBatchesInFlight: options.writeConcurrency ?? 4,
       onError: (err, dropped) =>
         this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
     });
@@ -438,6 +441,10 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   /** The inner store's notices (resets, risky setup); a reset also triggers the marker check, so the restore. */
   notices(listener: StoreNoticeListener): void {
     this.monitor.forwardNotices(listener, () => this.clock.now());
+  }
+
+  observeCommits(observer: JournalCommitObserver): () => void {
+    return this.writer.observeCommits(observer);
   }
 
   status(): JournalStatus {
