@@ -32,7 +32,7 @@ describe('Dispatcher', () => {
 
     let stopped = false;
     const stopping = h.dispatcher.stop().then(() => (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // lets time pass: shows stop does not return early
     expect(stopped).toBe(false); // still waiting for the three deliveries
     const late = await h.push({ topic, body: { late: true } });
     held.splice(0).forEach((release) => release());
@@ -63,7 +63,7 @@ describe('Dispatcher', () => {
     const topic = uniqueName('idle');
     await h.bindings.setBinding(topic, hook(r.url()));
 
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // lets time pass: shows an idle pump does not spin
     expect(reserveCalls).toBe(1); // one long-poll, still waiting
 
     const job = await h.push({ topic, delayMs: 300 });
@@ -96,7 +96,7 @@ describe('Dispatcher', () => {
     await h.bindings.deleteBinding(topic);
     await waitFor('the pump to be gone', () => h.dispatcher.status().every((s) => s.topic !== topic));
     const c = await h.push({ topic, body: { n: 'c' } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // lets time pass: shows no pump takes it
     expect((await h.job(c.id)).state).toBe('ready'); // a pull consumer can reserve it now
     const [reservation] = await h.service.reserve({ topics: [topic] });
     expect(reservation?.job.id).toBe(c.id);
