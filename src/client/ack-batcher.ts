@@ -18,6 +18,8 @@ export class AckBatcher {
   private readonly delayMs: number;
   private queue: Queued[] = [];
   private scheduled = false;
+  /** The gathering delay's timer, cleared on every send so a flushed batcher holds the process open no longer. */
+  private timer: NodeJS.Timeout | undefined;
   private readonly sending = new Set<Promise<void>>();
 
   /** `delayMs` 0: send at the end of the current event-loop turn. */
@@ -32,7 +34,7 @@ export class AckBatcher {
       if (this.queue.length >= LIMITS.ackBatchMax) this.send();
       else if (!this.scheduled) {
         this.scheduled = true;
-        if (this.delayMs > 0) setTimeout(() => this.send(), this.delayMs);
+        if (this.delayMs > 0) this.timer = setTimeout(() => this.send(), this.delayMs);
         else setImmediate(() => this.send());
       }
     });
@@ -46,6 +48,8 @@ export class AckBatcher {
 
   private send(): void {
     this.scheduled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.queue.length === 0) return;
     const batch = this.queue.splice(0, LIMITS.ackBatchMax);
     const sent = this.client.ack(batch.map((q) => q.ack)).then(

@@ -6,8 +6,7 @@
  * The finishes and fails of one event-loop turn (or of `ackDelayMs`) go out together as one batch
  * acknowledgement (`POST /v1/ack`, ack-batcher.ts); close() flushes them.
  * With two lanes one reserve call is under way while the other lane's jobs run, instead of the server
- * and the consumer taking turns: an in-process consumer built this way drained a 100k burst 11–36 %
- * faster (bench/profiling-notes.md). Never more than `concurrency` jobs are held. `close()` stops reserving, drops
+ * and the consumer taking turns, so neither waits for the other. Never more than `concurrency` jobs are held. `close()` stops reserving, drops
  * the pending long-polls (the server releases anything reserved for them) and waits for the running
  * handlers, whose jobs are still finished or failed.
  */

@@ -133,7 +133,7 @@ export type Outcome<T> =
 
 export type OutcomeFailure = 'not_found' | 'wrong_state' | 'token_mismatch';
 
-/** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a push sink). */
+/** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a sink). */
 export interface CancelledJob {
   job: Job;
   /** true: the job was reserved when cancelled, so its current attempt may have run; job.attempts counts them. */

@@ -152,7 +152,7 @@ describe('Worker', () => {
     await client.pushBatch([1, 2, 3, 4, 5, 6].map((n) => ({ topic: 'w-lanes', id: `wl-${n}` })));
     await waitFor(() => running === 5, 'five handlers at once');
     const polls = asked.length;
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await new Promise((resolve) => setTimeout(resolve, 700)); // lets two poll lengths pass: shows no lane asks
     expect(asked.length).toBe(polls); // both lanes full: neither asks for more
     expect((await client.list({ topic: 'w-lanes', state: 'ready' })).jobs).toHaveLength(1);
     openGate();
@@ -170,8 +170,7 @@ describe('Worker', () => {
       lanes: 1,
       waitMs: 300,
     }).start();
-    await waitFor(() => asked.length >= 1, 'the one lane polling');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => asked.length >= 2, 'the one lane polling twice');
     expect(asked[0]).toBe(5); // one loop asks for all five slots
     expect(asked.every((n) => n === 5)).toBe(true);
     await single.close();
