@@ -106,6 +106,7 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
   private readonly reconciler: JournalReconciler;
+  private readonly restoreSteps: ((now: EpochMs) => Promise<void>)[] = [];
   /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
   readonly pauses: TopicPauses;
   readonly numbers: JobNumbers;
@@ -447,8 +448,13 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     await this.writer.flush();
     await this.monitor.restoring(now);
     const summary = await restoreFromJournal(this.context(), options, now);
+    for (const step of this.restoreSteps) await step(now);
     await this.monitor.restored(summary);
     return summary;
+  }
+
+  onRestore(step: (now: EpochMs) => Promise<void>): void {
+    this.restoreSteps.push(step);
   }
 
   /** The seeds' /reStore/{id}. */
