@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../core/job.js';
-import type { Journal, JournalBatch, JournalJob } from './journal.js';
+import type { Journal, JournalBatch, JournalCommitObserver, JournalJob } from './journal.js';
 
 export interface JournalWriterOptions {
   /** This process's name, recorded as the pusher of the jobs it inserts. */
@@ -27,6 +27,8 @@ interface Group {
   history: readonly (HistoryEntry & { jobId: string })[];
   durable: boolean;
   waiter: Waiter | undefined;
+  /** performance.now() when the group was handed over (the start of its write lag). */
+  queuedAt: number;
 }
 
 /**
@@ -47,6 +49,7 @@ export class JournalWriter {
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  private readonly observers = new Set<JournalCommitObserver>();
 
   constructor(journal: Journal, options: JournalWriterOptions) {
     this.journal = journal;
@@ -67,7 +70,7 @@ export class JournalWriter {
   ): Promise<Set<string>> {
     return new Promise<Set<string>>((resolve, reject) => {
       const waiter = { resolve, reject, insertIds: jobs.map((j) => j.id) };
-      this.groups.push({ inserts: jobs, upserts: [], history, durable: true, waiter });
+      this.groups.push({ inserts: jobs, upserts: [], history, durable: true, waiter, queuedAt: performance.now() });
       this.scheduleDurable();
     });
   }
@@ -80,19 +83,32 @@ export class JournalWriter {
   ): Promise<void> {
     const upserts = jobs.map((job) => ({ job, force: options.force }));
     if (!options.durable) {
-      this.groups.push({ inserts: [], upserts, history, durable: false, waiter: undefined });
+      this.groups.push({
+        inserts: [],
+        upserts,
+        history,
+        durable: false,
+        waiter: undefined,
+        queuedAt: performance.now(),
+      });
       this.scheduleAsync();
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
       const waiter = { resolve: () => resolve(), reject, insertIds: [] };
-      this.groups.push({ inserts: [], upserts, history, durable: true, waiter });
+      this.groups.push({ inserts: [], upserts, history, durable: true, waiter, queuedAt: performance.now() });
       this.scheduleDurable();
     });
   }
 
   history(entries: readonly (HistoryEntry & { jobId: string })[], durable = false): Promise<void> {
     return this.upsert([], entries, { force: false, durable });
+  }
+
+  /** Hears of every job row committed, with its write lag; answers the unsubscribe function. */
+  observeCommits(observer: JournalCommitObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   /** Writes everything queued now (reads that must see the journal call this first). */
@@ -175,6 +191,16 @@ export class JournalWriter {
     return taken;
   }
 
+  private reportCommit(groups: readonly Group[]): void {
+    const committedAt = performance.now();
+    for (const g of groups) {
+      const rows = g.inserts.length + g.upserts.length;
+      for (let i = 0; i < rows; i++) {
+        for (const observer of this.observers) observer(committedAt - g.queuedAt, g.durable);
+      }
+    }
+  }
+
   private async writeBatch(groups: Group[]): Promise<void> {
     const batch: JournalBatch = { inserts: [], upserts: [], history: [], pushedBy: this.options.nodeId };
     const inserted = new Set<string>();
@@ -196,6 +222,7 @@ export class JournalWriter {
     batch.upserts = [...upserts.values()];
     try {
       const created = await this.journal.write(batch);
+      if (this.observers.size) this.reportCommit(groups);
       const claimed = new Set<string>();
       for (const g of groups) {
         if (!g.waiter) continue;

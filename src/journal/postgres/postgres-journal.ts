@@ -25,7 +25,7 @@ export class PostgresJournal extends SqlJournal {
     // The driver is loaded when the pool first connects: a start without this journal never loads it.
     const makePool = async (): Promise<pg.Pool> => {
       const { default: pg } = await import('pg');
-      return new pg.Pool({
+      const created = new pg.Pool({
         connectionString: options.connectionString,
         max: options.maxConnections ?? 10,
         options: `-c search_path=${schema}`,
@@ -37,6 +37,11 @@ export class PostgresJournal extends SqlJournal {
               : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
         },
       });
+      // After a database restart a client emits 'error' (idle or between queries); unheard, it would end the
+      // process. The query in flight fails on its own and the pool connects afresh for the next one.
+      created.on('error', () => undefined);
+      created.on('connect', (client) => client.on('error', () => undefined));
+      return created;
     };
     /** One pool per open journal, shared by Kysely and the batch writes. */
     let current: Promise<pg.Pool> | undefined;
