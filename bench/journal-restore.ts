@@ -7,7 +7,7 @@ import type { Journal, JournalJob } from '../src/journal/journal.js';
 import { newJournalJob } from '../src/journal/journal-jobs.js';
 import { MysqlJournal } from '../src/journal/mysql/mysql-journal.js';
 import { PostgresJournal } from '../src/journal/postgres/postgres-journal.js';
-import { DEFAULT_RETRY_POLICY } from '../src/core/retry-policy.js';
+import { DEFAULT_RETRY_POLICY } from '../src/config.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { Results } from './results-table.js';
 import { bodyFor } from './subject.js';
