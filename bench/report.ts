@@ -2,6 +2,7 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { apiSection } from './api-report.js';
+import { durableSection } from './durable-report.js';
 import { fmt } from './lib.js';
 import { scheduleFiresSection } from './schedule-fires.js';
 import { REFERENCE, table, type Results } from './results-table.js';
@@ -235,6 +236,7 @@ The system is first filled with ${fmt(info.pending)} jobs due in 30 min (inside 
 are all in Redis), then the 1k/s scenario runs ${info.runs} time(s). ${info.quick ? '' : tenMillionNote(info.pending)}
 
 ${table(results, 'pending', [...lat, { metric: 'preloadS', header: 'fill time', digits: 1, unit: 's' }, { metric: 'bytes', header: 'bytes/pending job' }], 'p99')}
+${durableSection(results, info.mode['restore'] ?? 0)}
 ${apiSection(results)}
 ## delayq over HTTP, per request (Redis store; server in its own process)
 

@@ -7,7 +7,7 @@
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http,drain,schedules  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
@@ -27,6 +27,7 @@ import { DelayqBeanstalkdSubject } from './subjects/delayq-beanstalkd-subject.js
 import { DelayqSubject } from './subjects/delayq-subject.js';
 import { DelayqHttpSubject } from './subjects/delayq-http-subject.js';
 import { MARIADB, POSTGRES } from './subjects/sql-databases.js';
+import { measureRestore } from './journal-restore.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -49,6 +50,7 @@ const mode = quick
       rf: 200,
       beyond: 1000,
       drain: 5000,
+      restore: 5000,
       schedules: 200,
       scheduleS: 3,
     }
@@ -67,6 +69,7 @@ const mode = quick
       rf: 3000,
       beyond: 20_000,
       drain: 100_000,
+      restore: 1_000_000,
       schedules: 1000,
       scheduleS: 20,
     };
@@ -297,6 +300,10 @@ async function main(): Promise<void> {
       }
     });
   }
+
+  scenarioStart('restore', `restore: ${mode.restore} journaled jobs into an empty Redis`);
+  if (want('restore'))
+    await measureRestore(results, failures, redis.port, withMariadb ? [POSTGRES, MARIADB] : [POSTGRES], mode.restore);
 
   const http = new HttpBench(redis.port);
   if (want('http')) log('HTTP: push single, push batch, reserve+finish');

@@ -104,6 +104,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
   private readonly reconciler: JournalReconciler;
+  private readonly restoreSteps: ((now: EpochMs) => Promise<void>)[] = [];
   /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
   readonly pauses: TopicPauses;
   readonly numbers: JobNumbers;
@@ -463,8 +464,13 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     await this.writer.flush();
     await this.monitor.restoring(now);
     const summary = await restoreFromJournal(this.context(), options, now);
+    for (const step of this.restoreSteps) await step(now);
     await this.monitor.restored(summary);
     return summary;
+  }
+
+  onRestore(step: (now: EpochMs) => Promise<void>): void {
+    this.restoreSteps.push(step);
   }
 
   /** The seeds' /reStore/{id}. */
