@@ -140,9 +140,8 @@ export class Worker {
         await this.pause(lane, Promise.race(lane.inFlight));
         continue;
       }
-      // The acknowledgements gathered so far ride on this reserve, settled by the server before it reserves.
-      // A reserve that carries some does not wait (nor is it dropped by close()): their results come back at
-      // once, and when nothing was ready the next turn of the loop long-polls without them.
+      // The acknowledgements gathered so far ride on this reserve, settled by the server before it reserves. It
+      // waits at most CARRYING_WAIT_MS and close() lets it end rather than dropping it, so their results come back.
       const carried = this.acks.take(LIMITS.ackBatchMax);
       lane.poll = carried.length ? undefined : new AbortController();
       let reservations: WireReservation[];
@@ -151,7 +150,7 @@ export class Worker {
           {
             topics: this.topics,
             count: free,
-            waitMs: carried.length ? 0 : this.waitMs,
+            waitMs: carried.length ? Math.min(this.waitMs, CARRYING_WAIT_MS) : this.waitMs,
             ...(this.ttrMs === undefined ? {} : { ttrMs: this.ttrMs }),
             ...(carried.length ? { acks: carried.map((item) => item.ack) } : {}),
           },
@@ -173,6 +172,9 @@ export class Worker {
         const task = this.handle(reservation).finally(() => lane.inFlight.delete(task));
         lane.inFlight.add(task);
       }
+      // One event-loop turn before the next reserve: handlers that are done by then have their acks carried
+      // on it, instead of a reserve going out now and their acks in a request of their own after it.
+      if (reservations.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
@@ -242,6 +244,9 @@ export class Worker {
     this.onError(new DelayqError(code as ErrorCode, message, { field }), job);
   }
 }
+
+/** Longest wait of a reserve carrying acks: close() waits for it, as dropping it would lose their results. */
+const CARRYING_WAIT_MS = 1000;
 
 /** A reserve loop and the slots it owns. */
 interface Lane {

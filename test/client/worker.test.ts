@@ -229,7 +229,7 @@ describe('Worker', () => {
     expect((await client.get('wcy-7')).lastError).toBe('Error: seventh fails');
     await worker.close();
     expect(errors).toEqual([]);
-    // A reserve carrying acks does not wait; the lane's next ones long-poll without any; none went alone.
+    // The lane's later reserves carry nothing; no ack went in a request of its own.
     expect(requests.slice(2).every((r) => r === 'reserve+0')).toBe(true);
   });
 
