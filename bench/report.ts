@@ -167,8 +167,8 @@ re-run the command; hand-written findings live in \`bench/profiling-notes.md\` a
 
 > **In-process or over the API.** Every table of this file down to "Over the API" is **in-process**: the
 > benchmark calls \`DelayqService\` directly, as an application embedding delayq does. Figures **over the API**
-> (the server in its own process, driven over HTTP by the SDK and by a plain-HTTP consumer) are in the sections
-> "Over the API" and "delayq over HTTP, per request".
+> (the server in its own process, driven over HTTP by the SDK and by a plain-HTTP consumer, next to BullMQ and
+> beanstalkd in the same run) are in the sections "Over the API" and "delayq over HTTP, per request".
 
 - Machine: ${info.machine}. Load average (1/5/15 min) before: ${load(info.loadBefore)}, after: ${load(info.loadAfter)}.
   The machine is shared; a load above ~1.5 before the run means the numbers are pessimistic.
