@@ -36,4 +36,6 @@ export interface FailRequest {
   retryDelayMs?: number;
   /** Bury at once, whatever attempts remain. */
   bury?: boolean;
+  /** With `bury`: the buried job takes this priority (beanstalkd's bury). */
+  priority?: number;
 }

@@ -11,7 +11,7 @@ export interface MysqlJournalOptions {
 }
 
 /** Columns a live (asynchronous) upsert may change only while the row is not terminal. */
-const GUARDED_COLUMNS = ['state', 'run_at', 'attempts', 'last_error', 'loaded', 'updated_at'] as const;
+const GUARDED_COLUMNS = ['state', 'run_at', 'priority', 'attempts', 'last_error', 'loaded', 'updated_at'] as const;
 
 /**
  * The journal on MySQL 8 / MariaDB ≥ 10.6 (SKIP LOCKED): SqlJournal with INSERT IGNORE,

@@ -55,6 +55,7 @@ export class PostgresJournal extends SqlJournal {
           const update = oc.column('id').doUpdateSet((eb) => ({
             state: eb.ref('excluded.state'),
             run_at: eb.ref('excluded.run_at'),
+            priority: eb.ref('excluded.priority'),
             attempts: eb.ref('excluded.attempts'),
             last_error: eb.ref('excluded.last_error'),
             finished_at: eb.ref('excluded.finished_at'),
