@@ -4,8 +4,9 @@ import { newToken } from '../../core/ids.js';
 import type { Job, Reservation } from '../../core/job.js';
 import { PEEK_ORDER, type PeekState } from '../peek-order.js';
 import type { Outcome, ReserveOptions } from '../store.js';
-import { stateCode, recordToJob } from './job-record.js';
-import { unpackRecord } from './packed-record.js';
+import { recordToJob } from './job-record.js';
+import { decodeRecord } from './record-codec.js';
+import { STATE_CODE } from './record-layout.js';
 import type { RedisJobNumbers } from './redis-extras.js';
 import type { PartitionAccess } from './redis-reads.js';
 
@@ -30,9 +31,9 @@ export async function reserveJob(
 export async function peekNext(store: PartitionAccess, topic: string, state: PeekState): Promise<Job | null> {
   const found = await store.all(async (p) => {
     for (let rank = 0; ; rank += DUE_INDEX_SLICE) {
-      const reply = (await store.run('peek', p, [topic, stateCode(state), rank, DUE_INDEX_SLICE], true)) as Buffer[];
+      const reply = (await store.run('peek', p, [topic, STATE_CODE[state], rank, DUE_INDEX_SLICE], true)) as Buffer[];
       if (reply.length === 0) return null;
-      if (reply[0]!.length > 0) return recordToJob(reply[0]!.toString(), unpackRecord(reply[1]!));
+      if (reply[0]!.length > 0) return recordToJob(reply[0]!.toString(), decodeRecord(reply[1]!));
     }
   });
   const jobs = found.filter((j): j is Job => j !== null);

@@ -2,16 +2,17 @@
   slot of the ended log first (lua/ended-log.lua).
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] before (ms, exclusive)  ARGV[3] limit
-  Returns: the ids of the jobs deleted (their job numbers are the client's to drop). Fewer than the limit means nothing is left to delete, unless the
-  limit's worth of log entries read included stale ones (jobs redriven since), which the next call skips.
+  Returns: the ids of the jobs deleted (the client drops their job numbers, kept under another hash tag).
+  Fewer than the limit means nothing is left to delete, unless the limit's worth of log entries read
+  included stale ones (jobs redriven since), which the next call skips.
 ]]
 local jobs, ended, counts, tp = KEYS[1], KEYS[5], KEYS[6], ARGV[1]
 local before, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
 local deleted, read = {}, 0
 
 local function delete(id, h)
-  if h.state == 5 then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
-  redis.call('HINCRBY', counts, h.topic .. '|' .. h.state, -1)
+  if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
+  redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
   deleted[#deleted + 1] = id
 end
@@ -39,9 +40,9 @@ for _, slot in ipairs(slots) do
   for _, id in ipairs(ids) do
     local packed = redis.call('HGET', jobs, id)
     local h = packed and readHead(packed)
-    -- Terminal (4 finished … 7 expired) and ended in this slot: a job to purge, or where the walk stops.
+    -- Terminal and ended in this slot: a job to purge, or where the walk stops.
     -- Otherwise the entry is stale (redriven, ended again elsewhere, or deleted): dropped.
-    if h and h.state >= 4 and h.finishedAt and endedSlot(h.finishedAt) == tonumber(slot) then
+    if h and TERMINAL[h.state] and h.finishedAt and endedSlot(h.finishedAt) == tonumber(slot) then
       if h.finishedAt >= before then
         stop = true
         break
