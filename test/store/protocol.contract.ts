@@ -36,7 +36,6 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     });
     await store.promoteDue(T0 + 1000, 10);
     expect(await store.peekNext(topic, 'ready')).toMatchObject({ id: b.id, priority: 1 });
-    expect(await store.reserve([topic], 1, T0 + 1001)).toMatchObject([{ job: { id: b.id } }]);
     expect(await store.bury(a.id, await take(a.id, T0 + 1002), T0 + 1003, 'x', -7)).toMatchObject({
       ok: true,
       value: { priority: -7, state: 'dead' },
