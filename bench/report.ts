@@ -251,10 +251,11 @@ ${table(results, 'http', [
 ])}
 ## A burst drained through each protocol (${fmt(info.mode['drain']!)} ready jobs; one server, Redis store)
 
-One delayq server in its own process serves HTTP and gRPC; for each protocol in turn a fresh topic is filled
-with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (concurrency 100, finishing each
-job with its own request), over gRPC by one reserve stream (credit 100; each batch of reservations finished
-with acks on the stream, the credit given back with them). Rate = jobs ÷ (last finish answered − start).
+One delayq server in its own process serves HTTP, gRPC and the beanstalkd protocol; for each protocol in turn
+a fresh topic is filled with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (concurrency
+100, finishing each job with its own request), over gRPC by one reserve stream (credit 100; each batch of
+reservations finished with acks on the stream, the credit given back with them), over the beanstalkd
+protocol by 100 jackd connections (reserve-with-timeout, then delete). Rate = jobs ÷ (last finish answered − start).
 
 ${table(
   results,

@@ -346,17 +346,19 @@ async function main(): Promise<void> {
       await drain.grpc(Math.min(1000, mode.drain)); // unrecorded warm-up
     }
     for (let run = 1; run <= (want('drain') ? runs : 0); run++) {
-      const order =
-        run % 2
-          ? (['HTTP (SDK Worker)', 'gRPC reserve stream'] as const)
-          : (['gRPC reserve stream', 'HTTP (SDK Worker)'] as const);
+      const protocols = {
+        'HTTP (SDK Worker)': (n: number) => drain.http(n),
+        'gRPC reserve stream': (n: number) => drain.grpc(n),
+        'beanstalkd protocol (jackd)': (n: number) => drain.beanstalkd(n),
+      } as const;
+      const names = Object.keys(protocols) as (keyof typeof protocols)[];
+      // Each run starts with another protocol, so none always drains first.
+      const order = names.map((_, i) => names[(i + run) % names.length]!);
       for (const name of order) {
-        const r = await (name === 'HTTP (SDK Worker)' ? drain.http(mode.drain) : drain.grpc(mode.drain)).catch(
-          (err: unknown) => {
-            failures.push(`drain · ${name}: ${(err as Error).message}`);
-            return undefined;
-          },
-        );
+        const r = await protocols[name](mode.drain).catch((err: unknown) => {
+          failures.push(`drain · ${name}: ${(err as Error).message}`);
+          return undefined;
+        });
         if (!r) continue;
         results.add('drain', name, 'rate', r.jobsPerS);
         results.add('drain', name, 'missing', r.missing);

@@ -1,5 +1,7 @@
 import { DEFAULTS } from '../config.js';
 import type { JobNumbers } from '../store/job-numbers.js';
+import type { PeekState } from '../store/peek-order.js';
+import { reserveJobJournaled } from './journaled-by-id.js';
 import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
 import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
@@ -300,12 +302,12 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.transition(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.bury(id, token, now, error), 'bury', now, error, true);
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
+    return this.transition(id, this.inner.bury(id, token, now, error, priority), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.release(id, token, now, runAt), 'release', now, null, false);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
+    return this.transition(id, this.inner.release(id, token, now, runAt, priority), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
@@ -337,8 +339,17 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return row ? wrongState(row.state) : outcome;
   }
 
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return reserveJobJournaled(this.context(), id, now, options);
+  }
+
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
     return redriveJournaled(this.context(), target, now);
+  }
+
+  /** The inner store's: it holds every live job within the horizon, and dead jobs for innerRetentionMs. */
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return this.inner.peekNext(topic, state);
   }
 
   // ——— the scheduler ———

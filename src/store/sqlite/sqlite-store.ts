@@ -36,6 +36,8 @@ import {
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
+import { sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
+import type { PeekState } from '../peek-order.js';
 import { migrate } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
 import { listSql, SQL } from './statements.js';
@@ -269,19 +271,19 @@ export class SqliteStore implements Store {
     });
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
       this.record(id, now, 'bury', 'dead', row.attempts, error);
-      return this.stmt.toDead.get({ id, now, error }) as JobRow;
+      return this.stmt.toDead.get({ id, now, error, priority: priority ?? null }) as JobRow;
     });
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
       const attempt = Math.max(row.attempts - 1, 0);
       if (runAt === undefined) {
         this.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
-        return this.stmt.toReleased.get({ id }) as JobRow;
+        return this.stmt.toReleased.get({ id, priority: priority ?? null }) as JobRow;
       }
       const updated = this.toWaiting(row, runAt, now, null);
       this.record(
@@ -292,8 +294,16 @@ export class SqliteStore implements Store {
         attempt,
         runAt > now ? `released until ${runAt}` : 'released',
       );
-      return this.stmt.giveAttemptBack.get({ id }) as JobRow;
+      return this.stmt.giveAttemptBack.get({ id, priority: priority ?? null }) as JobRow;
     });
+  }
+
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return sqliteReserveJob({ ...this.access, record: (...a) => this.record(...a) }, id, now, options);
+  }
+
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return sqlitePeekNext(this.access, topic, state);
   }
 
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
@@ -373,6 +383,7 @@ export class SqliteStore implements Store {
       for (const { id } of ids) {
         this.stmt.deleteJob.run(id);
         this.stmt.deleteHistory.run(id);
+        this.stmt.deleteNumber.run(id);
       }
       return ids.length;
     });
