@@ -3,6 +3,7 @@
  * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
+import { DEFAULT_SERVER_URL } from '../config.js';
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 import type {
   Ack,
@@ -46,7 +47,7 @@ import type {
 } from '../protocol/schedule-schemas.js';
 
 export interface DelayqClientOptions {
-  /** Base URL of the server. @defaultValue http://127.0.0.1:7750 */
+  /** Base URL of the server. @defaultValue http://127.0.0.1:7750 (the server's default listener, config.ts) */
   url?: string;
   /** Bearer token, when the server requires one. */
   token?: string | undefined;
@@ -67,7 +68,7 @@ export class DelayqClient {
   private readonly transport: Transport;
 
   constructor(options: DelayqClientOptions = {}) {
-    this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
+    this.url = (options.url ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
     this.token = options.token;
     this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
   }
