@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { apiSection } from './api-report.js';
 import { durableSection } from './durable-report.js';
 import { fmt } from './lib.js';
+import { dueHistogramSection } from './due-histogram-speed.js';
 import { scheduleFiresSection } from './schedule-fires.js';
 import { REFERENCE, table, type Results } from './results-table.js';
 import type { LatenessResult } from './scenarios.js';
@@ -267,6 +268,7 @@ ${table(
   'rate',
 )}
 ${scheduleFiresSection(results, info.mode)}
+${dueHistogramSection(results, info.mode)}
 ## Where the time goes
 
 CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,

@@ -6,8 +6,9 @@
 //                                      the 1k/s scenario, then the same with 10M jobs pending (full mode only; BullMQ fills ≈ 8 GB)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
+//            --due-jobs=N (full mode: delayed jobs under the due-time histogram, default 10M)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
@@ -15,6 +16,7 @@ import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
 import { ProtocolDrain } from './protocol-drain.js';
 import { runScheduleFires } from './schedule-fires.js';
+import { runDueHistogram } from './due-histogram-speed.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -53,6 +55,7 @@ const mode = quick
       restore: 5000,
       schedules: 200,
       scheduleS: 3,
+      dueJobs: 100_000,
     }
   : {
       runs: 3,
@@ -72,6 +75,7 @@ const mode = quick
       restore: 1_000_000,
       schedules: 1000,
       scheduleS: 20,
+      dueJobs: Number(option('due-jobs') ?? 10_000_000),
     };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
@@ -371,6 +375,7 @@ async function main(): Promise<void> {
     await drain.close();
   }
 
+  if (want('due')) await runDueHistogram(results, failures, mode.dueJobs);
   if (want('schedules'))
     await runScheduleFires(results, failures, { schedules: mode.schedules, seconds: mode.scheduleS, runs });
 
