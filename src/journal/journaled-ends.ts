@@ -8,8 +8,8 @@ import type { Journal } from './journal.js';
  * The journal's ends win over a reservation. A Redis failover can give the inner store back a job whose finish
  * or cancel it acknowledged and then lost with the old master, while the journal recorded that end durably:
  * such a job is ended again in the inner store and not delivered. Dead jobs are left alone (a redrive revives
- * them in the inner store before the journal). If the journal cannot answer, delivery goes on unguarded
- * (at least once, as without a journal).
+ * them in the inner store before the journal). If the journal cannot answer, the reservations are given back
+ * and the reserve fails (E_STORE_UNAVAILABLE, as a push does then).
  */
 export async function withoutJournaledEnds(
   inner: Store,
@@ -21,8 +21,10 @@ export async function withoutJournaledEnds(
   let terminal: string[];
   try {
     terminal = await journal.terminalAmong(reserved.map((r) => r.job.id));
-  } catch {
-    return reserved;
+  } catch (err) {
+    // Unvouched, a job is given back unchanged rather than delivered: the reserve fails like a push would.
+    await Promise.all(reserved.map((r) => inner.release(r.job.id, r.token, now).catch(() => undefined)));
+    throw err;
   }
   if (!terminal.length) return reserved;
   const ended = new Set<string>();

@@ -56,5 +56,16 @@ for (const db of databases) {
       expect(delivered.map((d) => d.job.id)).toEqual([other.id]);
       expect(await inner.get(job.id)).toMatchObject({ state: 'cancelled' });
     });
+
+    it('the journal cannot answer: the reserve fails and gives its jobs back unchanged', async () => {
+      const { store, inner } = await setup();
+      const job = aJob({ topic: 'ends', now });
+      await store.push([job], now);
+      await store.journal.close();
+      await expect(store.reserve(['ends'], 10, now + 2)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
+      expect(await inner.get(job.id)).toMatchObject({ state: 'ready', attempts: 0 });
+      await store.journal.open();
+      expect((await store.reserve(['ends'], 10, now + 3)).map((r) => r.job.id)).toEqual([job.id]);
+    });
   });
 }
