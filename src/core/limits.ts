@@ -41,6 +41,8 @@ export const LIMITS = {
   /** The shortest interval schedule, and the upper bound of a schedule's `catchUpMax` (missed: "each"). */
   scheduleMinEveryMs: 1000,
   scheduleCatchUpMax: 1000,
+  /** Fires one `GET /v1/schedules/{name}/fires` lists on each side (next ticks, latest fired jobs). */
+  scheduleFiresMax: 50,
 } as const;
 
 export const TOPIC_RE = new RegExp(LIMITS.topicPattern);
