@@ -30,7 +30,13 @@ export async function withoutJournaledEnds(
   const ended = new Set<string>();
   for (const id of terminal) {
     const r = reserved.find((x) => x.job.id === id)!;
-    const row = await journal.get(id).catch(() => null);
+    const row = await journal.get(id).catch(() => undefined);
+    if (row === undefined) {
+      // the journal stopped answering: given back unchanged, not delivered
+      ended.add(id);
+      await inner.release(id, r.token, now).catch(() => undefined);
+      continue;
+    }
     if (!row || row.state === 'dead') continue;
     ended.add(id);
     // Ended again as the journal has it; a failure here only means the job comes back and is caught again.

@@ -20,12 +20,16 @@ for (const db of databases) {
       while (open.length) await open.pop()!.close();
       await db.truncate();
     });
-    const setup = async () => {
+    const setup = async (options: { failGet?: () => boolean } = {}) => {
       const inner = swappableStore(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
-      const store = new JournaledStore(inner, db.journal({ maxConnections: 3 }), {
-        nodeId: 'e',
-        clock: new FakeClock(),
+      // a journal whose single-row read fails on demand (the database dies between the guard's two reads)
+      const journal = new Proxy(db.journal({ maxConnections: 3 }), {
+        get: (target, prop) =>
+          prop === 'get' && options.failGet?.()
+            ? () => Promise.reject(new Error('injected: journal gone'))
+            : (Reflect.get(target, prop) as unknown),
       });
+      const store = new JournaledStore(inner, journal, { nodeId: 'e', clock: new FakeClock() });
       await store.open();
       open.push(store);
       return { store, inner };
@@ -66,6 +70,20 @@ for (const db of databases) {
       expect(await inner.get(job.id)).toMatchObject({ state: 'ready', attempts: 0 });
       await store.journal.open();
       expect((await store.reserve(['ends'], 10, now + 3)).map((r) => r.job.id)).toEqual([job.id]);
+    });
+
+    it('the journal dies between its two reads: the job is given back, not delivered', async () => {
+      let failGet = false;
+      const { store, inner } = await setup({ failGet: () => failGet });
+      const job = aJob({ topic: 'ends', now });
+      await store.push([job], now);
+      const [r] = await store.reserve(['ends'], 1, now);
+      expect((await store.finish(job.id, r!.token, now + 1)).ok).toBe(true);
+      await inner.swap(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
+      await inner.push([job], now);
+      failGet = true;
+      expect(await store.reserve(['ends'], 10, now + 2)).toEqual([]);
+      expect(await inner.get(job.id)).toMatchObject({ state: 'ready' });
     });
   });
 }
