@@ -53,6 +53,7 @@ import {
   type RestoreSummary,
 } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
+import { withoutJournaledEnds } from './journaled-ends.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergeLists, mergeStats } from './merge-reads.js';
 import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.js';
@@ -278,7 +279,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     now: EpochMs,
     options?: ReserveOptions,
   ): Promise<Reservation[]> {
-    const reserved = await this.inner.reserve(topics, count, now, options);
+    const held = await this.inner.reserve(topics, count, now, options);
+    const reserved = held.length ? await withoutJournaledEnds(this.inner, this.journal, held, now, this.logger) : held;
     if (reserved.length) {
       const jobs = reserved.map((r) => r.job);
       void this.writer.upsert(
