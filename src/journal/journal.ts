@@ -2,7 +2,7 @@ import type { EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
 import type { Store } from '../store/store.js';
-import type { JournalSchedule } from './journal-schedules.js';
+import type { JournalSchedule } from './journal-schedule.js';
 
 export type { JournalSchedule };
 
