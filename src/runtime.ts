@@ -20,6 +20,7 @@ import { SinkBindings } from './delivery/sink-bindings.js';
 import { SqliteBindingStore } from './delivery/sqlite-binding-store.js';
 import { createRedisClient, parseRedisUrl } from './store/redis/connection.js';
 import { createScheduleStore } from './schedule/create-schedule-store.js';
+import { JournaledScheduleStore } from './schedule/journaled-schedule-store.js';
 import { ScheduleRunner } from './schedule/schedule-runner.js';
 import type { ScheduleStore } from './schedule/schedule-store.js';
 import { Schedules } from './schedule/schedules.js';
@@ -88,6 +89,15 @@ export class DelayqRuntime {
   }
 }
 
+/** With a SQL journal, schedules are copied into it and put back after each restore of the store. */
+function journaledSchedules(service: DelayqService, store: ScheduleStore): ScheduleStore {
+  if (!service.isJournaled) return store;
+  const operations = service.journalOperations();
+  const journaled = new JournaledScheduleStore(store, operations.journal);
+  operations.onRestore(() => journaled.restoreMissing().then(() => undefined));
+  return journaled;
+}
+
 /** Where delivery bindings live: beside the jobs (a SQLite file next to the job file, or the same Redis). */
 function createBindingStore(config: Readonly<Config>): BindingStore {
   if (config.store.kind === 'redis') {
@@ -109,6 +119,6 @@ export function createRuntime(
 ): DelayqRuntime {
   const logger = options.logger ?? pino({ level: 'silent' });
   const service = createService(config, { ...options, logger: logger.child({ component: 'service' }) });
-  const scheduleStore = options.scheduleStore ?? createScheduleStore(config);
+  const scheduleStore = options.scheduleStore ?? journaledSchedules(service, createScheduleStore(config));
   return new DelayqRuntime(config, service, options.bindingStore ?? createBindingStore(config), logger, scheduleStore);
 }

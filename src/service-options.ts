@@ -41,6 +41,8 @@ export interface FailRequest {
   retryDelayMs?: number;
   /** Bury at once, whatever attempts remain. */
   bury?: boolean;
+  /** With `bury`: the buried job takes this priority (beanstalkd's bury). */
+  priority?: number;
 }
 
 /** A reserve request checked against LIMITS, with its defaults filled in. */

@@ -8,6 +8,7 @@ import {
   delayIn,
   normalizePush,
   validateJobId,
+  validatePriority,
   validateTopic,
   type JobDefaults,
   type PushInput,
@@ -23,12 +24,11 @@ import { Scheduler } from './scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
 import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-input.js';
 import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
+import type { PeekState } from './store/peek-order.js';
 import { observeStore } from './observe/observed-store.js';
 import { StoreNoticeLog } from './store-notice-log.js';
-import { isNoticing } from './store/store-notices.js';
 import { notFoundError, unwrap } from './store/outcome-errors.js';
 import {
-  isWatchable,
   type CancelledJob,
   type JobPage,
   type JobQuery,
@@ -79,7 +79,7 @@ export class DelayqService {
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
     this.runScheduler = options.runScheduler ?? true;
     this.storeNotices = new StoreNoticeLog(this.logger);
-    if (isNoticing(this.store)) this.store.notices(this.storeNotices); // before open: open-time notices count too
+    this.store.notices(this.storeNotices); // before open: open-time notices count too
     this.scheduler = new Scheduler(
       this.store,
       this.clock,
@@ -110,7 +110,7 @@ export class DelayqService {
     if (this.state !== 'new') return;
     await this.store.open();
     await this.paused.start();
-    if (isWatchable(this.store)) {
+    if (this.store.capabilities.shared) {
       this.store.watch({
         onReady: (topics) => this.waiters.notify(topics),
         onDue: (at) => this.scheduler.notifyDue(at),
@@ -284,6 +284,19 @@ export class DelayqService {
     });
   }
 
+  /** Reserves one ready, delayed or dead job by id (Store.reserveJob), whatever its topic's pause. */
+  reserveJob(id: string, options: { ttrMs?: number | undefined } = {}): Promise<Reservation> {
+    return this.run(async () => {
+      const reservation = unwrap(
+        await this.store.reserveJob(validateJobId(id), this.clock.now(), { ttrMs: options.ttrMs }),
+        id,
+        'reserve',
+      );
+      this.scheduler.notifyDue(reservation.deadlineAt);
+      return reservation;
+    });
+  }
+
   touch(id: string, token: string, ttrMs?: number): Promise<Job> {
     return this.run(async () => {
       const job = unwrap(await this.store.touch(validateJobId(id), token, this.clock.now(), ttrMs), id, 'touch');
@@ -304,6 +317,7 @@ export class DelayqService {
       const current = await this.store.get(id);
       if (!current) throw notFoundError(id);
       const now = this.clock.now();
+      const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
       const decision = decideFailure(current.retry, current.attempts, now, request);
       const error =
         request.error === undefined || request.error === null
@@ -312,19 +326,27 @@ export class DelayqService {
       const outcome =
         decision.action === 'retry'
           ? await this.store.retry(id, token, decision.runAt, now, error)
-          : await this.store.bury(id, token, now, error);
+          : await this.store.bury(id, token, now, error, priority);
       const job = unwrap(outcome, id, 'fail');
       this.afterWrite([job]);
       return { job, decision };
     });
   }
 
-  /** Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does not count. */
-  release(id: string, token: string, options: { delayMs?: number | string | undefined } = {}): Promise<Job> {
+  /**
+   * Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does
+   * not count. With `priority`, the job takes that priority.
+   */
+  release(
+    id: string,
+    token: string,
+    options: { delayMs?: number | string | undefined; priority?: number | undefined } = {},
+  ): Promise<Job> {
     return this.run(async () => {
       const now = this.clock.now();
       const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
-      const job = unwrap(await this.store.release(id, token, now, runAt), id, 'release');
+      const priority = options.priority === undefined ? undefined : validatePriority(options.priority);
+      const job = unwrap(await this.store.release(id, token, now, runAt, priority), id, 'release');
       this.afterWrite([job]);
       return job;
     });
@@ -350,6 +372,11 @@ export class DelayqService {
 
   list(query: JobQuery): Promise<JobPage> {
     return this.run(() => this.store.list(query));
+  }
+
+  /** The first job of a topic in a state, in that state's order (Store.peekNext). */
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return this.run(() => this.store.peekNext(validateTopic(topic, 'topic'), state));
   }
 
   /** Counts per state of every topic with jobs or a pause, and the pause. */
