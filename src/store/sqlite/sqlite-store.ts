@@ -5,7 +5,6 @@ import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { newToken } from '../../core/ids.js';
 import {
-  emptyCounts,
   pushedJob,
   type HistoryEntry,
   type Job,
@@ -40,7 +39,8 @@ import { sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
 import type { PeekState } from '../peek-order.js';
 import { migrate } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
-import { listSql, SQL } from './statements.js';
+import { SQL } from './statements.js';
+import { listJobs, topicStats } from './sqlite-reads.js';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:'. @defaultValue ./data/delayq.db (set by config) */
@@ -399,24 +399,7 @@ export class SqliteStore implements Store {
   }
 
   async list(query: JobQuery): Promise<JobPage> {
-    const params: Record<string, unknown> = { limit: query.limit + 1 };
-    const present: string[] = [];
-    for (const name of ['topic', 'state', 'bizKey', 'tag', 'cursor'] as const) {
-      if (query[name] !== undefined) {
-        present.push(name);
-        params[name] = query[name];
-      }
-    }
-    const key = present.join(',');
-    let statement = this.listStatements.get(key);
-    if (!statement) {
-      statement = this.conn.prepare(listSql(present));
-      this.listStatements.set(key, statement);
-    }
-    const rows = statement.all(params) as JobRow[];
-    const more = rows.length > query.limit;
-    const jobs = rows.slice(0, query.limit).map(rowToJob);
-    return { jobs, next: more ? jobs[jobs.length - 1]!.id : null };
+    return listJobs(this.conn, this.listStatements, query);
   }
 
   async dueHistogram(query: DueHistogramQuery): Promise<DueCounts> {
@@ -424,18 +407,6 @@ export class SqliteStore implements Store {
   }
 
   async stats(): Promise<TopicStats[]> {
-    const byTopic = new Map<string, TopicStats>();
-    const entry = (topic: string): TopicStats => {
-      let stats = byTopic.get(topic);
-      if (!stats) {
-        stats = { topic, counts: emptyCounts(), nextDueAt: null };
-        byTopic.set(topic, stats);
-      }
-      return stats;
-    };
-    for (const r of this.stmt.stats.all() as { topic: string; state: JobState; n: number }[])
-      entry(r.topic).counts[r.state] = r.n;
-    for (const r of this.stmt.nextDuePerTopic.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
-    return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
+    return topicStats(this.stmt.stats, this.stmt.nextDuePerTopic);
   }
 }
