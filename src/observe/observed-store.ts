@@ -1,8 +1,7 @@
 /**
  * observeStore(store, events, clock): the same store, every method call timed ('storeCall') and every
  * transition it reports turned into a service event ('job'). A Proxy, so whatever else the store offers
- * (watch, the journal's restore and status…) passes through and the isWatchable / isJournaled checks
- * still see it.
+ * (the journal's restore and status…) passes through, and so do its capabilities.
  */
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';

@@ -27,6 +27,7 @@ import {
   type LapsedReservation,
   type Outcome,
   type PromoteResult,
+  type WakeTimes,
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
@@ -66,7 +67,7 @@ const BUSY_TIMEOUT_MS = 50;
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  readonly capabilities: StoreCapabilities = { shared: false, durable: true };
+  readonly capabilities: StoreCapabilities = { shared: false, durable: true, journaled: false, reserveTakesDue: false };
   private db: Database.Database | undefined;
   private stmt!: Statements;
   private readonly listStatements = new Map<string, Database.Statement>();
@@ -330,9 +331,24 @@ export class SqliteStore implements Store {
         topics.add(row.topic);
         this.record(row.id, now, 'promote', 'ready', row.attempts);
       }
-      return { count: rows.length, topics: [...topics] };
+      return { count: rows.length, topics: [...topics], next: this.wakeTimes() };
     });
   }
+
+  private wakeTimes(): WakeTimes {
+    const at = (s: Database.Statement): EpochMs | null => (s.get() as { at: number | null }).at;
+    return {
+      promoteAt: at(this.stmt.nextDelayed),
+      deadlineAt: at(this.stmt.nextDeadline),
+      expireAt: at(this.stmt.nextExpiry),
+    };
+  }
+
+  /** One process uses this store: no other process's wake-ups to hear. */
+  watch(): void {}
+
+  /** A file this process holds open does not empty behind its back: nothing to notice. */
+  notices(): void {}
 
   async listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
     const rows = this.stmt.lapsed.all(now, limit) as Array<
@@ -357,9 +373,7 @@ export class SqliteStore implements Store {
   }
 
   async nextWakeAt(): Promise<EpochMs | null> {
-    const times = [this.stmt.nextDelayed, this.stmt.nextDeadline, this.stmt.nextExpiry]
-      .map((s) => (s.get() as { at: number | null }).at)
-      .filter((at): at is number => at !== null);
+    const times = Object.values(this.wakeTimes()).filter((at): at is number => at !== null);
     return times.length ? Math.min(...times) : null;
   }
 

@@ -17,16 +17,7 @@ local function delete(id, h)
   deleted[#deleted + 1] = id
 end
 
--- The layout before the ended log kept every ended job in one sorted set: drained first, then gone.
-local old = redis.call('ZRANGE', ended, '-inf', '(' .. before, 'BYSCORE', 'LIMIT', 0, limit)
-for _, id in ipairs(old) do
-  redis.call('ZREM', ended, id)
-  local packed = redis.call('HGET', jobs, id)
-  if packed then delete(id, readHead(packed)) end
-end
-read = #old
-
--- Then the log, slot by slot. A slot that began before the cutoff may still hold jobs that ended after it
+-- The log, slot by slot. A slot that began before the cutoff may still hold jobs that ended after it
 -- (the slot's last minute, or a late clock): its entries are read in order and the walk stops at the first
 -- such job, which is left for a later purge with the rest of its slot.
 local slotsKey = ended .. ':slots'
