@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { checkHistory, serviceGaps, type HistoryEvent } from './history-checker.js';
 import {
@@ -32,7 +33,7 @@ export interface GroupSpec {
   /** 'none', or the journal's own database. */
   journal: OwnDatabase | null;
   servers: number;
-  /** First delayq port of the group (the group takes `servers` ports from here). */
+  /** Where the group's delayq ports are looked for (the first free ones from here up to 7699). */
   port: number;
 }
 
@@ -70,8 +71,10 @@ export interface GroupReport {
   pushFailures: number;
   /** Push answers other than 2xx and 503 (a bug: a fault must look like unavailability, not bad input). */
   pushOddAnswers: string[];
-  /** Long polls the server did not answer within the consumer's bound. */
+  /** Long polls the server did not answer within the consumer's bound (60 s). */
   pollStuck: number;
+  /** The slowest long poll answered (waitMs 1 s), ms. */
+  slowestPollMs: number;
   pushGapMs: number;
   deliveryGapMs: number;
   /** Per fault: from its start to the last failed push or poll it caused, ms (0: none failed). */
@@ -93,6 +96,25 @@ interface Group {
   consumer?: ChaosChild;
 }
 
+/** A port of the suite's range nobody listens on now, from `from` up (a leftover or a stranger may hold one). */
+async function freePort(from: number, taken: Set<number>): Promise<number> {
+  for (let port = from; port <= 7699; port++) {
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port in ${from}–7699`);
+}
+
+const takenPorts = new Set<number>();
+
 async function openGroup(spec: GroupSpec, redisUrl: string, topology: string): Promise<Group> {
   const prefix = `fo${randomBytes(3).toString('hex')}`;
   const name = `${topology}/${journalName(spec.journal)}`;
@@ -104,11 +126,12 @@ async function openGroup(spec: GroupSpec, redisUrl: string, topology: string): P
         ? { store: 'redis+postgres', pgUrl: spec.journal.url(), pgSchema: `dq_${prefix}` }
         : { store: 'redis+mysql', mysqlUri: spec.journal.url(`dq_${prefix}`) };
   }
-  const servers = Array.from(
-    { length: spec.servers },
-    (_, k) =>
+  const ports: number[] = [];
+  for (let k = 0; k < spec.servers; k++) ports.push(await freePort(spec.port + k, takenPorts));
+  const servers = ports.map(
+    (port, k) =>
       new ServerProcess({
-        port: spec.port + k,
+        port,
         nodeId: `${prefix}-${k}`,
         store: 'redis',
         redisUrl,
@@ -129,7 +152,8 @@ export async function runFailover(options: {
   load: LoadSpec;
 }): Promise<{ reports: GroupReport[]; faults: FaultWindow[] }> {
   const { load } = options;
-  const groups = await Promise.all(options.groups.map((g) => openGroup(g, options.redisUrl, options.topology)));
+  const groups: Group[] = [];
+  for (const g of options.groups) groups.push(await openGroup(g, options.redisUrl, options.topology)); // one at a time: ports
   const windows: FaultWindow[] = [];
   try {
     for (const g of groups) {
@@ -297,6 +321,10 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
       .filter((e) => e['type'] === 'push-refused' && e['status'] !== 503)
       .map((e) => `${e['status']} ${e['code']}`),
     pollStuck: consumer.events.filter((e) => e['type'] === 'poll-stuck').length,
+    slowestPollMs: Math.max(
+      0,
+      ...consumer.events.filter((e) => e['type'] === 'poll-slow').map((e) => e['ms'] as number),
+    ),
     pushGapMs: gaps.pushGapMs,
     deliveryGapMs: gaps.deliveryGapMs,
     recoveryMs,
@@ -312,7 +340,7 @@ export function summarizeGroup(r: GroupReport): string {
     `${r.name} ×${r.servers}: acked=${r.acked} cancelled=${r.cancelled} delivered=${r.delivered} lost=${r.lost.length} ` +
     `unfinished=${r.unfinished.length} early=${r.early} overlapping=${r.overlapping.length} ` +
     `deliveredAfterFinish=${r.deliveredAfterFinish.length} resurrectedAfterCancel=${r.resurrectedAfterCancel.length} ` +
-    `redeliveries=${r.redeliveries} pushFailures=${r.pushFailures} pollStuck=${r.pollStuck} ` +
+    `redeliveries=${r.redeliveries} pushFailures=${r.pushFailures} pollStuck=${r.pollStuck} slowestPollMs=${r.slowestPollMs} ` +
     `pushGapMs=${r.pushGapMs} deliveryGapMs=${r.deliveryGapMs} storeResets=${r.storeResets} drainMs=${r.drainMs} ` +
     `recoveryMs=${JSON.stringify(r.recoveryMs)} lostByFault=${JSON.stringify(r.lostByFault)}`
   );
