@@ -3,7 +3,7 @@ import type { InsertQueryBuilder, InsertResult, Kysely, Transaction } from 'kyse
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
-import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
+import type { DueJournalQuery, Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
 import {
   journalJobToRow,
   pushEntryOf,
@@ -14,6 +14,7 @@ import {
 } from './journal-schema.js';
 import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
+import * as jobApi from './journal-job-api.js';
 import { journalDueHistogram } from './journal-due-histogram.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 
@@ -347,6 +348,7 @@ export class SqlJournal implements Journal {
           .where('finished_at', 'is not', null)
           .executeTakeFirst();
         await trx.deleteFrom('delayq_job_history').where('job_id', 'in', ids).execute();
+        await trx.deleteFrom('delayq_job_outcomes').where('job_id', 'in', ids).execute();
         return Number(deleted.numDeletedRows);
       }),
     );
@@ -376,6 +378,20 @@ export class SqlJournal implements Journal {
         return ids;
       }),
     );
+  }
+
+  // The job API's journal part: journal-job-api.ts.
+  saveOutcome(id: string, outcome: string, now: EpochMs): Promise<void> {
+    return this.run((db) => jobApi.saveOutcome(db, id, outcome, now));
+  }
+  outcomeOf(id: string): Promise<string | null> {
+    return this.run((db) => jobApi.outcomeOf(db, id));
+  }
+  deleteEnded(ids: readonly string[]): Promise<number> {
+    return this.run((db) => jobApi.deleteEnded(db, ids));
+  }
+  async listDueJournalOnly(query: DueJournalQuery): Promise<JournalJob[]> {
+    return (await this.run((db) => jobApi.listDueJournalOnly(db, query))).map(rowToJournalJob);
   }
 
   async getMeta(name: string): Promise<string | null> {

@@ -22,6 +22,10 @@ export const SCRIPT_NAMES = [
   'get',
   'list',
   'register-node',
+  'record-outcome',
+  'outcome',
+  'set-retention',
+  'delete-ended',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
