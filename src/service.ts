@@ -38,6 +38,7 @@ import {
 } from './store/store.js';
 
 import type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
+import { JobApi } from './service-job-api.js';
 
 export type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
 
@@ -63,6 +64,8 @@ export class DelayqService {
   /** The store's notices: resets (came back empty) logged at error level and counted, setup warnings. */
   readonly storeNotices: StoreNoticeLog;
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
+  /** Results, retention, bulk operations and listings (issue 23; service-job-api.ts). */
+  readonly jobApi: JobApi;
 
   constructor(options: ServiceOptions) {
     // A shared store's clock wins over the local one: processes on one Redis agree on time.
@@ -98,6 +101,20 @@ export class DelayqService {
           options.loader,
         )
       : undefined;
+    this.jobApi = new JobApi(
+      {
+        store: this.store,
+        now: () => this.clock.now(),
+        run: (operation) => this.run(operation),
+        pushBatch: (inputs) => this.pushBatch(inputs),
+        moved: (topics, dueAt) => {
+          if (topics.length) this.waiters.notify(topics);
+          else this.waiters.notifyAll();
+          if (dueAt !== null) this.scheduler.notifyDue(dueAt);
+        },
+      },
+      options.retentionByTopic,
+    );
   }
 
   async start(): Promise<void> {
@@ -296,10 +313,13 @@ export class DelayqService {
     });
   }
 
-  finish(id: string, token: string): Promise<Job> {
-    return this.run(async () =>
-      unwrap(await this.store.finish(validateJobId(id), token, this.clock.now()), id, 'finish'),
-    );
+  /** Finishes a reservation; `result` (any JSON value) is kept with the job (service-job-api.ts). */
+  finish(id: string, token: string, result?: unknown): Promise<Job> {
+    return this.run(async () => {
+      validateJobId(id);
+      if (result !== undefined) await this.jobApi.recordResult(id, token, result);
+      return unwrap(await this.store.finish(id, token, this.clock.now()), id, 'finish');
+    });
   }
 
   /** A consumer failed the job: retry after its backoff, or bury it when no attempts remain. */
@@ -310,10 +330,7 @@ export class DelayqService {
       if (!current) throw notFoundError(id);
       const now = this.clock.now();
       const decision = decideFailure(current.retry, current.attempts, now, request);
-      const error =
-        request.error === undefined || request.error === null
-          ? null
-          : String(request.error).slice(0, LIMITS.errorMaxLength);
+      const error = await this.jobApi.recordError(id, token, request.error);
       const outcome =
         decision.action === 'retry'
           ? await this.store.retry(id, token, decision.runAt, now, error)

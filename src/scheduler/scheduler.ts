@@ -14,6 +14,8 @@ export interface SchedulerOptions {
   retentionMs: number;
   /** How often the purge of old terminal jobs runs. @defaultValue 60 000 ms */
   purgeIntervalMs: number;
+  /** How often ended jobs with a retention of their own (Store.purgeRetained) are looked for. @defaultValue 1000 ms */
+  retainedPurgeIntervalMs: number;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -21,6 +23,7 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   safetyWakeMs: 1000,
   retentionMs: 7 * 86_400_000,
   purgeIntervalMs: 60_000,
+  retainedPurgeIntervalMs: 1000,
 };
 
 export interface SchedulerHooks {
@@ -48,6 +51,7 @@ export class Scheduler {
   private rerunAt = Number.POSITIVE_INFINITY;
   private stopped = true;
   private lastPurgeAt = 0;
+  private lastRetainedPurgeAt = 0;
   private failures = 0;
 
   constructor(store: Store, clock: Clock, hooks: SchedulerHooks, options: Partial<SchedulerOptions> = {}) {
@@ -167,6 +171,12 @@ export class Scheduler {
     if (now - this.lastPurgeAt >= this.options.purgeIntervalMs) {
       this.lastPurgeAt = now;
       while ((await this.store.purge(now - this.options.retentionMs, batchSize)) === batchSize) {
+        /* keep purging */
+      }
+    }
+    if (now - this.lastRetainedPurgeAt >= this.options.retainedPurgeIntervalMs) {
+      this.lastRetainedPurgeAt = now;
+      while ((await this.store.purgeRetained(now, batchSize)).length === batchSize) {
         /* keep purging */
       }
     }
