@@ -3,6 +3,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { apiSection } from './api-report.js';
 import { fmt } from './lib.js';
+import { scheduleFiresSection } from './schedule-fires.js';
 import { REFERENCE, table, type Results } from './results-table.js';
 import type { LatenessResult } from './scenarios.js';
 import { latenessChart, type Panel } from './svg-chart.js';
@@ -262,6 +263,7 @@ ${table(
   ],
   'rate',
 )}
+${scheduleFiresSection(results, info.mode)}
 ## Where the time goes
 
 CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,

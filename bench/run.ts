@@ -7,13 +7,14 @@
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http,drain  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http,drain,schedules  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
 import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
 import { ProtocolDrain } from './protocol-drain.js';
+import { runScheduleFires } from './schedule-fires.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -48,6 +49,8 @@ const mode = quick
       rf: 200,
       beyond: 1000,
       drain: 5000,
+      schedules: 200,
+      scheduleS: 3,
     }
   : {
       runs: 3,
@@ -64,6 +67,8 @@ const mode = quick
       rf: 3000,
       beyond: 20_000,
       drain: 100_000,
+      schedules: 1000,
+      scheduleS: 20,
     };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
@@ -356,6 +361,9 @@ async function main(): Promise<void> {
   } finally {
     await drain.close();
   }
+
+  if (want('schedules'))
+    await runScheduleFires(results, failures, { schedules: mode.schedules, seconds: mode.scheduleS, runs });
 
   const info: RunInfo = {
     quick,

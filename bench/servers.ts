@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from './lib.js';
 
-/** The benchmark's port range (other helpers and the shared servers use other ports). */
-export const PORT_MIN = 7400;
-export const PORT_MAX = 7499;
+/** The benchmark's port range (other helpers and the shared servers use other ports); BENCH_PORT_MIN/MAX move it. */
+export const PORT_MIN = Number(process.env['BENCH_PORT_MIN'] ?? 7400);
+export const PORT_MAX = Number(process.env['BENCH_PORT_MAX'] ?? 7499);
 
 const children = new Set<ChildProcess>();
 const dirs = new Set<string>();

@@ -9,6 +9,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { DelayqError, isDelayqError } from './core/errors.js';
 import { normalizeBackoff } from './core/job-input.js';
+import type { JobDefaults } from './core/job-input.js';
 import type { RetryPolicy } from './core/job.js';
 import { LIMITS } from './core/limits.js';
 
@@ -202,6 +203,12 @@ export const ConfigSchema = obj({
 });
 
 export type Config = Static<typeof ConfigSchema>;
+
+/** Every option at its default: the one home of each default value; other modules read theirs from here. */
+export const DEFAULTS: Readonly<Config> = deepFreeze(Value.Default(ConfigSchema, {}) as Config);
+
+/** The defaults of a sink's own options (a `sinks.routes` entry or a binding set through the API). */
+export const SINK_DEFAULTS = Object.freeze({ concurrency: 8, timeoutMs: 10_000 });
 export type AuthToken = Config['auth']['tokens'][number];
 
 export interface LoadConfigOptions {
@@ -346,6 +353,16 @@ export function retryPolicyOf(config: Config): RetryPolicy {
   }
 }
 
+/** What a push leaves out, as the config says. */
+export function jobDefaultsOf(config: Config): JobDefaults {
+  return { ttrMs: config.jobs.ttrMs, bodyMaxBytes: config.jobs.bodyMaxBytes, retry: retryPolicyOf(config) };
+}
+
+/** The retry policy of a job that names none, at the defaults ("retry 2 times": three deliveries in all). */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze(retryPolicyOf(DEFAULTS));
+/** What a push leaves out, at the defaults (embedding and tests that build a service without a Config). */
+export const DEFAULT_JOB_DEFAULTS: JobDefaults = Object.freeze(jobDefaultsOf(DEFAULTS));
+
 function deepFreeze<T>(value: T): Readonly<T> {
   if (typeof value === 'object' && value !== null) {
     for (const child of Object.values(value)) deepFreeze(child);
@@ -354,10 +371,13 @@ function deepFreeze<T>(value: T): Readonly<T> {
   return value;
 }
 
+/** Where the SDK and the CLI look for a server when told nothing: this config's default listener. */
+export const DEFAULT_SERVER_URL = `http://${DEFAULTS.http.host}:${DEFAULTS.http.port}`;
+
 /** The CLI's client commands: which server to talk to, from DELAYQ_URL / DELAYQ_TOKEN unless flags say. */
 export function clientSettings(env: Record<string, string | undefined> = process.env): {
   url: string;
   token: string | undefined;
 } {
-  return { url: env['DELAYQ_URL'] || 'http://127.0.0.1:7750', token: env['DELAYQ_TOKEN'] || undefined };
+  return { url: env['DELAYQ_URL'] || DEFAULT_SERVER_URL, token: env['DELAYQ_TOKEN'] || undefined };
 }

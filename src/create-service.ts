@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { retryPolicyOf } from './config.js';
+import { jobDefaultsOf } from './config.js';
 import type { Clock } from './core/clock.js';
 import { DelayqService } from './service.js';
 import { RedisStore } from './store/redis/redis-store.js';
@@ -77,7 +77,7 @@ export function createService(config: Config, options: CreateServiceOptions = {}
   return new DelayqService({
     store,
     nodeId,
-    jobDefaults: { ttrMs: config.jobs.ttrMs, bodyMaxBytes: config.jobs.bodyMaxBytes, retry: retryPolicyOf(config) },
+    jobDefaults: jobDefaultsOf(config),
     scheduler: { ...config.scheduler },
     retentionByTopic: config.jobs.retentionByTopic,
     ...(options.logger ? { logger: options.logger } : {}),

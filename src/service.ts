@@ -3,8 +3,8 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from './core/clock.js';
 import { DelayqError, invalid } from './core/errors.js';
 import { defaultNodeId, newJobId } from './core/ids.js';
+import { DEFAULT_JOB_DEFAULTS } from './config.js';
 import {
-  DEFAULT_JOB_DEFAULTS,
   delayIn,
   normalizePush,
   validateJobId,

@@ -2,7 +2,7 @@
 // family; then what a finished job costs delayq while it is kept for the retention (record, history and
 // the ended log). Usage: npx tsx bench/probes/redis-memory.ts [JOBS=20000] [PARTITIONS=1]
 import { Redis } from 'ioredis';
-import { DEFAULT_RETRY_POLICY } from '../../src/core/retry-policy.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/config.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { enqueue } from '../scenarios.js';
 import { cleanup, startRedis } from '../servers.js';

@@ -3,7 +3,7 @@
 // RedisStore on its own redis-server. Redis `INFO cpu` deltas, so nothing of Node's side is counted.
 // Usage: npx tsx bench/probes/transitions.ts [JOBS=20000] [RUNS=3]
 import { Redis } from 'ioredis';
-import { DEFAULT_RETRY_POLICY } from '../../src/core/retry-policy.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/config.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { cleanup, startRedis } from '../servers.js';
 import { bodyFor } from '../subject.js';

@@ -77,3 +77,21 @@ export interface TopicStats {
   nextDueAt: number | null;
   paused?: boolean;
 }
+
+export interface Schedule {
+  name: string;
+  topic: string;
+  cron: string | null;
+  everyMs: number | null;
+  timeZone: string;
+  startAt: number | null;
+  endAt: number | null;
+  maxFires: number | null;
+  missed: 'skip' | 'once' | 'each';
+  catchUpMax: number;
+  paused: boolean;
+  fired: number;
+  lastFiredAt: number | null;
+  lastJobId: string | null;
+  nextFireAt: number | null;
+}

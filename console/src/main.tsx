@@ -6,6 +6,7 @@ import { DeadLetters } from './views/dead.js';
 import { DueHistogram } from './views/due.js';
 import { JobPage } from './views/job.js';
 import { Login } from './views/login.js';
+import { SchedulePage, Schedules } from './views/schedules.js';
 import { Search } from './views/search.js';
 import { Topics } from './views/topics.js';
 
@@ -24,6 +25,7 @@ const NAV = [
   ['#/due', 'Due times'],
   ['#/jobs', 'Jobs'],
   ['#/dead', 'Dead letters'],
+  ['#/schedules', 'Schedules'],
 ] as const;
 
 function App() {
@@ -53,6 +55,9 @@ function App() {
   const params = new URLSearchParams(search);
   let view;
   if (path!.startsWith('/job/')) view = <JobPage id={decodeURIComponent(path!.slice(5))} />;
+  else if (path!.startsWith('/schedule/'))
+    view = <SchedulePage name={decodeURIComponent(path!.slice('/schedule/'.length))} />;
+  else if (path === '/schedules') view = <Schedules />;
   else if (path === '/due') view = <DueHistogram topic={params.get('topic') ?? ''} />;
   else if (path === '/jobs') view = <Search params={params} />;
   else if (path === '/dead') view = <DeadLetters topic={params.get('topic') ?? ''} />;

@@ -3,6 +3,7 @@
  * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
+import { DEFAULT_SERVER_URL } from '../config.js';
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 import type {
   Ack,
@@ -38,7 +39,12 @@ import type {
   WireReservation,
   WireTopicStats,
 } from '../protocol/schemas.js';
-import type { PutScheduleRequest, Schedule } from '../protocol/schedule-schemas.js';
+import type {
+  PutScheduleRequest,
+  Schedule,
+  ScheduleFiresQuery,
+  ScheduleFiresResponse,
+} from '../protocol/schedule-schemas.js';
 import type {
   BulkRequest,
   BulkResponse,
@@ -50,7 +56,7 @@ import type {
 } from '../protocol/job-api-schemas.js';
 
 export interface DelayqClientOptions {
-  /** Base URL of the server. @defaultValue http://127.0.0.1:7750 */
+  /** Base URL of the server. @defaultValue http://127.0.0.1:7750 (the server's default listener, config.ts) */
   url?: string;
   /** Bearer token, when the server requires one. */
   token?: string | undefined;
@@ -71,7 +77,7 @@ export class DelayqClient {
   private readonly transport: Transport;
 
   constructor(options: DelayqClientOptions = {}) {
-    this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
+    this.url = (options.url ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
     this.token = options.token;
     this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
   }
@@ -276,6 +282,19 @@ export class DelayqClient {
         options,
       )
     ).schedule;
+  }
+
+  /** A schedule's coming ticks and its latest fires with their jobs (newest first); 5 of each by default. */
+  async scheduleFires(
+    name: string,
+    counts: ScheduleFiresQuery = {},
+    options?: RequestOptions,
+  ): Promise<ScheduleFiresResponse> {
+    const query = new URLSearchParams(
+      Object.entries(counts).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
+    const path = `/v1/schedules/${encodeURIComponent(name)}/fires${query ? `?${query}` : ''}`;
+    return this.request<ScheduleFiresResponse>('GET', path, undefined, options);
   }
 
   /** Resumes a paused schedule; ticks due while it was paused are not fired. */

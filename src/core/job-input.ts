@@ -3,7 +3,6 @@ import { parseDurationList, parseDurationMs } from './duration.js';
 import { DelayqError, invalid } from './errors.js';
 import type { Backoff, NewJob, RetryPolicy } from './job.js';
 import { CONTROL_CHARS_RE, ID_RE, LIMITS, TOPIC_RE } from './limits.js';
-import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import { hasUtcOffset, parseLocalDateTime, validateTimeZone } from './time-zone.js';
 
 /** A push as a caller writes it: every field but `topic` optional; times relative or absolute. */
@@ -36,19 +35,13 @@ export type BackoffInput =
   | { type: 'exponential'; delayMs: number | string; factor?: number; maxDelayMs?: number | string }
   | { type: 'list'; delays: string | Array<number | string> };
 
+/** What a push leaves out is taken from here (config.ts's `jobs` options: DEFAULT_JOB_DEFAULTS there). */
 export interface JobDefaults {
-  /** @defaultValue 30 000 ms */
   ttrMs: number;
   retry: RetryPolicy;
-  /** Largest body, bytes of JSON text. @defaultValue 1 MiB */
+  /** Largest body, bytes of JSON text. */
   bodyMaxBytes: number;
 }
-
-export const DEFAULT_JOB_DEFAULTS: JobDefaults = {
-  ttrMs: 30_000,
-  retry: DEFAULT_RETRY_POLICY,
-  bodyMaxBytes: 1024 * 1024,
-};
 
 export function validateTopic(topic: unknown, field = 'topic'): string {
   if (typeof topic !== 'string' || !TOPIC_RE.test(topic)) {

@@ -41,6 +41,8 @@ export const LIMITS = {
   /** The shortest interval schedule, and the upper bound of a schedule's `catchUpMax` (missed: "each"). */
   scheduleMinEveryMs: 1000,
   scheduleCatchUpMax: 1000,
+  /** Fires one `GET /v1/schedules/{name}/fires` lists on each side (next ticks, latest fired jobs). */
+  scheduleFiresMax: 50,
   /** A finish's `result`: bytes of JSON text (kept beside the job for its retention, so small). */
   resultMaxBytes: 64 * 1024,
   /** A fail's structured `error`: `code` length, and bytes of JSON text of its `details`. */

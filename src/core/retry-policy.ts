@@ -1,12 +1,6 @@
 import type { EpochMs } from './clock.js';
 import type { Backoff, RetryPolicy } from './job.js';
 
-/** Seeds 002: "retry 2 times by default" — three deliveries in all. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxAttempts: 3,
-  backoff: { type: 'exponential', delayMs: 1000, factor: 2, maxDelayMs: 3_600_000 },
-};
-
 /** Wait before retry number `retry` (1 = the first retry). */
 export function backoffDelayMs(backoff: Backoff, retry: number): number {
   const n = Math.max(1, retry);

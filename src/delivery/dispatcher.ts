@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { SINK_DEFAULTS } from '../config.js';
 import { isDelayqError } from '../core/errors.js';
 import type { Reservation } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
@@ -25,9 +26,6 @@ export interface DispatcherOptions {
   /** Reservation TTR beyond the delivery timeout, so a crashed process's jobs lapse and retry. @defaultValue 5000 ms */
   ttrMarginMs?: number;
 }
-
-const DEFAULT_CONCURRENCY = 8;
-const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
  * Push delivery: for every routed topic, a pump reserves ready jobs through the service (exactly as a
@@ -128,8 +126,8 @@ class TopicPump {
     this.name = route.sink.name ?? route.topic;
     this.sink = sink;
     this.config = route.sink;
-    this.concurrency = route.sink.concurrency ?? DEFAULT_CONCURRENCY;
-    this.timeoutMs = route.sink.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.concurrency = route.sink.concurrency ?? SINK_DEFAULTS.concurrency;
+    this.timeoutMs = route.sink.timeoutMs ?? SINK_DEFAULTS.timeoutMs;
     this.ttrMs = Math.min(LIMITS.ttrMaxMs, Math.max(LIMITS.ttrMinMs, this.timeoutMs + (options.ttrMarginMs ?? 5000)));
     this.service = options.service;
     this.observer = options.observer;

@@ -1,4 +1,5 @@
 import type { MqttClient } from 'mqtt';
+import { SINK_DEFAULTS } from '../config.js';
 import type { Job } from '../core/job.js';
 import {
   delivered,
@@ -64,7 +65,7 @@ export class MqttSink implements Sink {
       clientId: `delayq-${Math.random().toString(36).slice(2, 12)}`,
       clean: true,
       reconnectPeriod: 250,
-      connectTimeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),
+      connectTimeout: Math.min(this.config.timeoutMs ?? SINK_DEFAULTS.timeoutMs, 5_000),
       // Publishes are only made while connected; nothing is parked in an offline queue.
       queueQoSZero: false,
       ...(this.config.username === undefined ? {} : { username: this.config.username }),

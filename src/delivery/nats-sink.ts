@@ -1,5 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
+import { SINK_DEFAULTS } from '../config.js';
 import type { Job } from '../core/job.js';
 import {
   delivered,
@@ -48,7 +49,11 @@ export class NatsSink implements Sink {
       const hdrs = newHeaders();
       for (const [key, value] of Object.entries({ ...this.config.headers, ...jobMetadata(job) })) hdrs.set(key, value);
       await raceAbort(
-        js.publish(subject, job.body, { msgID: job.id, headers: hdrs, timeout: this.config.timeoutMs ?? 10_000 }),
+        js.publish(subject, job.body, {
+          msgID: job.id,
+          headers: hdrs,
+          timeout: this.config.timeoutMs ?? SINK_DEFAULTS.timeoutMs,
+        }),
         signal,
       );
       return delivered();
@@ -67,7 +72,7 @@ export class NatsSink implements Sink {
         ]);
         const nc = await connect({
           servers: this.config.servers,
-          timeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),
+          timeout: Math.min(this.config.timeoutMs ?? SINK_DEFAULTS.timeoutMs, 5_000),
           // Keep reconnecting in the background; publishes made while disconnected time out and retry.
           maxReconnectAttempts: -1,
           reconnectTimeWait: 250,

@@ -1,4 +1,5 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
+import { SINK_DEFAULTS } from '../config.js';
 import type { Job } from '../core/job.js';
 import {
   delivered,
@@ -96,7 +97,9 @@ export class RabbitmqSink implements Sink {
 
   private async open(forget: () => void): Promise<Link> {
     const { default: amqp } = await import('amqplib'); // loaded only when a RabbitMQ sink is used
-    const connection = await amqp.connect(this.config.url, { timeout: this.config.timeoutMs ?? 10_000 });
+    const connection = await amqp.connect(this.config.url, {
+      timeout: this.config.timeoutMs ?? SINK_DEFAULTS.timeoutMs,
+    });
     connection.on('error', forget);
     connection.on('close', forget);
     try {

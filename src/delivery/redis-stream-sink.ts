@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { SINK_DEFAULTS } from '../config.js';
 import type { Job } from '../core/job.js';
 import {
   delivered,
@@ -48,7 +49,7 @@ export class RedisStreamSink implements Sink {
       this.redis = new Redis(this.config.url, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
-        connectTimeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),
+        connectTimeout: Math.min(this.config.timeoutMs ?? SINK_DEFAULTS.timeoutMs, 5_000),
         retryStrategy: (times) => Math.min(50 * times, 1000),
         lazyConnect: false,
       });

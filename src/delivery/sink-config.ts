@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
+import { SINK_DEFAULTS } from '../config.js';
 import { invalid } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import { SINK_TYPES, type SinkType } from './sink.js';
@@ -15,9 +16,9 @@ const common = {
   /** Label for metrics and logs. @defaultValue the routed topic */
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),
   /** Deliveries in flight at once for this route; a slow target waits on its own slots only. */
-  concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: 8 })),
+  concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: SINK_DEFAULTS.concurrency })),
   /** One delivery attempt's limit; past it the attempt counts as failed and is retried. */
-  timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000 })),
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 300_000, default: SINK_DEFAULTS.timeoutMs })),
 };
 
 const stringMap = Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.String({ maxLength: 4096 }));
@@ -131,9 +132,6 @@ export type MqttSinkConfig = Type.Static<typeof MqttSinkConfigSchema>;
 export type StompSinkConfig = Type.Static<typeof StompSinkConfigSchema>;
 export type RedisStreamSinkConfig = Type.Static<typeof RedisStreamSinkConfigSchema>;
 export type SinkConfig = Type.Static<typeof SinkConfigSchema>;
-
-export const DEFAULT_SINK_CONCURRENCY = 8;
-export const DEFAULT_SINK_TIMEOUT_MS = 10_000;
 
 const schemaByType: Record<SinkType, Type.TSchema> = {
   webhook: WebhookSinkConfigSchema,

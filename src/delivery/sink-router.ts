@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../config.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { validateTopic } from '../core/job-input.js';
 import type { RouteStore, SinkRoute } from './route-store.js';
@@ -8,7 +9,7 @@ export interface SinkRouterOptions {
   clock?: Clock;
   /**
    * How often the router checks the route store's version for changes made by other instances.
-   * Local changes apply at once. @defaultValue 2000 ms
+   * Local changes apply at once. @defaultValue config's sinks.refreshIntervalMs
    */
   refreshIntervalMs?: number;
   /** Called when a refresh fails (route store unreachable); the router keeps its last routes. */
@@ -37,7 +38,7 @@ export class SinkRouter {
   constructor(options: SinkRouterOptions) {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
-    this.refreshIntervalMs = options.refreshIntervalMs ?? 2000;
+    this.refreshIntervalMs = options.refreshIntervalMs ?? DEFAULTS.sinks.refreshIntervalMs;
     this.onError = options.onError ?? (() => undefined);
   }
 

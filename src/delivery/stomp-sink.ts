@@ -1,4 +1,5 @@
 import type { Client, IFrame } from '@stomp/stompjs';
+import { SINK_DEFAULTS } from '../config.js';
 import type { Job } from '../core/job.js';
 import {
   delivered,
@@ -112,7 +113,7 @@ export class StompSink implements Sink {
         ...(this.config.login === undefined ? {} : { login: this.config.login }),
         ...(this.config.passcode === undefined ? {} : { passcode: this.config.passcode }),
       },
-      connectionTimeout: Math.min(this.config.timeoutMs ?? 10_000, 5_000),
+      connectionTimeout: Math.min(this.config.timeoutMs ?? SINK_DEFAULTS.timeoutMs, 5_000),
       reconnectDelay: 250,
       heartbeatIncoming: 10_000,
       heartbeatOutgoing: 10_000,

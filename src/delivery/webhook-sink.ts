@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { SINK_DEFAULTS } from '../config.js';
 import type { Job } from '../core/job.js';
 import { delivered, failed, failureFrom, jobMetadata, type DeliveryResult, type Sink } from './sink.js';
 import type { WebhookSinkConfig } from './sink-config.js';
@@ -32,7 +33,11 @@ export class WebhookSink implements Sink {
     this.url = new URL(config.url);
     this.guard = new SsrfGuard(config.allowedRanges ?? []);
     // One keep-alive pool per sink, no bigger than its concurrency: a slow receiver holds only its own sockets.
-    const agentOptions = { keepAlive: true, maxSockets: config.concurrency ?? 8, lookup: this.guard.lookup };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: config.concurrency ?? SINK_DEFAULTS.concurrency,
+      lookup: this.guard.lookup,
+    };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   }
 

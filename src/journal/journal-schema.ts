@@ -45,6 +45,8 @@ export interface HistoryTable {
 }
 
 export type JobRow = JobsTable;
+/** A history row as written (seq is assigned by the database). */
+export type HistoryRow = Omit<HistoryTable, 'seq'>;
 
 /**
  * pg returns BIGINT as a string unless told otherwise; both drivers go through these two functions,

@@ -90,7 +90,16 @@ export interface JournalOperations {
   restoreJob(id: string, options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
   clearAll(options: ClearAllOptions, now?: EpochMs): Promise<ClearAllSummary>;
   status(): JournalStatus;
+  /** Calls `observer` for each job row committed (see JournalCommitObserver); answers the unsubscribe function. */
+  observeCommits(observer: JournalCommitObserver): () => void;
 }
+
+/**
+ * One job row committed: `lagMs` from when it was handed to the journal writer (right after the store
+ * write; for a push, right before it) to the commit of its transaction. `durable`: the caller waited for it
+ * (push, cancel, finish, bury…); else it was journaled asynchronously (reserve, retry, release).
+ */
+export type JournalCommitObserver = (lagMs: number, durable: boolean) => void;
 
 export function isJournaled<T extends object>(store: T): store is T & JournalMaintenance & JournalOperations {
   const s = store as Partial<JournalMaintenance & JournalOperations>;

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../config.js';
 import type { JobNumbers } from '../store/job-numbers.js';
 import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
@@ -32,7 +33,7 @@ import {
   type StoreWatcher,
   type WatchableStore,
 } from '../store/store.js';
-import type { Journal, JournalMaintenance, JournalOperations } from './journal.js';
+import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from './journal.js';
 import {
   entry,
   isMarker,
@@ -64,19 +65,21 @@ import { bulkBySelector } from '../store/bulk-by-selector.js';
 export interface JournaledStoreOptions {
   /** Name of this process in the journal's history. */
   nodeId: string;
-  /** Jobs due further away than this stay only in the journal until the loader brings them in. @defaultValue 1 h */
+  /** Jobs due further away than this stay only in the journal until the loader brings them in. @defaultValue config's journal.horizonMs */
   horizonMs?: number;
-  /** What to do when the inner store comes back empty: restore at once, or only report it. @defaultValue auto */
+  /** What to do when the inner store comes back empty: restore at once, or only report it. @defaultValue config's journal.restoreMode */
   restoreMode?: RestoreMode;
-  /** Terminal jobs are purged from the inner store this long after they ended (the journal keeps them). @defaultValue 60 s */
+  /** Terminal jobs are purged from the inner store this long after they ended (the journal keeps them). @defaultValue config's journal.innerRetentionMs */
   innerRetentionMs?: number;
   /** Delay allowed to batch asynchronous journal entries (reserve, retry, release). @defaultValue 20 ms */
   asyncFlushMs?: number;
+  /** Journal batches (transactions) written at once by the group commit. @defaultValue 4 */
+  writeConcurrency?: number;
   /** Jobs per page when restoring. @defaultValue 5000 */
   restoreBatchSize?: number;
-  /** Unfinished journal rows compared with the inner store per reconciliation pass. @defaultValue 1000 */
+  /** Unfinished journal rows compared with the inner store per reconciliation pass. @defaultValue config's journal.reconcileBatchSize */
   reconcileBatchSize?: number;
-  /** A journal row missing from the inner store is pushed back only once it was not written for this long. @defaultValue 10 s */
+  /** A journal row missing from the inner store is pushed back only once it was not written for this long. @defaultValue config's journal.reconcileSettleMs */
   reconcileSettleMs?: number;
   clock?: Clock;
   logger?: Logger;
@@ -118,25 +121,30 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     this.kind = `${inner.kind}+${journal.dialect}`;
     this.capabilities = { shared: inner.capabilities.shared, durable: true };
     this.nodeId = options.nodeId;
-    this.horizonMs = options.horizonMs ?? 3_600_000;
+    this.horizonMs = options.horizonMs ?? DEFAULTS.journal.horizonMs;
     this.clock = options.clock ?? inner.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: 'silent' });
-    this.innerRetentionMs = options.innerRetentionMs ?? 60_000;
+    this.innerRetentionMs = options.innerRetentionMs ?? DEFAULTS.journal.innerRetentionMs;
     this.restoreBatchSize = options.restoreBatchSize ?? 5000;
     this.writer = new JournalWriter(journal, {
       nodeId: options.nodeId,
       asyncFlushMs: options.asyncFlushMs ?? 20,
       maxPendingAsync: 100_000,
+      maxBatchesInFlight: options.writeConcurrency ?? 4,
       onError: (err, dropped) =>
         this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
     });
-    this.monitor = new InnerMonitor(inner, journal, options.restoreMode ?? 'auto', this.logger, (now) =>
-      this.restore({ expire: true }, now),
+    this.monitor = new InnerMonitor(
+      inner,
+      journal,
+      options.restoreMode ?? DEFAULTS.journal.restoreMode,
+      this.logger,
+      (now) => this.restore({ expire: true }, now),
     );
     this.jobApi = new JournaledJobApi(inner, journal);
     this.reconciler = new JournalReconciler(
-      { ...this.context(), batchSize: options.reconcileBatchSize ?? 1000 },
-      options.reconcileSettleMs ?? 10_000,
+      { ...this.context(), batchSize: options.reconcileBatchSize ?? DEFAULTS.journal.reconcileBatchSize },
+      options.reconcileSettleMs ?? DEFAULTS.journal.reconcileSettleMs,
     );
   }
 
@@ -447,6 +455,10 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   /** The inner store's notices (resets, risky setup); a reset also triggers the marker check, so the restore. */
   notices(listener: StoreNoticeListener): void {
     this.monitor.forwardNotices(listener, () => this.clock.now());
+  }
+
+  observeCommits(observer: JournalCommitObserver): () => void {
+    return this.writer.observeCommits(observer);
   }
 
   status(): JournalStatus {

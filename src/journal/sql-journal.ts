@@ -1,48 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import type { InsertQueryBuilder, InsertResult, Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
 import type { DueJournalQuery, Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
-import {
-  journalJobToRow,
-  pushEntryOf,
-  rowToHistory,
-  rowToJournalJob,
-  type JobRow,
-  type JournalDatabase,
-} from './journal-schema.js';
+import { pushEntryOf, rowToHistory, rowToJournalJob, type JournalDatabase } from './journal-schema.js';
+import { isEmptyBatch, MAX_ROWS_PER_STATEMENT, rowBatchOf, splitRowBatch } from './journal-batch.js';
+import type { Db, JournalDialect } from './journal-dialect.js';
 import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
 import * as jobApi from './journal-job-api.js';
 import { journalDueHistogram } from './journal-due-histogram.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 
-type Db = Kysely<JournalDatabase>;
 export type Trx = Transaction<JournalDatabase>;
-type JobsInsert = InsertQueryBuilder<JournalDatabase, 'delayq_jobs', InsertResult>;
-
-/** What differs between PostgreSQL and MySQL/MariaDB; everything else is shared Kysely code. */
-export interface JournalDialect {
-  readonly name: 'postgres' | 'mysql';
-  readonly migrationsDir: URL;
-  /** Runs before migrations (e.g. CREATE SCHEMA). */
-  prepare(db: Db): Promise<void>;
-  /** Serializes migrations across processes (advisory lock / GET_LOCK) around `run`. */
-  withMigrationLock<T>(db: Db, run: (conn: Db) => Promise<T>): Promise<T>;
-  insertIgnore(insert: JobsInsert): JobsInsert;
-  /**
-   * Optional faster bulk insert-if-absent that reports the ids it created (PostgreSQL: unnest of arrays
-   * + RETURNING, 18 parameters however many rows). Without it: multi-row INSERT IGNORE + a nonce lookup.
-   */
-  insertJobs?(trx: Trx, rows: readonly JobRow[]): Promise<string[]>;
-  /** Upsert of full rows; with `guarded`, a row already terminal (finished_at set) is left alone. */
-  upsert(insert: JobsInsert, guarded: boolean): JobsInsert;
-}
-
-/** Rows per multi-row INSERT (18 columns each): under pg's 65 535 parameters and mysql's packet size. */
-const MAX_ROWS_PER_STATEMENT = 1000;
-const MAX_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
 
 /**
  * The journal over Kysely: one implementation for both dialects, the few differences in JournalDialect.
@@ -95,65 +65,10 @@ export class SqlJournal implements Journal {
     }
   }
 
-  write(batch: JournalBatch): Promise<Set<string>> {
-    if (!batch.inserts.length && !batch.upserts.length && !batch.history.length) return Promise.resolve(new Set());
-    return this.run((db) =>
-      db.transaction().execute(async (trx) => {
-        const now = Date.now();
-        const created = new Set<string>();
-        if (batch.inserts.length && this.sqlDialect.insertJobs) {
-          const rows = batch.inserts.map((j) => journalJobToRow(j, now, null, batch.pushedBy ?? null));
-          for (let i = 0; i < rows.length; i += 10_000) {
-            for (const id of await this.sqlDialect.insertJobs(trx, rows.slice(i, i + 10_000))) created.add(id);
-          }
-        } else if (batch.inserts.length) {
-          const nonce = randomBytes(8).toString('hex');
-          for (const chunk of chunks(
-            batch.inserts.map((j) => journalJobToRow(j, now, nonce, batch.pushedBy ?? null)),
-          )) {
-            await this.sqlDialect.insertIgnore(trx.insertInto('delayq_jobs').values(chunk)).execute();
-          }
-          // The nonce tells the rows this batch created from ids that already existed (duplicates).
-          for (const chunk of chunks(batch.inserts.map((j) => ({ id: j.id, body: '' })))) {
-            const rows = await trx
-              .selectFrom('delayq_jobs')
-              .select('id')
-              .where(
-                'id',
-                'in',
-                chunk.map((r) => r.id),
-              )
-              .where('push_nonce', '=', nonce)
-              .execute();
-            for (const r of rows) created.add(r.id);
-          }
-        }
-        for (const guarded of [false, true]) {
-          const rows = batch.upserts.filter((u) => u.force !== guarded).map((u) => journalJobToRow(u.job, now, null));
-          for (const chunk of chunks(rows)) {
-            await this.sqlDialect.upsert(trx.insertInto('delayq_jobs').values(chunk), guarded).execute();
-          }
-        }
-        if (batch.history.length) {
-          const rows = batch.history.map((h) => ({
-            job_id: h.jobId,
-            at: h.at,
-            event: h.event,
-            state: h.state,
-            attempt: h.attempt,
-            node: h.node,
-            reason: h.reason,
-          }));
-          for (let i = 0; i < rows.length; i += 5000) {
-            await trx
-              .insertInto('delayq_job_history')
-              .values(rows.slice(i, i + 5000))
-              .execute();
-          }
-        }
-        return created;
-      }),
-    );
+  async write(batch: JournalBatch): Promise<Set<string>> {
+    if (isEmptyBatch(batch)) return new Set();
+    const parts = splitRowBatch(rowBatchOf(batch, Date.now()));
+    return new Set(await this.run(() => this.sqlDialect.writeBatch(parts)));
   }
 
   async get(id: string): Promise<JournalJob | null> {
@@ -438,23 +353,6 @@ function markLoaded(db: Db | Trx, ids: readonly string[], loaded: boolean) {
     .set({ loaded: loaded ? 1 : 0 })
     .where('id', 'in', ids)
     .execute();
-}
-
-/** Splits rows into statements that stay under the parameter and packet limits. */
-function* chunks<T extends Pick<JobRow, 'id' | 'body'>>(rows: readonly T[]): Generator<T[]> {
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = row.body.length * 3 + 512;
-    if (chunk.length && (chunk.length >= MAX_ROWS_PER_STATEMENT || bytes + size > MAX_BYTES_PER_STATEMENT)) {
-      yield chunk;
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(row);
-    bytes += size;
-  }
-  if (chunk.length) yield chunk;
 }
 
 /** PostgreSQL unique_violation, MySQL/MariaDB ER_DUP_ENTRY. */

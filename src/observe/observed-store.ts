@@ -93,7 +93,7 @@ interface RestoreSummary {
 }
 
 /** Methods not worth timing (synchronous accessors). */
-const UNTIMED = new Set(['status', 'watch', 'constructor']);
+const UNTIMED = new Set(['status', 'watch', 'observeCommits', 'constructor']);
 
 export function observeStore<S extends Store>(store: S, events: ServiceEvents, clock: Clock): S {
   const wrappers = new Map<PropertyKey, AnyMethod>();

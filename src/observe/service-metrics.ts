@@ -2,12 +2,13 @@ import { collectDefaultMetrics, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { DelayqService } from '../service.js';
 import { JobMetrics } from './job-metrics.js';
+import { registerJournalMetrics } from './journal-metrics.js';
 import { StoreGauges } from './store-gauges.js';
 import { TopicLabels } from './topic-labels.js';
 
 /**
  * Registers every service series on `registry` (docs/metrics.md): transition counters and lateness
- * histograms from service.events, store gauges read on scrape, and prom-client's process metrics (event
+ * histograms from service.events, the journal's write lag (with a journal), store gauges read on scrape, and prom-client's process metrics (event
  * loop lag, heap, GC, CPU, file descriptors). Answers the function that stops listening.
  */
 export function registerServiceMetrics(
@@ -16,8 +17,12 @@ export function registerServiceMetrics(
   options: Config['metrics'],
 ): () => void {
   const topics = new TopicLabels(options.topicLabelLimit);
-  const stop = new JobMetrics(registry, topics).listen(service.events);
+  const stopJobs = new JobMetrics(registry, topics).listen(service.events);
+  const stopJournal = service.isJournaled ? registerJournalMetrics(registry, service.journalOperations()) : undefined;
   new StoreGauges(registry, service, topics, options.statsCacheMs);
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
-  return stop;
+  return () => {
+    stopJobs();
+    stopJournal?.();
+  };
 }

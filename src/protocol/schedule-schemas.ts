@@ -1,7 +1,7 @@
 /** The wire contract of `/v1/schedules` (docs/schedules.md), beside the job schemas it reuses. */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../core/limits.js';
-import { Duration, EpochMs, Label, Nullable, RetryInput, RunAt, TimeZone, Topic } from './schemas.js';
+import { Duration, EpochMs, JobSchema, Label, Nullable, RetryInput, RunAt, TimeZone, Topic } from './schemas.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -78,3 +78,27 @@ export type Schedule = Static<typeof Schedule>;
 
 export const ScheduleResponse = Type.Object({ schedule: Schedule });
 export const ScheduleListResponse = Type.Object({ schedules: Type.Array(Schedule) });
+
+const firesCount = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: LIMITS.scheduleFiresMax, default: 5, description });
+export const ScheduleFiresQuery = Type.Object(
+  {
+    next: Type.Optional(firesCount('how many coming ticks')),
+    last: Type.Optional(firesCount('how many latest fires with their jobs')),
+  },
+  strict,
+);
+export type ScheduleFiresQuery = Static<typeof ScheduleFiresQuery>;
+
+export const ScheduleFiresResponse = Type.Object({
+  next: Type.Array(EpochMs, { description: 'the coming ticks, earliest first (none when paused or ended)' }),
+  last: Type.Array(
+    Type.Object({
+      tickAt: EpochMs,
+      jobId: Type.String({ description: '`<name>:<tickAt>`' }),
+      job: JobSchema,
+    }),
+    { description: 'the latest fired ticks whose job still exists, newest first' },
+  ),
+});
+export type ScheduleFiresResponse = Static<typeof ScheduleFiresResponse>;

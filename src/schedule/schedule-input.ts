@@ -1,13 +1,8 @@
 import { Cron } from 'croner';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError, invalid } from '../core/errors.js';
-import {
-  DEFAULT_JOB_DEFAULTS,
-  normalizePush,
-  validateTopic,
-  type JobDefaults,
-  type PushInput,
-} from '../core/job-input.js';
+import { DEFAULT_JOB_DEFAULTS } from '../config.js';
+import { normalizePush, validateTopic, type JobDefaults, type PushInput } from '../core/job-input.js';
 import { LIMITS } from '../core/limits.js';
 import { parseDurationMs } from '../core/duration.js';
 import { hasUtcOffset, parseLocalDateTime, validateTimeZone } from '../core/time-zone.js';

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../config.js';
 import type { TimerHandle } from '../core/clock.js';
 import type { PushInput } from '../core/job-input.js';
 import type { DelayqService } from '../service.js';
@@ -11,11 +12,8 @@ export interface ScheduleRunnerOptions extends PlanTiming {
   refreshIntervalMs: number;
 }
 
-export const DEFAULT_SCHEDULE_RUNNER_OPTIONS: ScheduleRunnerOptions = {
-  leadMs: 2000,
-  graceMs: 2000,
-  refreshIntervalMs: 1000,
-};
+/** config.ts's `schedules` defaults. */
+export const DEFAULT_SCHEDULE_RUNNER_OPTIONS: ScheduleRunnerOptions = DEFAULTS.schedules;
 
 const PUSH_CHUNK = 1000;
 /** A floor under the sleep between rounds: a schedule whose tick is already due is planned by this round. */

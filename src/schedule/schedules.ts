@@ -3,6 +3,7 @@ import { DelayqError } from '../core/errors.js';
 import type { DelayqService } from '../service.js';
 import { tickJobId, type ScheduleRecord } from './schedule.js';
 import { normalizeSchedule, validateScheduleName, type ScheduleInput } from './schedule-input.js';
+import { lastFires, nextFires, type ScheduleFires } from './schedule-fires.js';
 import { nextFireAt } from './schedule-plan.js';
 import type { ScheduleStore } from './schedule-store.js';
 
@@ -46,6 +47,22 @@ export class Schedules {
     const record = await this.store.get(validateScheduleName(name));
     if (!record) throw notFound(name);
     return this.view(record);
+  }
+
+  /** The schedule's next `next` ticks and its latest `last` fires with their jobs (newest first). */
+  async fires(name: string, counts: { next: number; last: number }): Promise<ScheduleFires & { topic: string }> {
+    const record = await this.store.get(validateScheduleName(name));
+    if (!record) throw notFound(name);
+    const getJob = (id: string) =>
+      this.service.get(id).catch((err: unknown) => {
+        if (err instanceof DelayqError && err.code === 'E_NOT_FOUND') return undefined;
+        throw err;
+      });
+    return {
+      topic: record.topic,
+      next: nextFires(record, this.service.clock.now(), counts.next),
+      last: await lastFires(record, counts.last, getJob),
+    };
   }
 
   async list(): Promise<ScheduleView[]> {

@@ -1,30 +1,26 @@
 import type { Clock, EpochMs, TimerHandle } from '../core/clock.js';
 import type { Store, WakeHeads } from '../store/store.js';
+import { DEFAULTS } from '../config.js';
 import { reapLapsed } from './reaper.js';
 
 export interface SchedulerOptions {
-  /** Jobs moved per store call when promoting, reaping or expiring. @defaultValue 1000 */
+  /** Jobs moved per store call when promoting, reaping or expiring. */
   batchSize: number;
   /**
    * Longest sleep even when nothing is due: a safety net for wake-ups that were missed (another
-   * process's push on a shared store whose notification was lost). @defaultValue 1000 ms
+   * process's push on a shared store whose notification was lost).
    */
   safetyWakeMs: number;
-  /** Terminal jobs are purged this long after they ended. @defaultValue 7 days */
+  /** Terminal jobs are purged this long after they ended. */
   retentionMs: number;
-  /** How often the purge of old terminal jobs runs. @defaultValue 60 000 ms */
+  /** How often the purge of old terminal jobs runs. */
   purgeIntervalMs: number;
   /** How often ended jobs with a retention of their own (Store.purgeRetained) are looked for. @defaultValue 1000 ms */
   retainedPurgeIntervalMs: number;
 }
 
-export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
-  batchSize: 1000,
-  safetyWakeMs: 1000,
-  retentionMs: 7 * 86_400_000,
-  purgeIntervalMs: 60_000,
-  retainedPurgeIntervalMs: 1000,
-};
+/** config.ts's `scheduler` defaults. */
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = DEFAULTS.scheduler;
 
 export interface SchedulerHooks {
   /** Jobs of these topics just became ready: wake their waiting consumers. */

@@ -11,6 +11,8 @@ export interface ConsumerSpec {
   failEvery?: number;
   /** Take deliveries' `at` from this process's clock instead of the server's (faked server clock). */
   clientClock?: boolean;
+  /** Leave every n-th delivery unsettled (0: never): its reservation lapses and the job comes back. */
+  abandonEvery?: number;
 }
 
 const spec = JSON.parse(process.argv[2]!) as ConsumerSpec;
@@ -95,18 +97,25 @@ async function inferLost(
 }
 
 let seen = 0;
+const WAIT_MS = 1000;
+/** A long poll unanswered this long is stuck (the server owes an answer after waitMs plus a command timeout). */
+const STUCK_MS = 8000;
 async function loop(n: number): Promise<void> {
   const base = spec.urls[n % spec.urls.length]!;
   while (!stopping) {
     let reservations: WireReservation[];
+    const polledAt = Date.now();
     try {
-      const res = await post(`${base}/v1/reserve`, { topics: [spec.topic], count: 10, waitMs: 1000 }, 5000);
+      const res = await post(`${base}/v1/reserve`, { topics: [spec.topic], count: 10, waitMs: WAIT_MS }, STUCK_MS);
       if (res.status !== 200) {
+        out({ type: 'poll-refused', status: res.status, url: base, at: Date.now() });
         await sleep(100);
         continue;
       }
       reservations = res.json.reservations as WireReservation[];
-    } catch {
+    } catch (err) {
+      const stuck = (err as Error).name === 'TimeoutError';
+      out({ type: stuck ? 'poll-stuck' : 'poll-error', url: base, polledAt, at: Date.now() });
       await sleep(100);
       continue;
     }
@@ -116,9 +125,14 @@ async function loop(n: number): Promise<void> {
       out({ type: 'deliver', id: r.job.id, at: deliveredAt[i], receivedAt, deadlineAt: r.deadlineAt });
     });
     await Promise.all(
-      reservations.map((r, i) =>
-        settle(base, r, spec.failEvery && ++seen % spec.failEvery === 0 ? 'fail' : 'finish', deliveredAt[i]!),
-      ),
+      reservations.map((r, i) => {
+        seen++;
+        if (spec.abandonEvery && seen % spec.abandonEvery === 0) {
+          out({ type: 'abandon', id: r.job.id, at: Date.now() });
+          return undefined;
+        }
+        return settle(base, r, spec.failEvery && seen % spec.failEvery === 0 ? 'fail' : 'finish', deliveredAt[i]!);
+      }),
     );
   }
 }

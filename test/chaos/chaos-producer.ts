@@ -13,6 +13,8 @@ export interface ProducerSpec {
   ttrMs: number;
   /** Take runAt as the client's send time + delay (the service host's clock may be faked). */
   clientRunAt?: boolean;
+  /** Cancel every n-th acknowledged push right after its ack (0: never); an acknowledged cancel is logged. */
+  cancelEvery?: number;
 }
 
 const spec = JSON.parse(process.argv[2]!) as ProducerSpec;
@@ -48,6 +50,7 @@ async function pushOne(i: number): Promise<void> {
         ttrMs: job.ttrMs,
         at: Date.now(),
       });
+      if (spec.cancelEvery && i % spec.cancelEvery === 0) await cancelOne(spec.urls[(i + 1) % spec.urls.length]!, id);
     } else {
       out({
         type: 'push-refused',
@@ -59,6 +62,20 @@ async function pushOne(i: number): Promise<void> {
     }
   } catch (err) {
     out({ type: 'push-error', id, error: (err as Error).message, at: Date.now() });
+  }
+}
+
+/** A cancel is logged only when acknowledged (200); a refused one (the job was already reserved) is not a cancel. */
+async function cancelOne(url: string, id: string): Promise<void> {
+  try {
+    const res = await fetch(`${url}/v1/jobs/${encodeURIComponent(id)}/cancel`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(10_000),
+    });
+    await res.text();
+    out({ type: res.status === 200 ? 'cancel' : 'cancel-refused', id, status: res.status, at: Date.now() });
+  } catch (err) {
+    out({ type: 'cancel-error', id, error: (err as Error).message, at: Date.now() });
   }
 }
 

@@ -23,6 +23,8 @@ export interface ChaosServerSpec {
   redisPrefix?: string;
   /** PostgreSQL schema of the journal (redis+postgres). */
   pgSchema?: string;
+  /** PostgreSQL connection string of the journal (redis+postgres). @defaultValue the shared test server */
+  pgUrl?: string;
   /** MariaDB/MySQL database URI of the journal (redis+mysql). */
   mysqlUri?: string;
   /** The journal's reconciliation settle time, ms (default: the store's). */
@@ -65,7 +67,7 @@ if (spec.store === 'sqlite') {
     const journal =
       spec.store === 'redis+postgres'
         ? new PostgresJournal({
-            connectionString: 'postgres://postgres@127.0.0.1:5432/test',
+            connectionString: spec.pgUrl ?? 'postgres://postgres@127.0.0.1:5432/test',
             schema: spec.pgSchema!,
             maxConnections: 4,
           })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHistory, type HistoryEvent } from './history-checker.js';
+import { checkHistory, serviceGaps, type HistoryEvent } from './history-checker.js';
 
 const push = (id: string, runAt: number, at = 0): HistoryEvent => ({ type: 'push', id, runAt, ttrMs: 1000, at });
 
@@ -17,6 +17,7 @@ describe('history checker', () => {
       duplicates: [],
       resurrected: [],
       deliveredAfterFinish: [],
+      resurrectedAfterCancel: [],
     });
   });
 
@@ -54,6 +55,39 @@ describe('history checker', () => {
     expect(r.duplicates).toEqual(['dup']);
     expect(r.resurrected).toEqual(['cancel-zombie', 'zombie']);
     expect(r.deliveredAfterFinish).toEqual(['zombie']);
+    expect(r.resurrectedAfterCancel).toEqual(['cancel-zombie']);
     expect(r.redeliveries).toBe(4);
+  });
+
+  it('measures time without service: gaps between acknowledged pushes, and due jobs waiting with no delivery', () => {
+    const g = serviceGaps([
+      push('a', 100, 0),
+      push('b', 150, 100),
+      push('c', 1200, 200),
+      push('d', 1300, 1700), // no push acknowledged for 1.5 s
+      push('e', 1300, 1800),
+      { type: 'deliver', id: 'a', at: 100 },
+      { type: 'deliver', id: 'b', at: 160 },
+      // nothing due waits until c's runAt 1200; c and d then wait until 3200
+      { type: 'deliver', id: 'c', at: 3200 },
+      { type: 'deliver', id: 'd', at: 3210 },
+      push('x', 3000, 300),
+      { type: 'cancel', id: 'x', at: 400 }, // a cancelled job owed nothing
+      { type: 'deliver', id: 'e', at: 3300 },
+    ]);
+    expect(g.pushGapMs).toBe(1400);
+    expect(g.pushGapFrom).toBe(300);
+    expect(g.deliveryGapMs).toBe(2000);
+    expect(g.deliveryGapFrom).toBe(1200);
+  });
+
+  it('sees no gap in a history served on time', () => {
+    const g = serviceGaps([
+      push('a', 100, 0),
+      push('b', 200, 50),
+      { type: 'deliver', id: 'a', at: 101 },
+      { type: 'deliver', id: 'b', at: 203 },
+    ]);
+    expect(g).toEqual({ pushGapMs: 50, pushGapFrom: 0, deliveryGapMs: 3, deliveryGapFrom: 200 });
   });
 });

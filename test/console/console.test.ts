@@ -3,28 +3,25 @@
  * with tokens: log in, find a job by bizKey, see its timeline, cancel it, redrive a dead job, read the
  * due-time histogram against jobs pushed here. Screenshots land in docs/console/ (docs/console.md).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.mjs';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
 import { buildApp, type DelayqApp } from '../../src/server/app.js';
-import { http } from '../helpers/http-server.js';
+import { http, waitFor } from '../helpers/http-server.js';
+import { launchBrowser, SHOTS, type Browser } from './browser.js';
 
 const TOKEN = 'console-admin-token-0123';
-const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'console');
 const MINUTE = 60_000;
 
 describe('web console', () => {
   let runtime: DelayqRuntime;
   let app: DelayqApp;
   let url: string;
-  let context: BrowserContext;
+  let browser: Browser;
   let page: Page;
-  const profile = mkdtempSync(join(tmpdir(), 'delayq-chromium-'));
   const api = (method: string, path: string, json?: unknown) =>
     http(url, method, path, { ...(json ? { json } : {}), headers: { authorization: `Bearer ${TOKEN}` } });
 
@@ -36,30 +33,19 @@ describe('web console', () => {
     });
     runtime = createRuntime(config);
     await runtime.start();
-    app = await buildApp(runtime.service, config, { metrics: runtime.metrics, sinks: runtime.sinks });
-    url = await app.listen({ host: '127.0.0.1', port: 0 });
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    app = await buildApp(runtime.service, config, {
+      metrics: runtime.metrics,
+      sinks: runtime.sinks,
+      schedules: runtime.schedules,
     });
-    page = context.pages()[0] ?? (await context.newPage());
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+    page = browser.page;
   }, 120_000);
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await app?.close();
     await runtime?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it('asks for a token, then shows the topics', async () => {
@@ -132,5 +118,76 @@ describe('web console', () => {
       .evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-count'))));
     expect(counts).toHaveLength(24);
     await page.screenshot({ path: join(SHOTS, 'due-day.png') });
+  });
+
+  it('reschedules a delayed job from its page', async () => {
+    await api('POST', '/v1/jobs', { topic: 'invoices', id: 'inv-9', delayMs: 5 * MINUTE });
+    await page.goto(`${url}/console/#/job/inv-9`);
+    await page.locator('#job-state').getByText('delayed').waitFor();
+    await page.locator('input[name=delay]').fill('2h');
+    const before = Date.now();
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    await page.locator('#action-message').getByText('reschedule: done').waitFor();
+    await page.locator('#timeline li[data-event=reschedule]').waitFor();
+    const runAt = (await api('GET', '/v1/jobs/inv-9')).body.job.runAt as number;
+    expect(runAt).toBeGreaterThanOrEqual(before + 2 * 60 * MINUTE);
+    expect(runAt).toBeLessThanOrEqual(Date.now() + 2 * 60 * MINUTE);
+    await page.screenshot({ path: join(SHOTS, 'job-reschedule.png') });
+  });
+
+  it('pauses and resumes a topic from the overview', async () => {
+    const paused = async () =>
+      ((await api('GET', '/v1/stats')).body.topics as { topic: string; paused: boolean }[]).find(
+        (t) => t.topic === 'mailers',
+      )?.paused;
+    await api('POST', '/v1/jobs', { topic: 'mailers', id: 'mail-1' });
+    await page.goto(`${url}/console/#/topics`);
+    const button = page.locator('#topics tr[data-topic=mailers] button');
+    await button.getByText('pause', { exact: true }).click();
+    await button.getByText('paused: resume').waitFor();
+    expect(await paused()).toBe(true);
+    expect((await api('POST', '/v1/reserve', { topics: ['mailers'] })).body.reservations).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'topics-paused.png') });
+    await button.getByText('paused: resume').click();
+    await button.getByText('pause', { exact: true }).waitFor();
+    expect(await paused()).toBe(false);
+    const reserved = await api('POST', '/v1/reserve', { topics: ['mailers'] });
+    expect(reserved.body.reservations.map((r: { job: { id: string } }) => r.job.id)).toEqual(['mail-1']);
+  });
+
+  it('lists schedules and shows one with its next fires and its last fires with their jobs', async () => {
+    const put = await api('PUT', '/v1/schedules/heartbeat', { topic: 'beats', everyMs: 1000, job: { body: 'beat' } });
+    expect(put.status).toBe(201);
+    await waitFor(
+      async () => (await api('GET', '/v1/schedules/heartbeat')).body.schedule.fired >= 3,
+      '3 fires',
+      15_000,
+    );
+    await page.goto(`${url}/console/#/schedules`);
+    const row = page.locator('#schedules tr[data-name=heartbeat]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('beats');
+    await page.screenshot({ path: join(SHOTS, 'schedules.png') });
+    await row.locator('a', { hasText: 'heartbeat' }).click();
+    await page.locator('#next-fires li').first().waitFor();
+    const next = await page.locator('#next-fires li').evaluateAll((li) => li.map((l) => Number(l.dataset['at'])));
+    expect(next).toHaveLength(10);
+    expect(next.every((at, i) => i === 0 || at - next[i - 1]! === 1000)).toBe(true);
+    const last = page.locator('#last-fires tbody tr');
+    await last.nth(2).waitFor();
+    const ids = await last.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')!));
+    const ticks = ids.map((id) => Number(id.split(':')[1]));
+    expect(ids.every((id) => id.startsWith('heartbeat:'))).toBe(true);
+    expect(ticks.every((t, i) => i === 0 || ticks[i - 1]! - t === 1000)).toBe(true); // newest first, one per tick
+    expect(next[0]).toBeGreaterThan(ticks[0]!); // the next fires are the ticks not pushed yet
+    const newest = (await api('GET', `/v1/jobs/${ids[0]}`)).body.job;
+    expect(newest).toMatchObject({ topic: 'beats', body: 'beat', runAt: ticks[0] });
+    expect(await last.first().locator('td').nth(2).textContent()).toBe(newest.state);
+    await page.screenshot({ path: join(SHOTS, 'schedule.png') });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('#schedule-state').getByText('paused').waitFor();
+    expect(await page.locator('#next-fires li').count()).toBe(0);
+    expect((await api('GET', '/v1/schedules/heartbeat')).body.schedule.paused).toBe(true);
+    await api('DELETE', '/v1/schedules/heartbeat');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DelayqError } from '../../src/core/errors.js';
-import { DEFAULT_JOB_DEFAULTS, normalizePush, type PushInput } from '../../src/core/job-input.js';
+import { DEFAULT_JOB_DEFAULTS } from '../../src/config.js';
+import { normalizePush, type PushInput } from '../../src/core/job-input.js';
 import { LIMITS } from '../../src/core/limits.js';
 
 const now = Date.UTC(2026, 5, 1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, decideFailure, DEFAULT_RETRY_POLICY } from '../../src/core/retry-policy.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/config.js';
+import { backoffDelayMs, decideFailure } from '../../src/core/retry-policy.js';
 import { normalizeRetry } from '../../src/core/job-input.js';
 
 describe('retry policy', () => {

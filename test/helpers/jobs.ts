@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY } from '../../src/core/retry-policy.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/config.js';
 import type { NewJob } from '../../src/core/job.js';
 
 let counter = 0;

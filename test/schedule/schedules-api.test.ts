@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
 import { buildApp, type DelayqApp } from '../../src/server/app.js';
-import { http } from '../helpers/http-server.js';
+import { http, waitFor } from '../helpers/http-server.js';
 import { DelayqClient } from '../../src/client/client.js';
 import { DelayqError } from '../../src/core/errors.js';
 
@@ -76,6 +76,31 @@ describe('/v1/schedules', () => {
     await http(url, 'DELETE', '/v1/schedules/beat');
   });
 
+  it('fires: lists the coming ticks not pushed yet and the latest fires with their jobs, newest first', async () => {
+    const client = new DelayqClient({ url });
+    await client.putSchedule('pulse', { topic: 'pulse', everyMs: 1000, job: { body: 'p' } });
+    await waitFor(async () => (await client.getSchedule('pulse')).fired >= 3, '3 fires', 10_000);
+    const fires = await client.scheduleFires('pulse', { next: 4, last: 2 });
+    expect(fires.next).toHaveLength(4);
+    expect(fires.last).toHaveLength(2);
+    const [newest, older] = fires.last;
+    expect(newest!.tickAt - older!.tickAt).toBe(1000);
+    expect(newest!.jobId).toBe(`pulse:${newest!.tickAt}`);
+    expect(newest!.job).toMatchObject({ id: newest!.jobId, topic: 'pulse', body: 'p', runAt: newest!.tickAt });
+    expect(fires.next[0]).toBeGreaterThan(newest!.tickAt);
+    expect(fires.next.every((t, i) => i === 0 || t - fires.next[i - 1]! === 1000)).toBe(true);
+    // a paused schedule has no next fires; its fired jobs stay listed
+    await client.pauseSchedule('pulse');
+    const paused = (await http(url, 'GET', '/v1/schedules/pulse/fires')).body;
+    expect(paused.next).toEqual([]);
+    expect(paused.last.length).toBeGreaterThanOrEqual(3);
+    const tooMany = await http(url, 'GET', '/v1/schedules/pulse/fires?last=51');
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.field).toBe('last');
+    expect((await http(url, 'GET', '/v1/schedules/nope/fires')).status).toBe(404);
+    await client.deleteSchedule('pulse');
+  });
+
   it.each([
     [{ topic: 't', cron: '61 * * * * *' }, 'cron'],
     [{ topic: 't', cron: 'every day' }, 'cron'],
@@ -110,6 +135,7 @@ describe('/v1/schedules', () => {
         '/v1/schedules',
         '/v1/schedules/{name}',
         '/v1/schedules/{name}/pause',
+        '/v1/schedules/{name}/fires',
         '/v1/schedules/{name}/resume',
       ]),
     );

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { Unpackr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordToJob } from '../../src/store/redis/job-record.js';
-import { unpackRecord } from '../../src/store/redis/packed-record.js';
-import { JOBS_PER_BUCKET, packNewRecord } from '../../src/store/redis/push-args.js';
+import { decodeRecord, packNewRecord } from '../../src/store/redis/record-codec.js';
+import { JOBS_PER_BUCKET } from '../../src/store/redis/push-args.js';
+import { LUA_PRELUDE } from '../../src/store/redis/scripts.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
@@ -23,7 +23,6 @@ afterAll(async () => {
 const unpack = (b: Buffer): unknown => new Unpackr({ int64AsType: 'number' }).unpack(b);
 const UNICODE_BODY = JSON.stringify({ s: 'héllo ☃ 𝄞 日本語', e: '' });
 const FAR_AT = 4_102_444_800_123; // 2100-01-01, beyond 32 bits
-const RECORD_CODEC = readFileSync(new URL('../../src/store/redis/lua/record.lua', import.meta.url), 'utf8');
 
 describe('a record packed in Node and read by the Lua scripts (struct head, msgpack body)', () => {
   const cases = [
@@ -38,7 +37,7 @@ describe('a record packed in Node and read by the Lua scripts (struct head, msgp
       expect(packed.readUIntBE(21, 3)).toBe(0); // the bucket placeholder push.lua replaces
       // The head as the scripts read it, the record as a transition rewrites it (head, then the rest as
       // is), and the body as cmsgpack reads it.
-      const script = `${RECORD_CODEC}
+      const script = `${LUA_PRELUDE}
 local h = readHead(ARGV[1])
 return { writeHead(h) .. string.sub(ARGV[1], h.topicAt), cmsgpack.pack({ h.topic, h.state, h.runAt, h.priority, h.ttr,
   h.ttl, h.attempts, h.lastError, h.token, h.deadline, h.createdAt, h.readyAt, h.reservedAt, h.finishedAt, h.bucket }),
@@ -65,7 +64,7 @@ return { writeHead(h) .. string.sub(ARGV[1], h.topicAt), cmsgpack.pack({ h.topic
       ]);
       expect(unpack(body!)).toEqual([job.tag ?? false, job.bizKey ?? false, job.body, '']);
       // As Node decodes it (the scripts return records as stored), it is the job that was pushed.
-      const record = unpackRecord(packed, true);
+      const record = decodeRecord(packed, true);
       expect(recordToJob(job.id, record)).toMatchObject({
         topic: job.topic,
         tag: job.tag,
@@ -76,7 +75,9 @@ return { writeHead(h) .. string.sub(ARGV[1], h.topicAt), cmsgpack.pack({ h.topic
         priority: job.priority,
         createdAt: now,
       });
-      expect(record[18]).toEqual([[now, 1, ready ? 2 : 1, 0, 3, null]]);
+      expect(record.history).toEqual([
+        { at: now, event: 'push', state: ready ? 'ready' : 'delayed', attempt: 0, node: 3, reason: null },
+      ]);
     }
   });
 

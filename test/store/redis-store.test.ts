@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { parseRedisUrl } from '../../src/store/redis/connection.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
-import { RECORD_LAYOUT } from '../../src/store/redis/packed-record.js';
+import { RECORD_LAYOUT } from '../../src/store/redis/record-layout.js';
 import type { NewJob } from '../../src/core/job.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
@@ -90,7 +90,7 @@ describe('RedisStore on standalone Redis', () => {
   });
 
   it('keeps every time of a job through its transitions, with and without the optional head fields', async () => {
-    // A plain job's reserved and finished heads take record.lua's one-pack paths; a ttl or an error the
+    // A plain job's reserved and finished heads take lua/record.lua's one-pack paths; a ttl or an error the
     // general ones. Times all differ, so a field read or written in the wrong place shows.
     const store = make(1);
     await store.open();

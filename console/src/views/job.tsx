@@ -11,11 +11,11 @@ export function JobPage({ id }: { id: string }) {
   );
   const [message, setMessage] = useState('');
   const [delay, setDelay] = useState('10m');
-  const act = async (what: string, run: () => Promise<unknown>) => {
+  /** Runs an action; `describe` turns its answer into the message (default "done"). */
+  const act = async <T,>(what: string, run: () => Promise<T>, describe: (answer: T) => string = () => 'done') => {
     setMessage('');
     try {
-      await run();
-      setMessage(`${what}: done`);
+      setMessage(`${what}: ${describe(await run())}`);
     } catch (err) {
       setMessage(`${what}: ${(err as Error).message}`);
     }
@@ -77,7 +77,13 @@ export function JobPage({ id }: { id: string }) {
           <button onClick={() => act('redrive', () => post('/v1/dead/redrive', { ids: [job.id] }))}>Redrive</button>
         )}
         <button
-          onClick={() => act('restore', () => post(`${path}/restore`))}
+          onClick={() =>
+            act(
+              'restore',
+              () => post<{ restored: number; alreadyPresent: number }>(`${path}/restore`),
+              (s) => `restored ${s.restored}, already present ${s.alreadyPresent}`,
+            )
+          }
           title="push the journal's copy back into the store"
         >
           Restore from journal

@@ -60,6 +60,18 @@ export function registerScheduleCommands(program: Command<[], GlobalFlags>): voi
     .argument('<name>')
     .action(async (name, _flags, command) => print({ schedule: await clientOf(command).getSchedule(name) }));
   schedule
+    .command('fires')
+    .description('its coming ticks and its latest fires with their jobs')
+    .argument('<name>')
+    .option('--next <n>', 'coming ticks to list (default 5)', asInt)
+    .option('--last <n>', 'latest fires to list (default 5)', asInt)
+    .action(async (name, flags, command) => {
+      const counts: { next?: number; last?: number } = {};
+      if (flags.next !== undefined) counts.next = flags.next;
+      if (flags.last !== undefined) counts.last = flags.last;
+      print(await clientOf(command).scheduleFires(name, counts));
+    });
+  schedule
     .command('pause')
     .argument('<name>')
     .action(async (name, _flags, command) => print({ schedule: await clientOf(command).pauseSchedule(name) }));

@@ -87,8 +87,8 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
     .description('the due-time histogram: delayed jobs per bucket (default: the next hour by minute)')
     .option('--topic <topic>', 'one topic (default: all)')
     .option('--from <time>', 'epoch ms or ISO-8601 (default: now)')
-    .option('--span <ms>', 'range length, ms (default 3600000)', asInt, 3_600_000)
-    .option('--bucket <ms>', 'bucket width, ms (default 60000)', asInt, 60_000)
+    .option('--span <ms>', "range length, ms (default: the server's, an hour)", asInt)
+    .option('--bucket <ms>', "bucket width, ms (default: the server's, a minute)", asInt)
     .action(async (flags, command) => {
       const { url, token } = command.optsWithGlobals();
       const from =
@@ -97,8 +97,8 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
         command.error(`--from: "${flags.from}" is neither epoch ms nor ISO-8601`, { exitCode: 2 });
       const params = new URLSearchParams({
         from: String(from),
-        to: String(from + flags.span),
-        bucketMs: String(flags.bucket),
+        ...(flags.span !== undefined ? { to: String(from + flags.span) } : {}),
+        ...(flags.bucket !== undefined ? { bucketMs: String(flags.bucket) } : {}),
         ...(flags.topic ? { topic: flags.topic } : {}),
       });
       const histogram = await rawRequest<{ total: number; buckets: { at: number; count: number }[] }>(

@@ -1,6 +1,8 @@
 import Type from 'typebox';
 import {
   PutScheduleRequest,
+  ScheduleFiresQuery,
+  ScheduleFiresResponse,
   ScheduleListResponse,
   ScheduleNameParams,
   ScheduleResponse,
@@ -10,6 +12,7 @@ import type { Schedules } from '../../schedule/schedules.js';
 import type { DelayqApp } from '../route-context.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
 import { errorResponses } from '../route-helpers.js';
+import { toWireJob } from '../wire.js';
 
 /**
  * Schedules (docs/schedules.md): periodic pushes by cron or interval. A caller limited to topic prefixes
@@ -49,6 +52,25 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
     async (request) => ({
       schedule: await authorized(request, request.params.name),
     }),
+  );
+
+  app.get(
+    '/v1/schedules/:name/fires',
+    {
+      schema: {
+        tags,
+        summary: 'Its coming ticks and its latest fires with their jobs',
+        params,
+        querystring: ScheduleFiresQuery,
+        response: { 200: ScheduleFiresResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { next = 5, last = 5 } = request.query;
+      const fires = await schedules.fires(request.params.name, { next, last });
+      authorizeTopic(request, fires.topic);
+      return { next: fires.next, last: fires.last.map((f) => ({ ...f, job: toWireJob(f.job) })) };
+    },
   );
 
   app.put(

@@ -4,7 +4,7 @@
  * because a job's partition comes from its id, not its topic.
  *
  * Per partition (tag T = `{prefix:p}`):
- *   T:jobs       hash  id → packed record (binary head, msgpack body, history: lua/record.lua)
+ *   T:jobs       hash  id → packed record (binary head, msgpack body, history: record-layout.ts)
  *   T:dueidx     zset  `X#b` → earliest runAt of delayed set `X#b` (the promote index)
  *   T:delayed:X#b zset id → runAt, delayed jobs of topic X in bucket b: small sets stay listpack-encoded
  *                (≈40 bytes an entry instead of ≈130 in a skiplist), which is most of the memory a

@@ -1,88 +1,11 @@
 import type { EpochMs } from '../../core/clock.js';
 import type { NewJob } from '../../core/job.js';
-import { encodeRetry } from './job-record.js';
 import { arrayBytes, intBytes, strBytes, writeArray, writeFalse, writeInt, writeStr } from './msgpack-write.js';
-import { ENTRY_BYTES, FLAG, HEAD_BYTES } from './packed-record.js';
+import { planRecord, writeNewRecord, type RecordPlan } from './record-codec.js';
 
 export interface PushArgsEntry {
   job: NewJob;
   now: EpochMs;
-}
-
-/** What packing one new record needs to know first: its size and the byte lengths inside it. */
-interface RecordPlan {
-  retry: string;
-  tagBytes: number;
-  bizKeyBytes: number;
-  bodyBytes: number;
-  topicBytes: number;
-  size: number;
-}
-
-function planRecord(job: NewJob, now: EpochMs): RecordPlan {
-  const retry = encodeRetry(job.retry);
-  const tagBytes = job.tag == null ? 0 : Buffer.byteLength(job.tag);
-  const bizKeyBytes = job.bizKey == null ? 0 : Buffer.byteLength(job.bizKey);
-  const bodyBytes = Buffer.byteLength(job.body);
-  const topicBytes = Buffer.byteLength(job.topic);
-  if (topicBytes > 255) throw new RangeError(`topic of ${topicBytes} bytes: the record holds at most 255`);
-  const optional = (job.ttlMs != null ? 6 : 0) + (job.runAt <= now ? 6 : 0);
-  const body =
-    1 +
-    (job.tag == null ? 1 : strBytes(tagBytes)) +
-    (job.bizKey == null ? 1 : strBytes(bizKeyBytes)) +
-    strBytes(bodyBytes) +
-    strBytes(retry.length);
-  return {
-    retry,
-    tagBytes,
-    bizKeyBytes,
-    bodyBytes,
-    topicBytes,
-    size: HEAD_BYTES + optional + 1 + topicBytes + body + ENTRY_BYTES,
-  };
-}
-
-/**
- * Writes a new job's record (layout: lua/record.lua) at `pos`: the head (state, times; bucket 0, which
- * push.lua replaces with the bucket it chooses), the topic, the msgpack body {tag, bizKey, body, retry}
- * (null as false) and the push entry of the history. Packed here, not in push.lua; the body's values are
- * strings or false, written in place (msgpackr's pack and the copy of its output were a tenth of a push's
- * CPU in this process). Returns where the record ends.
- */
-function writeNewRecord(b: Buffer, pos: number, job: NewJob, now: EpochMs, node: number, plan: RecordPlan): number {
-  const ready = job.runAt <= now;
-  const state = ready ? 2 : 1;
-  const ttl = job.ttlMs ?? null;
-  b[pos] = state | (ttl !== null ? FLAG.ttl : 0) | (ready ? FLAG.readyAt : 0);
-  b.writeUInt16BE(0, pos + 1); // attempts
-  b.writeInt16BE(job.priority, pos + 3);
-  b.writeUInt32BE(job.ttrMs, pos + 5);
-  b.writeIntBE(now, pos + 9, 6); // createdAt
-  b.writeIntBE(job.runAt, pos + 15, 6);
-  b.writeUIntBE(0, pos + 21, 3); // bucket: push.lua's
-  pos += HEAD_BYTES;
-  if (ttl !== null) pos = b.writeIntBE(ttl, pos, 6);
-  if (ready) pos = b.writeIntBE(now, pos, 6); // readyAt
-  b[pos++] = plan.topicBytes;
-  pos += b.write(job.topic, pos, 'utf8');
-  pos = writeArray(b, pos, 4);
-  pos = job.tag == null ? writeFalse(b, pos) : writeStr(b, pos, job.tag, plan.tagBytes);
-  pos = job.bizKey == null ? writeFalse(b, pos) : writeStr(b, pos, job.bizKey, plan.bizKeyBytes);
-  pos = writeStr(b, pos, job.body, plan.bodyBytes);
-  pos = writeStr(b, pos, plan.retry, plan.retry.length); // ASCII
-  pos = b.writeIntBE(now, pos, 6); // the push entry: event 1
-  b[pos++] = 8 + state;
-  pos = b.writeUInt16BE(0, pos);
-  return b.writeUIntBE(node, pos, 3);
-}
-
-/** One new job's record on its own (push.lua's input is pushArgs's; this is for tests and tools). */
-export function packNewRecord(job: NewJob, now: EpochMs, node: number): Buffer {
-  const plan = planRecord(job, now);
-  const b = Buffer.allocUnsafe(plan.size);
-  writeNewRecord(b, 0, job, now, node, plan);
-  return b;
 }
 
 /** Consecutive jobs of a call that share a bucket hash: one multi-member ZADD instead of eight. */

@@ -11,7 +11,7 @@ import { afterCursor, listingCursor, parseListingCursor, reservingNode } from '.
 import type { DueListQuery, DuePage, ListingCursor, ReservedListQuery, ReservedPage } from '../listings.js';
 import type { RedisClient } from './connection.js';
 import { recordHistory, recordToJob } from './job-record.js';
-import { unpackRecord } from './packed-record.js';
+import { decodeRecord } from './record-codec.js';
 import type { PartitionAccess } from './redis-reads.js';
 
 export async function recordOutcome(
@@ -146,7 +146,7 @@ export async function listDue(store: PartitionAccess, query: DueListQuery): Prom
   const jobs: Job[] = [];
   chosen.forEach((e, i) => {
     const b = bufs[i];
-    if (b) jobs.push(recordToJob(e.id, unpackRecord(b)));
+    if (b) jobs.push(recordToJob(e.id, decodeRecord(b)));
   });
   const page = jobs.filter((j) => j.state === 'delayed').slice(0, query.limit);
   const last = page[page.length - 1];
@@ -172,7 +172,7 @@ export async function listReserved(store: PartitionAccess, query: ReservedListQu
     const b = bufs[i];
     const e = sorted[i]!;
     if (!b || !afterCursor(e.at, e.id, cursor)) continue;
-    const r = unpackRecord(b, true);
+    const r = decodeRecord(b, true);
     const job = recordToJob(e.id, r);
     if (job.state !== 'reserved' || (query.topic !== undefined && job.topic !== query.topic)) continue;
     if (page.length === query.limit) {

@@ -1,8 +1,9 @@
 import { emptyCounts, JOB_STATES, type HistoryEntry, type Job, type TopicStats } from '../../core/job.js';
 import type { JobPage, JobQuery } from '../store.js';
 import type { RedisClient } from './connection.js';
-import { nul, recordHistory, recordToJob, stateCode } from './job-record.js';
-import { unpackRecord } from './packed-record.js';
+import { nul, recordHistory, recordToJob } from './job-record.js';
+import { decodeRecord } from './record-codec.js';
+import { STATE_CODE } from './record-layout.js';
 import type { PartitionKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
 
@@ -24,7 +25,7 @@ export interface PartitionAccess {
 
 export async function readJob(store: PartitionAccess, id: string): Promise<Job | null> {
   const record = (await store.run('get', store.part(id), [id], true)) as Buffer | null;
-  return record ? recordToJob(id, unpackRecord(record)) : null;
+  return record ? recordToJob(id, decodeRecord(record)) : null;
 }
 
 export async function readHistory(store: PartitionAccess, id: string): Promise<HistoryEntry[]> {
@@ -32,14 +33,14 @@ export async function readHistory(store: PartitionAccess, id: string): Promise<H
   const record = (await store.run('get', p, [id], true)) as Buffer | null;
   if (!record) return [];
   const names = await store.guard((c) => c.hgetall(store.parts[p]!.nodes));
-  return recordHistory(unpackRecord(record, true), (index) => names[`#${index}`] ?? `node#${index}`);
+  return recordHistory(decodeRecord(record, true), (index) => names[`#${index}`] ?? `node#${index}`);
 }
 
 /** Each partition returns its first limit+1 matches after the cursor; the merge keeps the first `limit`. */
 export async function listJobs(store: PartitionAccess, query: JobQuery): Promise<JobPage> {
   const args = [
     nul(query.topic),
-    query.state ? stateCode(query.state) : 0,
+    query.state ? STATE_CODE[query.state] : '',
     nul(query.bizKey),
     nul(query.tag),
     query.cursor ?? '',
@@ -49,7 +50,7 @@ export async function listJobs(store: PartitionAccess, query: JobQuery): Promise
   const replies = (await store.all((p) => store.run('list', p, args, true))) as Buffer[][];
   const jobs: Job[] = [];
   for (const flat of replies)
-    for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(flat[i]!.toString(), unpackRecord(flat[i + 1]!)));
+    for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(flat[i]!.toString(), decodeRecord(flat[i + 1]!)));
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const page = jobs.slice(0, query.limit);
   return { jobs: page, next: jobs.length > query.limit ? page[page.length - 1]!.id : null };

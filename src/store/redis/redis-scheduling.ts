@@ -1,6 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
 import type { LapsedReservation, PromoteOptions, PromoteResult, WakeHeads } from '../store.js';
-import { decodeRetry } from './job-record.js';
+import { decodeRetry } from './retry-text.js';
 import type { PartitionAccess } from './redis-reads.js';
 
 /** Three wake-up heads (earliest delayed runAt, TTR deadline, ttl expiry; nil: none), then a list. */

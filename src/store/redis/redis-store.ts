@@ -37,7 +37,7 @@ import {
   type RedisClient,
   type RedisConnection,
 } from './connection.js';
-import { nul, recordToJob, recordToken, stateCode, stateOf } from './job-record.js';
+import { nul, recordToJob } from './job-record.js';
 import { compareReadyOrder } from '../ready-order.js';
 import { withDispatched } from '../cancelled.js';
 import {
@@ -51,7 +51,8 @@ import {
   type PartitionKeys,
 } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
-import { RECORD_LAYOUT, unpackRecord } from './packed-record.js';
+import { decodeRecord } from './record-codec.js';
+import { RECORD_LAYOUT, STATE_CODE, stateOf } from './record-layout.js';
 import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
 import { RedisClock } from './redis-clock.js';
 import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
@@ -302,7 +303,7 @@ export class RedisStore implements WatchableStore, NoticingStore {
         const created = pushedJob(job, now);
         if (created.state === 'ready') (readyTopics ??= new Set()).add(job.topic);
         results.push({ created: true, job: created });
-      } else results.push({ created: false, job: recordToJob(job.id, unpackRecord(reply as Buffer)) });
+      } else results.push({ created: false, job: recordToJob(job.id, decodeRecord(reply as Buffer)) });
     }
     if (readyTopics) this.bus.ready(readyTopics);
     return results;
@@ -326,7 +327,7 @@ export class RedisStore implements WatchableStore, NoticingStore {
     const [code, payload] = reply as [number, unknown];
     if (code < OUTCOME_CODES.ok)
       return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
-    const job = recordToJob(id, unpackRecord(payload as Buffer));
+    const job = recordToJob(id, decodeRecord(payload as Buffer));
     if (job.state === 'ready') this.bus.ready([job.topic]);
     else if (job.state === 'delayed') this.bus.due(job.runAt);
     return code === OUTCOME_CODES.repeated ? repeatedOk(job) : ok(job);
@@ -339,7 +340,7 @@ export class RedisStore implements WatchableStore, NoticingStore {
       [id, now, this.nodeIndex[this.part(id)]!, nul(reason)],
       true,
     )) as unknown[];
-    return withDispatched(this.outcome(id, reply), reply[2] === stateCode('reserved'));
+    return withDispatched(this.outcome(id, reply), reply[2] === STATE_CODE.reserved);
   }
 
   async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
@@ -373,9 +374,9 @@ export class RedisStore implements WatchableStore, NoticingStore {
       ).then((reply) => {
         const flat = reply as Buffer[];
         for (let k = 0; k < flat.length; k += 2) {
-          const record = unpackRecord(flat[k + 1]!);
+          const record = decodeRecord(flat[k + 1]!);
           const job = recordToJob(flat[k]!.toString(), record);
-          taken.push({ job, token: recordToken(record)!, deadlineAt: job.deadlineAt! });
+          taken.push({ job, token: record.token!, deadlineAt: job.deadlineAt! });
         }
       });
     const taken: Reservation[] = [];

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { RedisClient } from './connection.js';
+import { luaConstants } from './lua-prelude.js';
 
 /** One Lua file per transition (lua/NAME.lua); each is registered once and called through EVALSHA. */
 export const SCRIPT_NAMES = [
@@ -34,32 +35,33 @@ const keyCount = (name: ScriptName): number => (name === 'register-node' ? 3 : 6
 const commandName = (name: ScriptName): string => `delayq_${name.replace('-', '_')}`;
 
 const read = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
-const RECORD_CODEC = read('record');
-/** The search for due delayed jobs, shared by the two scripts that move them. */
-const DUE_JOBS = read('due-jobs');
-/** The log of ended jobs, shared by the scripts that end jobs and by purge. */
-const ENDED_LOG = read('ended-log');
-const ENDING: readonly ScriptName[] = ['finish', 'bury', 'cancel', 'expire', 'purge', 'reserve'];
-/** Expiry of ready jobs whose ttl ran out, shared by expire and reserve (which runs it first). */
-const EXPIRE_DUE = read('expire-due');
-const EXPIRING: readonly ScriptName[] = ['expire', 'reserve'];
+
+/** Shared Lua inserted into the scripts that use it, after the prelude. */
+const SHARED: readonly { file: string; into: readonly ScriptName[] }[] = [
+  /** The search for due delayed jobs, for the two scripts that move them. */
+  { file: 'due-jobs', into: ['promote', 'reserve'] },
+  /** The log of ended jobs, for the scripts that end jobs and for purge. */
+  { file: 'ended-log', into: ['finish', 'bury', 'cancel', 'expire', 'purge', 'reserve'] },
+  /** Expiry of ready jobs whose ttl ran out, for expire and reserve (which runs it first). */
+  { file: 'expire-due', into: ['expire', 'reserve'] },
+];
 
 /**
- * A script as sent to Redis: its file, with the record codec (lua/record.lua), for promote and reserve
- * the due-job search (lua/due-jobs.lua), for the scripts that end jobs the ended log
- * (lua/ended-log.lua), and for expire and reserve the ttl expiry (lua/expire-due.lua), inserted after the file's header comment, so the source still opens with
- * `--[[ name: …` (as MONITOR shows it).
+ * What every script but register-node starts with: the constants generated from record-layout.ts, then
+ * lua/record.lua (the record codec, the fenced load of a reserved job, the ready-set member).
+ */
+export const LUA_PRELUDE = luaConstants() + read('record');
+
+/**
+ * A script as sent to Redis: its file, with the prelude and the SHARED parts it uses inserted after the
+ * file's header comment, so the source still opens with `--[[ name: …` (as MONITOR shows it).
  */
 export function scriptSource(name: ScriptName): string {
   const source = read(name);
   if (name === 'register-node') return source;
   const cut = source.indexOf(']]\n') + 3;
-  const shared =
-    RECORD_CODEC +
-    (name === 'promote' || name === 'reserve' ? DUE_JOBS : '') +
-    (ENDING.includes(name) ? ENDED_LOG : '') +
-    (EXPIRING.includes(name) ? EXPIRE_DUE : '');
-  return `${source.slice(0, cut)}${shared}${source.slice(cut)}`;
+  const shared = SHARED.filter((part) => part.into.includes(name)).map((part) => read(part.file));
+  return `${source.slice(0, cut)}${LUA_PRELUDE}${shared.join('')}${source.slice(cut)}`;
 }
 
 const SOURCES = new Map<ScriptName, string>(SCRIPT_NAMES.map((name) => [name, scriptSource(name)]));

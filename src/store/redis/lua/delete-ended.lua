@@ -7,7 +7,6 @@
   ARGV[1] topic key prefix  ARGV[2] mode  then the ids, or ARGV[3] now (ms) and ARGV[4] limit
   Returns: the ids of the jobs deleted. Ended-log entries of deleted jobs are left for purge to drop.
 ]]
-local S_DELAYED, S_READY, S_RESERVED, S_FINISHED, S_DEAD = 1, 2, 3, 4, 5
 local jobs, counts, tp = KEYS[1], KEYS[6], ARGV[1]
 local outcomes, retention, retain = tp .. 'outcomes', tp .. 'retention', tp .. 'retain'
 local deleted = {}
@@ -19,8 +18,8 @@ local function forget(id)
 end
 
 local function delete(id, h)
-  if h.state == S_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
-  redis.call('HINCRBY', counts, h.topic .. '|' .. h.state, -1)
+  if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
+  redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
   forget(id)
   deleted[#deleted + 1] = id
@@ -32,7 +31,7 @@ if ARGV[2] == 'ids' then
     local packed = redis.call('HGET', jobs, id)
     if packed then
       local h = readHead(packed)
-      if h.state >= S_FINISHED then delete(id, h) end
+      if TERMINAL[h.state] then delete(id, h) end
     end
   end
   return deleted
@@ -45,10 +44,10 @@ for _, id in ipairs(redis.call('ZRANGE', retain, '-inf', now, 'BYSCORE', 'LIMIT'
     forget(id)
   else
     local h = readHead(packed)
-    if h.state == S_FINISHED or h.state == S_DEAD then
+    if h.state == STATE_FINISHED or h.state == STATE_DEAD then
       local kept = redis.call('HGET', retention, id) or ','
       local finishedMs, deadMs = string.match(kept, '^(%d*),(%d*)$')
-      local ms = tonumber(h.state == S_FINISHED and finishedMs or deadMs)
+      local ms = tonumber(h.state == STATE_FINISHED and finishedMs or deadMs)
       if not ms then
         redis.call('ZREM', retain, id) -- the store-wide retention applies: purge deletes it
       elseif h.finishedAt + ms <= now then
@@ -56,11 +55,11 @@ for _, id in ipairs(redis.call('ZRANGE', retain, '-inf', now, 'BYSCORE', 'LIMIT'
       else
         redis.call('ZADD', retain, h.finishedAt + ms, id)
       end
-    elseif h.state == S_RESERVED then
+    elseif h.state == STATE_RESERVED then
       redis.call('ZADD', retain, math.max(h.deadline, now + 1), id)
-    elseif h.state == S_DELAYED then
+    elseif h.state == STATE_DELAYED then
       redis.call('ZADD', retain, math.max(h.runAt, now + 1), id)
-    elseif h.state == S_READY then
+    elseif h.state == STATE_READY then
       -- Waiting for a consumer: look again after as long as it has waited (1 s to 1 min).
       redis.call('ZADD', retain, now + math.min(math.max(now - (h.readyAt or now), 1000), 60000), id)
     else

@@ -10,15 +10,15 @@ local function expireDue(keys, tp, now, limit, node)
     redis.call('ZREM', expiry, id)
     local packed = redis.call('HGET', jobs, id)
     local h = packed and readHead(packed)
-    if h and h.state == 2 then
+    if h and h.state == STATE_READY then
       local at = stampAfter(h, now)
       redis.call('ZREM', tp .. 'ready:' .. h.topic, readyMember(h, id))
-      h.state, h.finishedAt = 7, at
+      h.state, h.finishedAt = STATE_EXPIRED, at
       ended[#ended + 1] = at
       ended[#ended + 1] = id
-      redis.call('HINCRBY', counts, h.topic .. '|2', -1)
-      redis.call('HINCRBY', counts, h.topic .. '|7', 1)
-      redis.call('HSET', jobs, id, rewrite(packed, h, at, 9, EXPIRED_REASON, node))
+      redis.call('HINCRBY', counts, countOf(h.topic, STATE_READY), -1)
+      redis.call('HINCRBY', counts, countOf(h.topic, STATE_EXPIRED), 1)
+      redis.call('HSET', jobs, id, rewrite(packed, h, at, EVENT_EXPIRE, EXPIRED_REASON, node))
       n = n + 1
     end
   end

@@ -2,9 +2,9 @@
   made in one event-loop turn arrive together (PartitionBatcher), so a drain costs one call per batch.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] node index  then triples: id, token, now (ms)
-  Returns: one reply per triple, in order: {0, packed record as stored} | {1, record as stored}: already
-           finished with this token (a repeat: nothing changes) | {-1} not found | {-2, state} not reserved
-           | {-3, 3} token mismatch.
+  Returns: one reply per triple, in order: {OUTCOME_OK, record as stored} | {OUTCOME_REPEATED, record as
+           stored}: already finished with this token (nothing changes) | {OUTCOME_NOT_FOUND}
+           | refuseUnlessReserved's refusal.
 ]]
 local jobs, reserved, endedKey, counts = KEYS[1], KEYS[3], KEYS[5], KEYS[6]
 local node = tonumber(ARGV[2])
@@ -21,30 +21,29 @@ for k = 1, #ids do
   local id, token, now = ids[k], ARGV[i + 1], tonumber(ARGV[i + 2])
   local packed = packs[k]
   if done[id] then
-    out[k] = done[id] == token and { 1, made[id] } or { -2, 4 }
+    out[k] = done[id] == token and { OUTCOME_REPEATED, made[id] } or { OUTCOME_WRONG_STATE, STATE_FINISHED }
   elseif not packed then
-    out[k] = { -1 }
+    out[k] = { OUTCOME_NOT_FOUND }
   else
     readHead(packed, h)
-    if h.state == 4 and h.token == token then
-      out[k] = { 1, packed }
-    elseif h.state ~= 3 then
-      out[k] = { -2, h.state }
-    elseif h.token ~= token then
-      out[k] = { -3, 3 }
+    local refused = refuseUnlessReserved(h, token)
+    if h.state == STATE_FINISHED and h.token == token then
+      out[k] = { OUTCOME_REPEATED, packed }
+    elseif refused then
+      out[k] = refused
     else
       now = stampAfter(h, now)
       -- The token stays in the finished record: a repeat of this finish is answered as done.
-      h.state, h.deadline, h.finishedAt = 4, false, now
+      h.state, h.deadline, h.finishedAt = STATE_FINISHED, false, now
       done[id] = token
       ended[#ended + 1] = now
       ended[#ended + 1] = id
       finished[h.topic] = (finished[h.topic] or 0) + 1
-      local packedNow = rewrite(packed, h, now, 5, false, node)
+      local packedNow = rewrite(packed, h, now, EVENT_FINISH, false, node)
       stored[#stored + 1] = id
       stored[#stored + 1] = packedNow
       made[id] = packedNow
-      out[k] = { 0, packedNow }
+      out[k] = { OUTCOME_OK, packedNow }
     end
   end
 end
@@ -56,7 +55,7 @@ if #stored > 0 then
   redis.call('ZREM', reserved, unpack(gone))
 end
 for topic, n in pairs(finished) do
-  redis.call('HINCRBY', counts, topic .. '|3', -n)
-  redis.call('HINCRBY', counts, topic .. '|4', n)
+  redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), -n)
+  redis.call('HINCRBY', counts, countOf(topic, STATE_FINISHED), n)
 end
 return out

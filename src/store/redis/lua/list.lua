@@ -2,7 +2,7 @@
   Cost: with a topic and a state of delayed, ready or dead it reads that topic's set; otherwise it reads
   every id of the partition (O(jobs)): list is an operator's tool, not a hot path.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
-  ARGV[1] topic key prefix  ARGV[2] topic  ARGV[3] state code (0 = any)  ARGV[4] bizKey  ARGV[5] tag
+  ARGV[1] topic key prefix  ARGV[2] topic  ARGV[3] state code ('' = any)  ARGV[4] bizKey  ARGV[5] tag
   ARGV[6] cursor (ids after it; '' = from the start)  ARGV[7] unused  ARGV[8] limit; '\0' = no filter
   Returns: {id1, record1, id2, record2, …} ordered by id, the records as stored.
 ]]
@@ -10,16 +10,16 @@ local jobs, tp = KEYS[1], ARGV[1]
 local topic, state, bizKey, tag, cursor = ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
 local limit = tonumber(ARGV[8])
 local ids
-if topic ~= '\0' and state == 1 then
+if topic ~= '\0' and state == STATE_DELAYED then
   ids = {}
   for _, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
     if string.sub(member, 1, #topic + 1) == topic .. '#' then
       for _, id in ipairs(redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, -1)) do ids[#ids + 1] = id end
     end
   end
-elseif topic ~= '\0' and state == 5 then
+elseif topic ~= '\0' and state == STATE_DEAD then
   ids = redis.call('ZRANGE', tp .. 'dead:' .. topic, 0, -1)
-elseif topic ~= '\0' and state == 2 then
+elseif topic ~= '\0' and state == STATE_READY then
   ids = {}
   for i, m in ipairs(redis.call('ZRANGE', tp .. 'ready:' .. topic, 0, -1)) do ids[i] = string.sub(m, READY_ID_AT) end
 else
@@ -36,7 +36,7 @@ for _, id in ipairs(after) do
   if packed then
     local h = readHead(packed)
     local body = (bizKey ~= '\0' or tag ~= '\0') and readBody(packed, h)
-    if (topic == '\0' or h.topic == topic) and (state == 0 or h.state == state)
+    if (topic == '\0' or h.topic == topic) and (not state or h.state == state)
       and (bizKey == '\0' or body[2] == bizKey) and (tag == '\0' or body[1] == tag) then
       out[#out + 1] = id
       out[#out + 1] = packed

@@ -4,11 +4,10 @@
   ARGV[1] topic key prefix  ARGV[2] id
   Returns: {outcome JSON, 1 | 0} | false (no outcome, or no job).
 ]]
-local S_FINISHED = 4
 local kept = redis.call('HGET', ARGV[1] .. 'outcomes', ARGV[2])
 local packed = redis.call('HGET', KEYS[1], ARGV[2])
 if not kept or not packed then return false end
 local h = readHead(packed)
 local space = string.find(kept, ' ', 1, true)
 local token = string.sub(kept, 1, space - 1)
-return { string.sub(kept, space + 1), (h.state == S_FINISHED and h.token == token) and 1 or 0 }
+return { string.sub(kept, space + 1), (h.state == STATE_FINISHED and h.token == token) and 1 or 0 }

@@ -57,7 +57,7 @@ for i = 1, taken do
   local s = packs[i]
   readHead(s, h)
   local topic = h.topic
-  h.state, h.readyAt = 2, now
+  h.state, h.readyAt = STATE_READY, now
   local gone = leaving[member] or {}
   leaving[member] = gone
   gone[#gone + 1] = id
@@ -74,7 +74,7 @@ for i = 1, taken do
     withTtl[#withTtl + 1] = id
   end
   stored[#stored + 1] = id
-  stored[#stored + 1] = rewrite(s, h, now, 2, false, node)
+  stored[#stored + 1] = rewrite(s, h, now, EVENT_PROMOTE, false, node)
   topics[topic] = (topics[topic] or 0) + 1
 end
 out[1] = taken
@@ -86,8 +86,8 @@ for member, gone in pairs(leaving) do call('ZREM', tp .. 'delayed:' .. member, g
 for topic, ready in pairs(arriving) do call('ZADD', tp .. 'ready:' .. topic, ready) end
 call('ZADD', expiry, withTtl)
 for topic, n in pairs(topics) do
-  redis.call('HINCRBY', counts, topic .. '|1', -n)
-  redis.call('HINCRBY', counts, topic .. '|2', n)
+  redis.call('HINCRBY', counts, countOf(topic, STATE_DELAYED), -n)
+  redis.call('HINCRBY', counts, countOf(topic, STATE_READY), n)
 end
 for member in pairs(leaving) do
   local head = redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, 0, 'WITHSCORES')

@@ -10,9 +10,13 @@ local before, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
 local deleted, read = 0, 0
 
 local function delete(id, h)
-  if h.state == 5 then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
-  redis.call('HINCRBY', counts, h.topic .. '|' .. h.state, -1)
+  if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
+  redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
+  -- The job API's side entries go with the job (redis-job-api.ts).
+  redis.call('HDEL', tp .. 'outcomes', id)
+  redis.call('HDEL', tp .. 'retention', id)
+  redis.call('ZREM', tp .. 'retain', id)
   deleted = deleted + 1
 end
 
@@ -39,9 +43,9 @@ for _, slot in ipairs(slots) do
   for _, id in ipairs(ids) do
     local packed = redis.call('HGET', jobs, id)
     local h = packed and readHead(packed)
-    -- Terminal (4 finished … 7 expired) and ended in this slot: a job to purge, or where the walk stops.
+    -- Terminal and ended in this slot: a job to purge, or where the walk stops.
     -- Otherwise the entry is stale (redriven, ended again elsewhere, or deleted): dropped.
-    if h and h.state >= 4 and h.finishedAt and endedSlot(h.finishedAt) == tonumber(slot) then
+    if h and TERMINAL[h.state] and h.finishedAt and endedSlot(h.finishedAt) == tonumber(slot) then
       if h.finishedAt >= before then
         stop = true
         break

@@ -4,9 +4,9 @@
   ARGV[3] msgpack array, 7 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
           ready now), ttlMs (false = none), length of its record in ARGV[4]. Runs of consecutive jobs share
           a bucket hash (push-args.ts), so a call adds to a few delayed sets, many members each.
-  ARGV[4] the jobs' packed records back to back (push-args.ts packs them in Node); each record's head
-          has a 0 bucket, which only this script can choose (record.lua: the layout)
-  ARGV[5] the record layout number (packed-record.ts RECORD_LAYOUT): marks the partition as written in it
+  ARGV[4] the jobs' packed records back to back (record-codec.ts packs them in Node); each record's
+          head has a 0 bucket, which only this script can choose (the layout: record-layout.ts)
+  ARGV[5] the record layout number (record-layout.ts RECORD_LAYOUT): marks the partition as written in it
           (counts `#layout`), even after a FLUSHALL under a running delayq; register-node.lua checks it
   Returns: {newHeadAt|false, r1 … rn}: ri = 1 when created, else the existing record (as stored).
            newHeadAt is the earliest delayed runAt pushed when it is earlier than this partition's head.
@@ -27,7 +27,7 @@ local delayed = {} -- topic → its delayed jobs in this partition, counting thi
 local function bucketOf(topic, hash)
   local n = delayed[topic]
   if not n then
-    n = tonumber(redis.call('HGET', counts, topic .. '|1') or 0)
+    n = tonumber(redis.call('HGET', counts, countOf(topic, STATE_DELAYED)) or 0)
     delayed[topic] = n
   end
   if n < FILL * fewest then return hash % fewest end
@@ -63,20 +63,20 @@ for k = 1, #ids do
     out[#out + 1] = prior
   else
     local bucket = bucketOf(topic, hash)
-    local at = from + BUCKET_AT - 1
+    local at = from + HEAD_BUCKET_AT - 1
     local record = string.sub(blob, from, at - 1) .. struct.pack('>I3', bucket) .. string.sub(blob, at + 3, pos - 1)
     made[id] = record
     stored[#stored + 1] = id
     stored[#stored + 1] = record
-    local state = 1
+    local state = STATE_DELAYED
     -- A topic that ever holds a job of another priority than 0 is marked (counts `topic|prio`): its due
     -- jobs are promoted before consumers take them, so the ready set orders them by priority (reserve.lua).
-    if not prioritized[topic] and struct.unpack('>h', blob, from + 3) ~= 0 then prioritized[topic] = true end
+    if not prioritized[topic] and struct.unpack('>h', blob, from + HEAD_PRIORITY_AT - 1) ~= 0 then prioritized[topic] = true end
     if priority then
-      state = 2
+      state = STATE_READY
       local ready = listOf(readyIn, topic)
       ready[#ready + 1] = priority
-      ready[#ready + 1] = struct.pack('>i6', runAt) .. string.sub(blob, from + 9, from + 14) .. id -- readyMember
+      ready[#ready + 1] = struct.pack('>i6', runAt) .. string.sub(blob, from + HEAD_CREATED_AT_AT - 1, from + HEAD_RUN_AT_AT - 2) .. id -- readyMember
       if ttl then
         expiring[#expiring + 1] = int(runAt + ttl)
         expiring[#expiring + 1] = id
@@ -91,7 +91,7 @@ for k = 1, #ids do
       if not earliest or runAt < earliest then earliest = runAt end
     end
     -- Counters and the due index are written once per topic, after the loop.
-    local field = topic .. '|' .. state
+    local field = countOf(topic, state)
     added[field] = (added[field] or 0) + 1
     out[#out + 1] = 1
   end

@@ -5,11 +5,10 @@
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] token  ARGV[4] the outcome (JSON text)
   Returns: 1 kept | 0 refused (no such job, or not reserved or finished with that token).
 ]]
-local S_RESERVED, S_FINISHED = 3, 4
 local packed = redis.call('HGET', KEYS[1], ARGV[2])
 if not packed then return 0 end
 local h = readHead(packed)
-if (h.state ~= S_RESERVED and h.state ~= S_FINISHED) or h.token ~= ARGV[3] then return 0 end
+if (h.state ~= STATE_RESERVED and h.state ~= STATE_FINISHED) or h.token ~= ARGV[3] then return 0 end
 -- Kept as `token json` (tokens hold no space): outcome.lua compares the token with the record's.
 redis.call('HSET', ARGV[1] .. 'outcomes', ARGV[2], ARGV[3] .. ' ' .. ARGV[4])
 return 1

@@ -1,38 +1,24 @@
---[[ record: the stored job record's codec, which scripts.ts inserts after each script's header (with
-  int() and readyMember(), the helpers that are not codec). This is
-  layout 3 (RECORD_LAYOUT in packed-record.ts): a change to the layout takes a new number. A record
-  is head .. body .. history, integers big-endian (Redis Lua's struct library; Node: packed-record.ts):
-  head    B  state (bits 0-2: 1 delayed … 7 expired) + 8 ttl, 16 readyAt, 32 reservedAt, 64 finishedAt and
-             128 lastError when that field is present
-          H  attempts  h priority  I4 ttrMs  i6 createdAt  i6 runAt  I3 delayed bucket   (24 bytes)
-          then only the fields present, in this order: i6 ttlMs, i6 readyAt, i6 reservedAt, i6 finishedAt,
-          I4-length lastError, i6 deadlineAt and B-length token (these two only while reserved, state 3),
-          or the B-length token that finished the job (only when finished, state 4: a repeat of that
-          finish is answered as done); then the B-length topic.
-  body    msgpack array {tag, bizKey, body, retry} (null = false), packed once by push-args.ts; scripts copy
-          it as bytes and never decode it (list and lapsed excepted).
-  history one entry appended per transition: i6 at, B event × 8 + state (+128: a reason follows),
-          H attempt, I3 node index, then the I4-length reason when flagged.
-  Absent fields take no bytes: a delayed job with a 100-byte body is a 148-byte record (jemalloc's
-  160-byte class). Widths: topic ≤ 255 bytes, attempts ≤ 65535, bucket and node index < 2^24.
-  A transition reads the head, writes a new one and appends an entry, copying the rest as bytes: ≈ 1.5 µs
-  a job, where cmsgpack.unpack + pack of the whole record (body and history) cost ≈ 3.
+--[[ record: the shared Lua half of the prelude (scripts.ts puts it after the generated constants, at the
+  top of each script): the record codec, the fenced load of a reserved job, and the ready-set member.
+  The layout is defined in record-layout.ts; the formats here write its widths out (times are i6, an
+  error's length I4, a token's and the topic's length B) and name every state, event and flag by its
+  constant.
+  A transition reads the head, writes a new one and appends a history entry, copying the topic, body and
+  history as bytes: it never decodes the body.
 ]]
-local HEAD = '>BHhI4i6i6I3'
-local BUCKET_AT = 22 -- 1-based offset of the I3 bucket in the head (push.lua writes it)
 
--- The head every reserved job has (state 3 with readyAt and reservedAt, no ttl, no error) in one unpack:
--- what finish reads for each job. A Lua call or field test costs about as much as the work here, and
--- this path reads that head in ≈ 0.7–1.2 µs against ≈ 2.3 for the general one (EVAL loop of 100k).
-local RESERVED = 3 + 16 + 32
+-- The head of a drained job while reserved (readyAt and reservedAt, no ttl, no error) and once finished
+-- (plus finishedAt): the common heads, each read and written in one struct call.
+local RESERVED_FLAGS = STATE_RESERVED + FLAG_READY_AT + FLAG_RESERVED_AT
 local RESERVED_HEAD = HEAD .. 'i6i6i6Bc0'
--- A finished job keeps the token that finished it (h.token), without a deadline.
-local FINISHED_STATE = 4
+local FINISHED_FLAGS = STATE_FINISHED + FLAG_READY_AT + FLAG_RESERVED_AT + FLAG_FINISHED_AT
+local FINISHED_HEAD = HEAD .. 'i6i6i6Bc0'
+
 local function readReservedHead(s, h)
   local _, pos
   _, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, h.readyAt, h.reservedAt, h.deadline, h.token, pos =
     struct.unpack(RESERVED_HEAD, s)
-  h.state, h.ttl, h.finishedAt, h.lastError, h.topicAt = 3, false, false, false, pos
+  h.state, h.ttl, h.finishedAt, h.lastError, h.topicAt = STATE_RESERVED, false, false, false, pos
   h.topic, h.bodyAt = struct.unpack('>Bc0', s, pos)
   return h
 end
@@ -41,22 +27,22 @@ end
 -- fields are false. h.topicAt is where the topic starts, h.bodyAt where the body starts.
 local function readHead(s, h)
   h = h or {}
-  if string.byte(s, 1) == RESERVED then return readReservedHead(s, h) end
+  if string.byte(s, 1) == RESERVED_FLAGS then return readReservedHead(s, h) end
   local b, pos
   b, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, pos = struct.unpack(HEAD, s)
-  local state = b % 8
+  local state = b % STATE_MOD
   h.state, h.ttl, h.readyAt, h.reservedAt, h.finishedAt, h.deadline, h.token, h.lastError =
     state, false, false, false, false, false, false, false
   if b ~= state then
-    if bit.band(b, 8) ~= 0 then h.ttl, pos = struct.unpack('>i6', s, pos) end
-    if bit.band(b, 16) ~= 0 then h.readyAt, pos = struct.unpack('>i6', s, pos) end
-    if bit.band(b, 32) ~= 0 then h.reservedAt, pos = struct.unpack('>i6', s, pos) end
-    if bit.band(b, 64) ~= 0 then h.finishedAt, pos = struct.unpack('>i6', s, pos) end
-    if b >= 128 then h.lastError, pos = struct.unpack('>I4c0', s, pos) end
+    if bit.band(b, FLAG_TTL_MS) ~= 0 then h.ttl, pos = struct.unpack(TIME, s, pos) end
+    if bit.band(b, FLAG_READY_AT) ~= 0 then h.readyAt, pos = struct.unpack(TIME, s, pos) end
+    if bit.band(b, FLAG_RESERVED_AT) ~= 0 then h.reservedAt, pos = struct.unpack(TIME, s, pos) end
+    if bit.band(b, FLAG_FINISHED_AT) ~= 0 then h.finishedAt, pos = struct.unpack(TIME, s, pos) end
+    if bit.band(b, FLAG_LAST_ERROR) ~= 0 then h.lastError, pos = struct.unpack('>I4c0', s, pos) end
   end
-  if state == 3 then
+  if state == STATE_RESERVED then
     h.deadline, h.token, pos = struct.unpack('>i6Bc0', s, pos)
-  elseif state == FINISHED_STATE then
+  elseif state == STATE_FINISHED then
     h.token, pos = struct.unpack('>Bc0', s, pos)
   end
   h.topicAt = pos
@@ -64,47 +50,44 @@ local function readHead(s, h)
   return h
 end
 
--- The head up to the topic, for h's fields (false = absent); deadline and token only in state 3.
-local FINISHED = 4 + 16 + 32 + 64
-local FINISHED_HEAD = HEAD .. 'i6i6i6Bc0'
+-- The head up to the topic, for h's fields (false = absent); deadline only while reserved, token while
+-- reserved or finished.
 local function writeHead(h)
-  -- The two heads of a drained job's transitions, in one pack (as readReservedHead reads one of them).
   if not h.ttl and not h.lastError and h.readyAt and h.reservedAt then
-    if h.state == 3 and not h.finishedAt then
-      return struct.pack(RESERVED_HEAD, RESERVED, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, h.readyAt,
-        h.reservedAt, h.deadline, #h.token, h.token)
-    elseif h.state == 4 and h.finishedAt then
+    if h.state == STATE_RESERVED and not h.finishedAt then
+      return struct.pack(RESERVED_HEAD, RESERVED_FLAGS, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket,
+        h.readyAt, h.reservedAt, h.deadline, #h.token, h.token)
+    elseif h.state == STATE_FINISHED and h.finishedAt then
       local token = h.token or ''
-      return struct.pack(FINISHED_HEAD, FINISHED, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, h.readyAt,
-        h.reservedAt, h.finishedAt, #token, token)
+      return struct.pack(FINISHED_HEAD, FINISHED_FLAGS, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket,
+        h.readyAt, h.reservedAt, h.finishedAt, #token, token)
     end
   end
   local flags, opt = h.state, ''
-  if h.ttl then flags, opt = flags + 8, opt .. struct.pack('>i6', h.ttl) end
-  if h.readyAt then flags, opt = flags + 16, opt .. struct.pack('>i6', h.readyAt) end
-  if h.reservedAt then flags, opt = flags + 32, opt .. struct.pack('>i6', h.reservedAt) end
-  if h.finishedAt then flags, opt = flags + 64, opt .. struct.pack('>i6', h.finishedAt) end
-  if h.lastError then flags, opt = flags + 128, opt .. struct.pack('>I4c0', #h.lastError, h.lastError) end
-  if h.state == 3 then
+  if h.ttl then flags, opt = flags + FLAG_TTL_MS, opt .. struct.pack(TIME, h.ttl) end
+  if h.readyAt then flags, opt = flags + FLAG_READY_AT, opt .. struct.pack(TIME, h.readyAt) end
+  if h.reservedAt then flags, opt = flags + FLAG_RESERVED_AT, opt .. struct.pack(TIME, h.reservedAt) end
+  if h.finishedAt then flags, opt = flags + FLAG_FINISHED_AT, opt .. struct.pack(TIME, h.finishedAt) end
+  if h.lastError then flags, opt = flags + FLAG_LAST_ERROR, opt .. struct.pack('>I4c0', #h.lastError, h.lastError) end
+  if h.state == STATE_RESERVED then
     opt = opt .. struct.pack('>i6Bc0', h.deadline, #h.token, h.token)
-  elseif h.state == FINISHED_STATE then
+  elseif h.state == STATE_FINISHED then
     local token = h.token or ''
     opt = opt .. struct.pack('>Bc0', #token, token)
   end
   return struct.pack(HEAD, flags, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket) .. opt
 end
 
--- The instant to stamp a transition with: now, but never before a time the record already holds. Two
--- processes' clocks may differ by a clock sync's round trip (redis-clock.ts); a job's history and times
--- stay in order whichever of them moves it.
+-- The instant to stamp a transition with: now, but never before a time the record already holds, so a
+-- job's history stays in order when processes' clocks differ by a clock sync's round trip (redis-clock.ts).
 local function stampAfter(h, now)
   return math.max(now, h.createdAt, h.readyAt or now, h.reservedAt or now, h.finishedAt or now)
 end
 
--- One history entry; events are 1-based indexes into JOB_EVENTS (job.ts), reason false = none.
+-- One history entry for an EVENT_* that left the job in `state`; reason false = none.
 local function entry(at, event, state, attempt, node, reason)
-  if not reason then return struct.pack('>i6BHI3', at, event * 8 + state, attempt, node) end
-  return struct.pack('>i6BHI3I4c0', at, event * 8 + state + 128, attempt, node, #reason, reason)
+  if not reason then return struct.pack(ENTRY, at, event * EVENT_MUL + state, attempt, node) end
+  return struct.pack(ENTRY .. 'I4c0', at, event * EVENT_MUL + state + ENTRY_REASON, attempt, node, #reason, reason)
 end
 
 -- The record after a transition: the new head, then topic, body and history copied as they were, and
@@ -113,10 +96,26 @@ local function rewrite(s, h, at, event, reason, node)
   return writeHead(h) .. string.sub(s, h.topicAt) .. entry(at, event, h.state, h.attempts, node, reason)
 end
 
--- A number as redis.call's argument, for the scores a batch writes. Redis 7.0 prints a Lua number
--- argument with "%.17g", and glibc's exact float printing of 13-digit ms times was ≈ 9 % of a burst
--- drain's Redis CPU (perf on redis-server); "%d" is far cheaper, and a batch's jobs share a few values,
--- so each is printed once per call. Integers only (ms times, counts).
+-- The refusal for a transition fenced by `token`, or nil when h is reserved under that token.
+local function refuseUnlessReserved(h, token)
+  if h.state ~= STATE_RESERVED then return { OUTCOME_WRONG_STATE, h.state } end
+  if h.token ~= token then return { OUTCOME_TOKEN_MISMATCH, STATE_RESERVED } end
+  return nil
+end
+
+-- A reserved job's record and head when `token` holds its reservation; otherwise nil and the refusal
+-- the script returns as is ({OUTCOME_NOT_FOUND} | {OUTCOME_WRONG_STATE, state} | {OUTCOME_TOKEN_MISMATCH, …}).
+local function loadReserved(jobs, id, token)
+  local packed = redis.call('HGET', jobs, id)
+  if not packed then return nil, { OUTCOME_NOT_FOUND } end
+  local h = readHead(packed)
+  local refused = refuseUnlessReserved(h, token)
+  if refused then return nil, refused end
+  return packed, h
+end
+
+-- A number as redis.call's argument, printed with "%d" once per distinct value: Redis prints a Lua
+-- number with "%.17g", which costs far more. Integers only (ms times, counts).
 local intTexts = {}
 local function int(n)
   local s = intTexts[n]
@@ -127,12 +126,15 @@ local function int(n)
   return s
 end
 
--- A ready job's member of its topic's ready set, whose score is the priority: members of one priority
--- sort bytewise by runAt, then createdAt (big-endian, so bytes order as numbers), then id: the ready order
--- (src/store/ready-order.ts) is the set's own order. The id starts at byte READY_ID_AT.
-local READY_ID_AT = 13
+-- A ready job's member of its topic's ready set (score: the priority): runAt and createdAt big-endian,
+-- so members of one priority sort bytewise in the ready order (ready-order.ts), then the id from READY_ID_AT.
 local function readyMember(h, id)
   return struct.pack('>i6i6', h.runAt, h.createdAt) .. id
+end
+
+-- The counts hash's field for a topic's jobs in a state.
+local function countOf(topic, state)
+  return topic .. '|' .. state
 end
 
 -- The body's fields {tag, bizKey, body, retry} (for the rare scripts that need them).

@@ -9,18 +9,18 @@ for i = 4, #ARGV do
   local id = ARGV[i]
   local packed = redis.call('HGET', jobs, id)
   local h = packed and readHead(packed)
-  if h and h.state == 5 then
+  if h and h.state == STATE_DEAD then
     local topic, at = h.topic, stampAfter(h, now)
-    h.state, h.runAt, h.attempts, h.readyAt, h.finishedAt = 2, at, 0, at, false
+    h.state, h.runAt, h.attempts, h.readyAt, h.finishedAt = STATE_READY, at, 0, at, false
     -- Its entry in the ended log stays (a list cannot drop one id cheaply): purge skips it, as the job is
     -- no longer terminal, or ended again in a later slot. The sorted set is the layout before the log.
     redis.call('ZREM', ended, id)
     redis.call('ZREM', tp .. 'dead:' .. topic, id)
     redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
     if h.ttl then redis.call('ZADD', expiry, at + h.ttl, id) end
-    redis.call('HINCRBY', counts, topic .. '|5', -1)
-    redis.call('HINCRBY', counts, topic .. '|2', 1)
-    redis.call('HSET', jobs, id, rewrite(packed, h, at, 10, false, node))
+    redis.call('HINCRBY', counts, countOf(topic, STATE_DEAD), -1)
+    redis.call('HINCRBY', counts, countOf(topic, STATE_READY), 1)
+    redis.call('HSET', jobs, id, rewrite(packed, h, at, EVENT_REDRIVE, false, node))
     n = n + 1
     if not seen[topic] then seen[topic] = true; out[#out + 1] = topic end
   end

@@ -3,7 +3,7 @@
   KEYS[1] nodes hash (name → index and '#index' → name; '#' holds the last index given)
   KEYS[2] counts hash ('#layout': the record layout the partition's jobs are written in; push.lua sets it)
   KEYS[3] jobs hash
-  ARGV[1] node name  ARGV[2] the record layout this delayq writes (packed-record.ts RECORD_LAYOUT)
+  ARGV[1] node name  ARGV[2] the record layout this delayq writes (record-layout.ts RECORD_LAYOUT)
   Returns: the node's index (the same one every time for the same name), or the error 'LAYOUT <n>' when
            the partition holds jobs of another layout (n = 1: written before layouts had a number).
 ]]

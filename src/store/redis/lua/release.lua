@@ -2,19 +2,16 @@
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] token  ARGV[4] now (ms)  ARGV[5] node index
   ARGV[6] runAt (ms, '' = ready at once at the job's own runAt)
-  Returns: {0, record as stored} | {-1} not found | {-2, state} not reserved | {-3, 3} token mismatch.
+  Returns: {OUTCOME_OK, record as stored} | loadReserved's refusal.
 ]]
 local jobs, dueidx, reserved, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
 local id, token, now, node = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local runAt = ARGV[6] ~= nil and ARGV[6] ~= '' and tonumber(ARGV[6]) or nil
-local packed = redis.call('HGET', jobs, id)
-if not packed then return { -1 } end
-local h = readHead(packed)
+local packed, h = loadReserved(jobs, id, token)
+if not packed then return h end
 now = stampAfter(h, now)
-if h.state ~= 3 then return { -2, h.state } end
-if h.token ~= token then return { -3, 3 } end
 local delayed = runAt ~= nil and runAt > now
-local state = delayed and 1 or 2
+local state = delayed and STATE_DELAYED or STATE_READY
 h.state, h.attempts, h.token, h.deadline = state, math.max(h.attempts - 1, 0), false, false
 redis.call('ZREM', reserved, id)
 local reason = 'consumer gone before delivery'
@@ -28,8 +25,8 @@ else
   redis.call('ZADD', tp .. 'ready:' .. h.topic, h.priority, readyMember(h, id))
   if h.ttl then redis.call('ZADD', expiry, h.runAt + h.ttl, id) end
 end
-redis.call('HINCRBY', counts, h.topic .. '|3', -1)
-redis.call('HINCRBY', counts, h.topic .. '|' .. state, 1)
-local rec = rewrite(packed, h, now, 4, reason, node)
+redis.call('HINCRBY', counts, countOf(h.topic, STATE_RESERVED), -1)
+redis.call('HINCRBY', counts, countOf(h.topic, state), 1)
+local rec = rewrite(packed, h, now, EVENT_RELEASE, reason, node)
 redis.call('HSET', jobs, id, rec)
-return { 0, rec }
+return { OUTCOME_OK, rec }

@@ -1,28 +1,28 @@
 --[[ reschedule: delayed | ready → delayed at runAt (ready at once when runAt <= now).
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] runAt (ms)  ARGV[4] now (ms)  ARGV[5] node index
-  Returns: {0, record as stored} | {-1} not found | {-2, state} wrong state.
+  Returns: {OUTCOME_OK, record as stored} | {OUTCOME_NOT_FOUND} | {OUTCOME_WRONG_STATE, state}.
 ]]
 local jobs, dueidx, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[4], KEYS[6], ARGV[1]
 local id, runAt, now, node = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local packed = redis.call('HGET', jobs, id)
-if not packed then return { -1 } end
+if not packed then return { OUTCOME_NOT_FOUND } end
 local h = readHead(packed)
 now = stampAfter(h, now)
 local topic, old = h.topic, h.state
 local member = topic .. '#' .. h.bucket
 local delayed = tp .. 'delayed:' .. member
-if old == 1 then
+if old == STATE_DELAYED then
   redis.call('ZREM', delayed, id)
-elseif old == 2 then
+elseif old == STATE_READY then
   redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
   redis.call('ZREM', expiry, id)
 else
-  return { -2, old }
+  return { OUTCOME_WRONG_STATE, old }
 end
-local state = runAt <= now and 2 or 1
+local state = runAt <= now and STATE_READY or STATE_DELAYED
 h.state, h.runAt = state, runAt
-if state == 2 then
+if state == STATE_READY then
   h.readyAt = now
   redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
   if h.ttl then redis.call('ZADD', expiry, runAt + h.ttl, id) end
@@ -32,8 +32,8 @@ else
 end
 local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
 if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
-redis.call('HINCRBY', counts, topic .. '|' .. old, -1)
-redis.call('HINCRBY', counts, topic .. '|' .. state, 1)
-local rec = rewrite(packed, h, now, 11, string.format('runAt=%d', runAt), node)
+redis.call('HINCRBY', counts, countOf(topic, old), -1)
+redis.call('HINCRBY', counts, countOf(topic, state), 1)
+local rec = rewrite(packed, h, now, EVENT_RESCHEDULE, string.format('runAt=%d', runAt), node)
 redis.call('HSET', jobs, id, rec)
-return { 0, rec }
+return { OUTCOME_OK, rec }

@@ -83,13 +83,13 @@ for _, i in ipairs(order) do
     if heads then h = heads[i] else readHead(s, h) end
     -- A job whose ttl ran out is never handed out (expired above, or left to the scheduler); nor a job
     -- that is not in the state its set says (defensive).
-    if h.state == (dueSet and 1 or 2) and not (h.ttl and h.runAt + h.ttl <= now) then
+    if h.state == (dueSet and STATE_DELAYED or STATE_READY) and not (h.ttl and h.runAt + h.ttl <= now) then
       taken = taken + 1
       -- Not before the job was due (runAt may come from another process's clock too).
       local at = math.max(stampAfter(h, now), h.runAt)
       local deadline = at + (ttr or h.ttr)
       local attempt = h.attempts
-      h.state, h.attempts, h.token, h.deadline, h.reservedAt = 3, attempt + 1, tokenBase .. string.format('%08x', taken), deadline, at
+      h.state, h.attempts, h.token, h.deadline, h.reservedAt = STATE_RESERVED, attempt + 1, tokenBase .. string.format('%08x', taken), deadline, at
       deadlines[#deadlines + 1] = int(deadline)
       deadlines[#deadlines + 1] = id
       moved[h.topic] = (moved[h.topic] or 0) + 1
@@ -97,14 +97,15 @@ for _, i in ipairs(order) do
       if dueSet then
         -- Promoted and reserved at one instant: the history shows both, as if the promoter had run first.
         h.readyAt = at
-        packed = writeHead(h) .. string.sub(s, h.topicAt) .. entry(at, 2, 2, attempt, node, false) .. entry(at, 3, 3, h.attempts, node, false)
+        packed = writeHead(h) .. string.sub(s, h.topicAt) .. entry(at, EVENT_PROMOTE, STATE_READY, attempt, node, false)
+          .. entry(at, EVENT_RESERVE, STATE_RESERVED, h.attempts, node, false)
         fromDelayed[h.topic] = (fromDelayed[h.topic] or 0) + 1
         local gone = delayedGone[dueSet] or {}
         delayedGone[dueSet] = gone
         gone[#gone + 1] = id
       else
         if h.ttl then withTtl[#withTtl + 1] = id end
-        packed = rewrite(s, h, at, 3, false, node)
+        packed = rewrite(s, h, at, EVENT_RESERVE, false, node)
         local gone = leaving[setOf[i]] or {}
         leaving[setOf[i]] = gone
         gone[#gone + 1] = memberOf[i]
@@ -134,9 +135,9 @@ end
 local stamp = int(now)
 for topic, n in pairs(moved) do
   local delayed = fromDelayed[topic] or 0
-  if n > delayed then redis.call('HINCRBY', counts, topic .. '|2', delayed - n) end
-  if delayed > 0 then redis.call('HINCRBY', counts, topic .. '|1', -delayed) end
-  redis.call('HINCRBY', counts, topic .. '|3', n)
+  if n > delayed then redis.call('HINCRBY', counts, countOf(topic, STATE_READY), delayed - n) end
+  if delayed > 0 then redis.call('HINCRBY', counts, countOf(topic, STATE_DELAYED), -delayed) end
+  redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), n)
   redis.call('HSET', tp .. 'draining', topic, stamp)
 end
 return out
