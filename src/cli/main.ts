@@ -6,6 +6,7 @@ import { isDelayqError } from '../core/errors.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerJobCommands } from './commands/job-commands.js';
 import { registerJobApiCommands } from './commands/job-api-commands.js';
+import { registerOperatorCommands } from './commands/operator-commands.js';
 import { registerTopicCommands } from './commands/topic-commands.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { registerScheduleCommands } from './commands/schedule-commands.js';
@@ -53,6 +54,7 @@ registerJobCommands(program);
 registerJobApiCommands(program);
 registerTopicCommands(program);
 registerScheduleCommands(program);
+registerOperatorCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (isDelayqError(err)) {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EpochMs } from '../core/clock.js';
 import type { Store } from '../store/store.js';
-import { isNoticing, type StoreNoticeListener } from '../store/store-notices.js';
+import type { StoreNoticeListener } from '../store/store-notices.js';
 import type { InnerCheck, Journal, JournalStatus, RestoreMode, RestoreSummary } from './journal.js';
 import { MARKER_ID, markerJob } from './journal-jobs.js';
 
@@ -53,7 +53,6 @@ export class InnerMonitor {
    * and at each reconnect) also starts a check at once, so auto mode restores without waiting for the loader.
    */
   forwardNotices(listener: StoreNoticeListener, now: () => EpochMs): void {
-    if (!isNoticing(this.inner)) return;
     this.inner.notices({
       onWarning: (warning) => listener.onWarning(warning),
       onReset: (reset) => {

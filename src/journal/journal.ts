@@ -1,6 +1,10 @@
 import type { EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
+import type { Store } from '../store/store.js';
+import type { JournalSchedule } from './journal-schedules.js';
+
+export type { JournalSchedule };
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -62,6 +66,10 @@ export interface Journal {
   deleteEnded(ids: readonly string[]): Promise<number>;
   /** Journal-only delayed jobs due in [from, to) after the cursor (at, id), in (runAt, id) order. */
   listDueJournalOnly(query: DueJournalQuery): Promise<JournalJob[]>;
+  /** Keeps schedule records (journal-schedules.ts); each row only if not older than the stored one. */
+  writeSchedules(schedules: readonly JournalSchedule[]): Promise<void>;
+  /** The schedules kept (deleted ones left out), by name: what a restore puts back. */
+  listSchedules(): Promise<JournalSchedule[]>;
 
   getMeta(name: string): Promise<string | null>;
   setMeta(name: string, value: string): Promise<void>;
@@ -83,10 +91,14 @@ export interface JournalMaintenance {
 
 /**
  * The operator's side of a journaled store (the seeds' /reStore, /reStore/{id}, /clearAll) plus its status.
- * DelayqService finds it by capability (`isJournaled`), never by instanceof.
+ * DelayqService finds it by capability (StoreCapabilities.journaled, read by `isJournaled`), never by instanceof.
  */
 export interface JournalOperations {
+  /** The journal itself, for what keeps its own copy there (schedules). */
+  readonly journal: Journal;
   restore(options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
+  /** Adds work every full restore does once the jobs are back (schedules put back into the store). */
+  onRestore(step: (now: EpochMs) => Promise<void>): void;
   restoreJob(id: string, options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
   clearAll(options: ClearAllOptions, now?: EpochMs): Promise<ClearAllSummary>;
   status(): JournalStatus;
@@ -101,9 +113,9 @@ export interface JournalOperations {
  */
 export type JournalCommitObserver = (lagMs: number, durable: boolean) => void;
 
-export function isJournaled<T extends object>(store: T): store is T & JournalMaintenance & JournalOperations {
-  const s = store as Partial<JournalMaintenance & JournalOperations>;
-  return typeof s.loadDue === 'function' && typeof s.restore === 'function' && typeof s.status === 'function';
+/** A store that declares a journal (capabilities.journaled) offers the journal's maintenance and operations. */
+export function isJournaled<T extends Store>(store: T): store is T & JournalMaintenance & JournalOperations {
+  return store.capabilities.journaled;
 }
 
 /** ok: marker present; fresh: first start, marker written; restored: it was lost and is restored; lost: manual mode. */

@@ -1,5 +1,7 @@
 import { DEFAULTS } from '../config.js';
 import type { JobNumbers } from '../store/job-numbers.js';
+import type { PeekState } from '../store/peek-order.js';
+import { reserveJobJournaled } from './journaled-by-id.js';
 import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
 import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
@@ -22,16 +24,13 @@ import {
   type LapsedReservation,
   type CancelledJob,
   type Outcome,
-  type PromoteOptions,
   type PromoteResult,
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
-  isWatchable,
   type Store,
   type StoreCapabilities,
   type StoreWatcher,
-  type WatchableStore,
 } from '../store/store.js';
 import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from './journal.js';
 import {
@@ -54,11 +53,12 @@ import {
   type RestoreSummary,
 } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
+import { withoutJournaledEnds } from './journaled-ends.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergeLists, mergeStats } from './merge-reads.js';
 import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.js';
 import { redriveJournaled } from './journal-redrive.js';
-import type { NoticingStore, StoreNoticeListener } from '../store/store-notices.js';
+import type { StoreNoticeListener } from '../store/store-notices.js';
 import { JournaledJobApi } from './journaled-job-api.js';
 import { bulkBySelector } from '../store/bulk-by-selector.js';
 
@@ -94,7 +94,7 @@ export interface JournaledStoreOptions {
  * `asyncFlushMs`); promote, touch and expire are not journaled (the inner store has the detail), so a
  * restore can deliver such a job earlier than planned: at least once, never lost.
  */
-export class JournaledStore implements WatchableStore, NoticingStore, JournalMaintenance, JournalOperations {
+export class JournaledStore implements Store, JournalMaintenance, JournalOperations {
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
   readonly inner: Store;
@@ -109,6 +109,7 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
   private readonly reconciler: JournalReconciler;
+  private readonly restoreSteps: ((now: EpochMs) => Promise<void>)[] = [];
   /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
   readonly pauses: TopicPauses;
   readonly numbers: JobNumbers;
@@ -119,7 +120,12 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     this.pauses = inner.pauses;
     this.numbers = inner.numbers;
     this.kind = `${inner.kind}+${journal.dialect}`;
-    this.capabilities = { shared: inner.capabilities.shared, durable: true };
+    this.capabilities = {
+      shared: inner.capabilities.shared,
+      durable: true,
+      journaled: true,
+      reserveTakesDue: inner.capabilities.reserveTakesDue,
+    };
     this.nodeId = options.nodeId;
     this.horizonMs = options.horizonMs ?? DEFAULTS.journal.horizonMs;
     this.clock = options.clock ?? inner.clock ?? systemClock;
@@ -276,7 +282,7 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
 
   /** Peers' wake-ups come from the inner store (Redis pub/sub); without them, only the scheduler's timers. */
   watch(watcher: StoreWatcher): void {
-    if (isWatchable(this.inner)) this.inner.watch(watcher);
+    this.inner.watch(watcher);
   }
 
   // ——— consumers ———
@@ -287,7 +293,8 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     now: EpochMs,
     options?: ReserveOptions,
   ): Promise<Reservation[]> {
-    const reserved = await this.inner.reserve(topics, count, now, options);
+    const held = await this.inner.reserve(topics, count, now, options);
+    const reserved = held.length ? await withoutJournaledEnds(this.inner, this.journal, held, now, this.logger) : held;
     if (reserved.length) {
       const jobs = reserved.map((r) => r.job);
       void this.writer.upsert(
@@ -311,12 +318,12 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     return this.transition(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.bury(id, token, now, error), 'bury', now, error, true);
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
+    return this.transition(id, this.inner.bury(id, token, now, error, priority), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.release(id, token, now, runAt), 'release', now, null, false);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
+    return this.transition(id, this.inner.release(id, token, now, runAt, priority), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
@@ -348,14 +355,28 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     return row ? wrongState(row.state) : outcome;
   }
 
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return reserveJobJournaled(this.context(), id, now, options);
+  }
+
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
     return redriveJournaled(this.context(), target, now);
   }
 
+  /** The inner store's: it holds every live job within the horizon, and dead jobs for innerRetentionMs. */
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return this.inner.peekNext(topic, state);
+  }
+
   // ——— the scheduler ———
 
-  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
-    return this.inner.promoteDue(now, limit, options);
+  async promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    const promoted = await this.inner.promoteDue(now, limit);
+    // The inner store's marker job (journal-jobs.ts) is never due: it is no wake-up.
+    const { promoteAt } = promoted.next;
+    return promoteAt === null || promoteAt < MARKER_RUN_AT
+      ? promoted
+      : { ...promoted, next: { ...promoted.next, promoteAt: null } };
   }
 
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
@@ -470,8 +491,13 @@ export class JournaledStore implements WatchableStore, NoticingStore, JournalMai
     await this.writer.flush();
     await this.monitor.restoring(now);
     const summary = await restoreFromJournal(this.context(), options, now);
+    for (const step of this.restoreSteps) await step(now);
     await this.monitor.restored(summary);
     return summary;
+  }
+
+  onRestore(step: (now: EpochMs) => Promise<void>): void {
+    this.restoreSteps.push(step);
   }
 
   /** The seeds' /reStore/{id}. */

@@ -1,8 +1,7 @@
 /**
  * observeStore(store, events, clock): the same store, every method call timed ('storeCall') and every
  * transition it reports turned into a service event ('job'). A Proxy, so whatever else the store offers
- * (watch, the journal's restore and status…) passes through and the isWatchable / isJournaled checks
- * still see it.
+ * (the journal's restore and status…) passes through, and so do its capabilities.
  */
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';
@@ -42,6 +41,7 @@ const REPORTERS: Record<string, Reporter> = {
   retry: outcomeEvent('retry', 3),
   bury: outcomeEvent('bury', 2),
   release: outcomeEvent('release', 2),
+  reserveJob: outcomeEvent('reserve', 1),
   reserve(events, args, result) {
     const now = args[2] as EpochMs;
     for (const { job } of result as Reservation[]) {

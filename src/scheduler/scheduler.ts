@@ -1,5 +1,5 @@
 import type { Clock, EpochMs, TimerHandle } from '../core/clock.js';
-import type { Store, WakeHeads } from '../store/store.js';
+import type { Store, WakeTimes } from '../store/store.js';
 import { DEFAULTS } from '../config.js';
 import { reapLapsed } from './reaper.js';
 
@@ -135,22 +135,22 @@ export class Scheduler {
   }
 
   /**
-   * Promotes, reaps, expires and now and then purges. Answers the next wake-up time when the store's
-   * promote call told it (heads) and nothing else ran since; undefined: ask the store (nextWakeAt).
+   * Promotes, reaps, expires and now and then purges. Answers the next wake-up time when the promote
+   * call's wake times still hold (nothing else ran since); undefined: ask the store (nextWakeAt).
    */
   private async runDueWork(): Promise<EpochMs | null | undefined> {
     const { batchSize } = this.options;
     const now = this.clock.now();
-    let heads: WakeHeads | undefined;
+    let next: WakeTimes;
     for (;;) {
-      const promoted = await this.store.promoteDue(now, batchSize, { leaveToConsumers: true });
+      const promoted = await this.store.promoteDue(now, batchSize);
       if (promoted.topics.length) this.hooks.onReady(promoted.topics);
-      heads = promoted.heads;
+      next = promoted.next;
       if (promoted.count < batchSize) break;
     }
-    const due = (at: EpochMs | null | undefined): boolean => at === undefined || (at !== null && at <= now);
-    let exact = heads !== undefined;
-    if (due(heads?.deadlineAt)) {
+    const due = (at: EpochMs | null): boolean => at !== null && at <= now;
+    let exact = true;
+    if (due(next.deadlineAt)) {
       exact = false;
       for (;;) {
         const reaped = await reapLapsed(this.store, now, batchSize);
@@ -158,7 +158,7 @@ export class Scheduler {
         if (reaped.lapsed < batchSize) break;
       }
     }
-    if (due(heads?.expireAt)) {
+    if (due(next.expireAt)) {
       exact = false;
       while ((await this.store.expireDue(now, batchSize)) === batchSize) {
         /* keep expiring */
@@ -176,8 +176,8 @@ export class Scheduler {
         /* keep purging */
       }
     }
-    if (!exact || !heads) return undefined;
-    const times = [heads.dueAt, heads.deadlineAt, heads.expireAt].filter((t): t is EpochMs => t !== null);
+    if (!exact) return undefined;
+    const times = [next.promoteAt, next.deadlineAt, next.expireAt].filter((t): t is EpochMs => t !== null);
     return times.length ? Math.min(...times) : null;
   }
 }

@@ -1,15 +1,11 @@
-import type { Job, Reservation } from '../core/job.js';
-import type { WireJob, WireReservation } from '../protocol/schemas.js';
+import type { Job } from '../core/job.js';
+import type { WireJob } from '../protocol/schemas.js';
 import type { JobOutcome } from '../core/job-outcome.js';
 import type { WireOutcome } from '../protocol/outcome-schemas.js';
 
 /** A stored job as the API shows it: the body as its JSON value rather than the stored text. */
 export function toWireJob(job: Job): WireJob {
   return { ...job, body: JSON.parse(job.body) as unknown };
-}
-
-export function toWireReservation(reservation: Reservation): WireReservation {
-  return { job: toWireJob(reservation.job), token: reservation.token, deadlineAt: reservation.deadlineAt };
 }
 
 /** A kept outcome as the API shows it: the result and the error's details as JSON values. */

@@ -1,5 +1,4 @@
 import type { EpochMs } from '../core/clock.js';
-import type { Store } from './store.js';
 
 /**
  * What a store tells its owner about itself beyond answers to calls: it came back empty (a Redis restart
@@ -25,15 +24,6 @@ export interface StoreWarning {
   level: 'warn' | 'info';
   message: string;
   details?: Record<string, unknown>;
-}
-
-/** A store that can notice it came back empty. Listeners may be added before `open()` (open-time notices reach them). */
-export interface NoticingStore extends Store {
-  notices(listener: StoreNoticeListener): void;
-}
-
-export function isNoticing(store: Store): store is NoticingStore {
-  return typeof (store as Partial<NoticingStore>).notices === 'function';
 }
 
 /** Several listeners behind one: each notice goes to every listener added so far. */

@@ -2,6 +2,8 @@ import type { Clock, EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
 import type { JobNumbers } from './job-numbers.js';
+import type { PeekState } from './peek-order.js';
+import type { StoreNoticeListener } from './store-notices.js';
 import type { TopicPauses } from './topic-pauses.js';
 import type { JobOutcome, NewOutcome, Retention } from '../core/job-outcome.js';
 import type { BulkRequest, BulkResult } from './bulk.js';
@@ -48,8 +50,8 @@ export interface Store {
    * topics. Each gets a fresh token, attempts + 1 and deadlineAt = now + (ttrMs ?? job.ttrMs).
    * A ready job whose ttl ran out (runAt + ttlMs ≤ now) is never handed out: reserve expires it.
    * A store may also take due delayed jobs (runAt ≤ now) that promoteDue has not moved yet, in the same
-   * order merged with the ready ones, recording each as promoted and reserved at `now` (RedisStore does,
-   * see PromoteOptions).
+   * order merged with the ready ones, recording each as promoted and reserved at `now`
+   * (capabilities.reserveTakesDue).
    */
   reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]>;
   /** Extends a reservation: deadlineAt = now + (ttrMs ?? job.ttrMs). */
@@ -61,32 +63,46 @@ export interface Store {
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
   /** reserved → delayed at `runAt` (ready when runAt ≤ now), remembering `error`. The caller decided. */
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
-  /** reserved → dead, remembering `error`. The caller decided. */
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
+  /** reserved → dead, remembering `error`; with `priority`, the job keeps that priority from now on. The caller decided. */
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>>;
   /**
    * reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone).
    * With `runAt`: ready at runAt, or delayed until it when runAt > now. Without: ready at its own runAt.
+   * With `priority`: the job takes that priority (its place in the ready order follows).
    */
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>>;
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>>;
+  /**
+   * ready | delayed | dead → reserved, one job by id (the beanstalkd protocol's reserve-job), whatever its
+   * topic's pause: a delayed job is promoted and a dead one redriven (attempts reset) at the same instant,
+   * then attempts + 1, a fresh token, deadlineAt = now + (ttrMs ?? job.ttrMs). A job whose ttl ran out is
+   * refused (wrong_state), as reserve never hands one out.
+   */
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>>;
   /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
   redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
 
   // the scheduler
-  /** delayed → ready for jobs with runAt ≤ now, earliest first, at most `limit`. */
-  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult>;
+  /**
+   * delayed → ready for jobs with runAt ≤ now, earliest first, at most `limit`. A store whose reserve takes
+   * due jobs (capabilities.reserveTakesDue) may leave those of a topic its consumers are draining, still
+   * naming the topic in `topics`, for a bounded time.
+   */
+  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult>;
   /** Reservations whose TTR lapsed (deadlineAt ≤ now), earliest first. */
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]>;
   /** ready → expired for jobs whose ttl ran out (runAt + ttlMs ≤ now). */
   expireDue(now: EpochMs, limit: number): Promise<number>;
   /** The earliest time at which promoteDue, listLapsed or expireDue would find work, if any. */
   nextWakeAt(): Promise<EpochMs | null>;
-  /** Deletes terminal jobs (and their history) that ended before `before`. */
+  /** Deletes terminal jobs (their history and job number too) that ended before `before`. */
   purge(before: EpochMs, limit: number): Promise<number>;
 
   // reads
   get(id: string): Promise<Job | null>;
   history(id: string): Promise<HistoryEntry[]>;
   list(query: JobQuery): Promise<JobPage>;
+  /** The first job of `topic` in `state`, in that state's order (PEEK_ORDER, peek-order.ts), or null. */
+  peekNext(topic: string, state: PeekState): Promise<Job | null>;
   stats(): Promise<TopicStats[]>;
   /** Delayed jobs per due-time bucket over [from, to) (store/due-histogram.ts). */
   dueHistogram(query: DueHistogramQuery): Promise<DueCounts>;
@@ -113,28 +129,34 @@ export interface Store {
   listDue(query: DueListQuery): Promise<DuePage>;
   /** Reserved jobs, earliest deadline first, with the node holding each (store/listings.ts). */
   listReserved(query: ReservedListQuery): Promise<ReservedPage>;
+  /**
+   * Other processes' wake-ups on a shared store (capabilities.shared): another process made jobs ready
+   * or pushed an earlier due time. A store only this process uses never calls the watcher.
+   */
+  watch(watcher: StoreWatcher): void;
+  /**
+   * Notices the store gives of itself (store-notices.ts): it came back empty, or runs in a setup that can
+   * lose jobs. Listeners may be added before `open()` (open-time notices reach them).
+   */
+  notices(listener: StoreNoticeListener): void;
 }
 
+/** How stores differ, declared once and read where it matters (never found by probing for methods). */
 export interface StoreCapabilities {
-  /** Several delayq processes may share this store at once (and see each other's wake-ups via `watch`). */
+  /** Several delayq processes may share this store at once, and hear each other's wake-ups via `watch`. */
   readonly shared: boolean;
   /** The store survives a process crash without an external journal. */
   readonly durable: boolean;
+  /** A journal keeps the jobs and can restore them (journal/journal.ts: isJournaled reads this). */
+  readonly journaled: boolean;
+  /** reserve also takes due jobs promoteDue has not moved, so promoteDue may leave some (Store.reserve). */
+  readonly reserveTakesDue: boolean;
 }
 
 /** Cross-process wake-ups, for shared stores: another process made jobs ready or pushed an earlier due time. */
 export interface StoreWatcher {
   onReady(topics: readonly string[]): void;
   onDue(at: EpochMs): void;
-}
-
-/** A store that several processes share implements this so each process's timer and waiters hear the others. */
-export interface WatchableStore extends Store {
-  watch(watcher: StoreWatcher): void;
-}
-
-export function isWatchable(store: Store): store is WatchableStore {
-  return typeof (store as Partial<WatchableStore>).watch === 'function';
 }
 
 export type Outcome<T> =
@@ -147,7 +169,7 @@ export type Outcome<T> =
 
 export type OutcomeFailure = 'not_found' | 'wrong_state' | 'token_mismatch';
 
-/** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a push sink). */
+/** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a sink). */
 export interface CancelledJob {
   job: Job;
   /** true: the job was reserved when cancelled, so its current attempt may have run; job.attempts counts them. */
@@ -160,32 +182,21 @@ export interface PushResult {
   job: Job;
 }
 
-export interface PromoteOptions {
-  /**
-   * The scheduler's hint: a store whose reserve takes due delayed jobs itself may leave the due jobs of a
-   * topic its consumers are draining where they are, for them to reserve in one transition instead of
-   * two (promote, then reserve). It still names such a topic in `topics`, and promotes its jobs once
-   * the consumers stop or the jobs have waited a bounded time. Stores without the shortcut ignore it.
-   */
-  leaveToConsumers?: boolean;
-}
-
 export interface PromoteResult {
   count: number;
   /** Topics that got ready jobs (or have due jobs left to their consumers), so waiting consumers can be woken. */
   topics: string[];
-  /**
-   * Optional: what the store saw right after promoting, when it could tell in the same call. The
-   * scheduler then skips the calls that would find nothing (listLapsed, expireDue, nextWakeAt).
-   */
-  heads?: WakeHeads;
+  /** When each kind of the scheduler's work is next due, seen right after promoting (null: none). */
+  next: WakeTimes;
 }
 
-/** The earliest due runAt, TTR deadline and ttl expiry in the store (null: none). */
-export interface WakeHeads {
-  /** With due jobs left to consumers (PromoteOptions), when promoteDue must look at them again, if earlier. */
-  dueAt: EpochMs | null;
+/** When promoteDue, listLapsed and expireDue next find work; the scheduler skips calls that would find none. */
+export interface WakeTimes {
+  /** The earliest delayed runAt, or sooner when the store must look again at due jobs it left (reserveTakesDue). */
+  promoteAt: EpochMs | null;
+  /** The earliest TTR deadline of a reservation. */
   deadlineAt: EpochMs | null;
+  /** The earliest ttl expiry of a ready job. */
   expireAt: EpochMs | null;
 }
 

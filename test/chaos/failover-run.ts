@@ -5,7 +5,7 @@
  * faults hits Redis or the journal database. Then each group drains and its history is checked.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkHistory, serviceGaps, type HistoryEvent } from './history-checker.js';
 import {
@@ -76,6 +76,8 @@ export interface GroupReport {
   deliveryGapMs: number;
   /** Per fault: from its start to the last failed push or poll it caused, ms (0: none failed). */
   recoveryMs: Record<string, number>;
+  /** Unfinished jobs by the fault window their push was acknowledged in. */
+  lostByFault: Record<string, number>;
   /** storeResets of /ready, summed over the group's processes. */
   storeResets: number;
   drainMs: number;
@@ -130,13 +132,31 @@ export async function runFailover(options: {
   const groups = await Promise.all(options.groups.map((g) => openGroup(g, options.redisUrl, options.topology)));
   const windows: FaultWindow[] = [];
   try {
-    for (const g of groups) for (const s of g.servers) await s.start(90_000);
+    for (const g of groups) {
+      for (const [k, s] of g.servers.entries()) {
+        await s.start(90_000);
+        const log = join(CHAOS_ROOT, `failover-stderr-${g.prefix}-${k}.txt`);
+        writeFileSync(log, s.child!.stderr);
+        s.child!.process.stderr!.on('data', (d: Buffer) => appendFileSync(log, d));
+      }
+    }
     for (const g of groups) {
       const urls = g.servers.map((s) => s.url);
       const topic = `chaos.${g.prefix}`;
       const { ratePerSec, delayMaxMs, ttrMs } = load;
       g.producer = startProducer({ urls, prefix: g.prefix, topic, ratePerSec, delayMaxMs, ttrMs, cancelEvery: 17 });
       g.consumer = startConsumer({ urls, topic, loops: 2 * urls.length, failEvery: 23, abandonEvery: 41 });
+    }
+    // the faults start once every group's load runs (children take seconds to start on a loaded host)
+    for (const g of groups) {
+      await waitUntil(
+        `${g.name}: load running`,
+        () =>
+          g.producer!.events.some((e) => e['type'] === 'push') &&
+          g.consumer!.events.some((e) => e['type'] === 'deliver'),
+        60_000,
+        100,
+      );
     }
     for (const fault of options.faults) {
       await sleep(load.loadMs);
@@ -206,6 +226,17 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
   );
   const drainMs = Date.now() - drainStart;
   await consumer.stop();
+  // a cancel whose answer was lost (timeout, 503) may have committed: a job the server shows cancelled is not lost
+  const cancelTried = new Set(
+    producer.events.filter((e) => String(e['type']).startsWith('cancel')).map((e) => e['id'] as string),
+  );
+  const postMortem: string[] = [];
+  for (const id of open()) {
+    const state = await jobState(g.servers, id);
+    if (state === 'cancelled' && cancelTried.has(id)) cancelled.add(id);
+    else postMortem.push(`${id} ${state}`);
+  }
+  writeFileSync(join(CHAOS_ROOT, `failover-unfinished-${g.prefix}.txt`), postMortem.join('\n'));
   const unfinished = open();
   const events = [...historyOf([producer, consumer]), ...confirmed];
   writeFileSync(
@@ -214,7 +245,12 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
       .map((e) => JSON.stringify(e))
       .join('\n'),
   );
-  const result = checkHistory(events, { endAt: Date.now(), graceMs: load.ttrMs * 3 + 2000, ttrSlackMs: 100 });
+  // Only a finish the consumer got a 200 for is acknowledged: one inferred from a GET may have reached Redis and
+  // not the journal (the finish then failed), and a failover may undo it; the drain counts it as done all the same.
+  const acknowledged = historyOf([producer, consumer]).filter(
+    (e) => e.type !== 'finish' || !(e as { inferred?: boolean }).inferred,
+  );
+  const result = checkHistory(acknowledged, { endAt: Date.now(), graceMs: load.ttrMs * 3 + 2000, ttrSlackMs: 100 });
   const gaps = serviceGaps(events);
   const failures = [...producer.events, ...consumer.events].filter(
     (e) =>
@@ -230,6 +266,14 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
     const last = failures.filter((e) => e['at'] >= f.at && e['at'] < until).map((e) => e['at'] as number);
     recoveryMs[`${i + 1}:${f.name}`] = last.length ? Math.max(...last) - f.at : 0;
   });
+  // which fault window each unfinished job's push was acknowledged in ('before' the first fault)
+  const lostByFault: Record<string, number> = {};
+  for (const id of unfinished) {
+    const at = producer.events.find((e) => e['type'] === 'push' && e['id'] === id)!['at'] as number;
+    const i = faults.findLastIndex((f) => f.at <= at);
+    const key = i < 0 ? 'before' : `${i + 1}:${faults[i]!.name}`;
+    lostByFault[key] = (lostByFault[key] ?? 0) + 1;
+  }
   let storeResets = 0;
   for (const s of g.servers) {
     const ready = await getJson(`${s.url}/ready`, 5000).catch(() => null);
@@ -241,7 +285,7 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
     acked: pushed.size,
     cancelled: cancelled.size,
     delivered: result.delivered,
-    lost: result.lost,
+    lost: result.lost.filter((id) => !cancelled.has(id)),
     unfinished,
     early: result.early.length,
     overlapping: result.duplicates,
@@ -256,6 +300,7 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
     pushGapMs: gaps.pushGapMs,
     deliveryGapMs: gaps.deliveryGapMs,
     recoveryMs,
+    lostByFault,
     storeResets,
     drainMs,
   };
@@ -269,6 +314,6 @@ export function summarizeGroup(r: GroupReport): string {
     `deliveredAfterFinish=${r.deliveredAfterFinish.length} resurrectedAfterCancel=${r.resurrectedAfterCancel.length} ` +
     `redeliveries=${r.redeliveries} pushFailures=${r.pushFailures} pollStuck=${r.pollStuck} ` +
     `pushGapMs=${r.pushGapMs} deliveryGapMs=${r.deliveryGapMs} storeResets=${r.storeResets} drainMs=${r.drainMs} ` +
-    `recoveryMs=${JSON.stringify(r.recoveryMs)}`
+    `recoveryMs=${JSON.stringify(r.recoveryMs)} lostByFault=${JSON.stringify(r.lostByFault)}`
   );
 }

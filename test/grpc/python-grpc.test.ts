@@ -66,6 +66,7 @@ describe.each([
       'ok stream',
       'ok vanish',
       'ok stream-errors',
+      'ok operator',
       'done',
     ]);
   }, 90_000);

@@ -111,16 +111,4 @@ describe('the ended log', () => {
       expect(await store.purge(T0 + 2 * MINUTE + 6000, 100)).toBe(1);
       expect(await store.get(job.id)).toBeNull();
     }));
-
-  it('also purges jobs indexed by the sorted set of the layout before the log', () =>
-    withStore(async (store, keys) => {
-      const id = await finishedAt(store, T0 + 1000);
-      // As an earlier version left it: the job in the `ended` sorted set, no log entry.
-      await redis.del(`${keys.ended}:${T0 / MINUTE}`, `${keys.ended}:slots`);
-      await redis.zadd(keys.ended, T0 + 1000, id);
-      expect(await store.purge(T0 + 500, 100)).toBe(0);
-      expect(await store.purge(T0 + 2000, 100)).toBe(1);
-      expect(await store.get(id)).toBeNull();
-      expect(await redis.exists(keys.ended)).toBe(0);
-    }));
 });

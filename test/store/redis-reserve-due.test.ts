@@ -1,5 +1,5 @@
 // Due jobs reserved straight from their delayed sets (reserve.lua), and the promoter leaving a draining
-// topic's due jobs to its consumers (promote.lua with PromoteOptions.leaveToConsumers). One partition:
+// topic's due jobs to its consumers (promote.lua; RedisStoreOptions.leaveDueToConsumers, on by default). One partition:
 // with several, promote moves every due job and reserve only visits partitions with ready jobs.
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,15 +18,17 @@ afterAll(async () => {
 
 const T0 = Date.UTC(2026, 0, 1);
 let lastPrefix = '';
-const make = () => {
+const options = (prefix: string) => ({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'test-node', partitions: 1 });
+const make = (leaveDueToConsumers?: boolean) => {
   lastPrefix = prefixes.next();
-  return new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: lastPrefix, nodeId: 'test-node', partitions: 1 });
+  return new RedisStore({ ...options(lastPrefix), leaveDueToConsumers });
 };
 /** Runs `use` on a freshly opened one-partition store (and its keys), and closes it whatever happens. */
 async function withStore(
   use: (store: RedisStore, keys: ReturnType<typeof partitionKeys>) => Promise<void>,
+  leaveDueToConsumers?: boolean,
 ): Promise<void> {
-  const store = make();
+  const store = make(leaveDueToConsumers);
   const keys = partitionKeys(lastPrefix, 0);
   await store.open();
   try {
@@ -92,7 +94,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       await store.promoteDue(now, 100);
       expect(await store.expireDue(now, 100)).toBe(1);
       expect((await store.get(expired.id))!.state).toBe('expired');
-    }));
+    }, false));
 
   it('takes an earlier due job before ready ones even when the ready set alone fills the call', () =>
     withStore(async (store) => {
@@ -136,7 +138,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       expect(await store.nextWakeAt()).toBeNull();
       expect(await store.listLapsed(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
       const promoted = await store.promoteDue(T0 + 10_000, 10);
-      expect(promoted.heads).toMatchObject({ deadlineAt: null });
+      expect(promoted.next).toMatchObject({ deadlineAt: null });
     }));
 
   it('takes due jobs of every topic asked for, and only of those', () =>
@@ -164,20 +166,23 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       await store.push([...burst, quiet, future], T0);
       const now = T0 + 1300;
 
-      const left = await store.promoteDue(now, 100, { leaveToConsumers: true });
+      const left = await store.promoteDue(now, 100);
       expect(left.count).toBe(1); // quiet's job only
       expect(left.topics.sort()).toEqual(['drained', 'quiet']);
-      expect(left.heads!.dueAt).toBe(T0 + 1600); // the next set to come due (before the window closes)
+      expect(left.next.promoteAt).toBe(T0 + 1600); // the next set to come due (before the window closes)
       expect(await countsOf(store, 'drained')).toMatchObject({ delayed: 5, ready: 0 });
       expect((await store.reserve(['drained'], 10, now)).map((x) => x.job.id).sort()).toEqual(
         burst.map((j) => j.id).sort(),
       );
 
-      // Without the hint (the contract's promoteDue) every due job moves.
+      // A store told not to leave them (leaveDueToConsumers: false) moves every due job.
       const more = aJob({ topic: 'drained', delayMs: 1400 });
       await store.push([more], T0);
-      expect((await store.promoteDue(T0 + 1500, 100, { leaveToConsumers: true })).count).toBe(0);
-      expect((await store.promoteDue(T0 + 1500, 100)).count).toBe(1);
+      expect((await store.promoteDue(T0 + 1500, 100)).count).toBe(0);
+      const strict = new RedisStore({ ...options(lastPrefix), leaveDueToConsumers: false });
+      await strict.open();
+      expect((await strict.promoteDue(T0 + 1500, 100)).count).toBe(1);
+      await strict.close();
     }));
 
   it('wakes for the next job of a set it left, which no due-index head shows', () =>
@@ -188,9 +193,9 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       // One push call's consecutive jobs share a delayed set: due at +100 and +150.
       const [first, second] = [100, 150].map((d) => aJob({ topic: 'steady', delayMs: d }));
       await store.push([first!, second!], T0);
-      const left = await store.promoteDue(T0 + 100, 100, { leaveToConsumers: true });
+      const left = await store.promoteDue(T0 + 100, 100);
       expect(left).toMatchObject({ count: 0, topics: ['steady'] });
-      expect(left.heads!.dueAt).toBe(T0 + 150);
+      expect(left.next.promoteAt).toBe(T0 + 150);
       expect((await store.reserve(['steady'], 10, T0 + 100)).map((r) => r.job.id)).toEqual([first!.id]);
       expect((await store.reserve(['steady'], 10, T0 + 150)).map((r) => r.job.id)).toEqual([second!.id]);
     }));
@@ -204,14 +209,14 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       // hand them out in that order.
       const jobs = [0, 1, 2, 3].map((i) => aJob({ topic: 'prio', delayMs: 100 + i, priority: 10 - 5 * i }));
       await store.push(jobs, T0);
-      const promoted = await store.promoteDue(T0 + 200, 100, { leaveToConsumers: true });
+      const promoted = await store.promoteDue(T0 + 200, 100);
       expect(promoted.count).toBe(4);
       expect((await store.reserve(['prio'], 10, T0 + 200)).map((r) => r.job.priority)).toEqual([-5, 0, 5, 10]);
       // Nor does reserve take them from the delayed sets before the promoter ran.
       const more = [0, 1].map((i) => aJob({ topic: 'prio', delayMs: 300 + i, priority: 3 - 6 * i }));
       await store.push(more, T0);
       expect(await store.reserve(['prio'], 10, T0 + 400)).toEqual([]);
-      await store.promoteDue(T0 + 400, 100, { leaveToConsumers: true });
+      await store.promoteDue(T0 + 400, 100);
       expect((await store.reserve(['prio'], 10, T0 + 400)).map((r) => r.job.priority)).toEqual([-3, 3]);
     }));
 
@@ -222,11 +227,11 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       await store.reserve(['d'], 1, T0); // draining since T0
       const job = aJob({ topic: 'd', delayMs: 100 });
       await store.push([job], T0);
-      const held = await store.promoteDue(T0 + 200, 100, { leaveToConsumers: true });
+      const held = await store.promoteDue(T0 + 200, 100);
       expect(held.count).toBe(0);
-      expect(held.heads!.dueAt).toBe(T0 + 1000); // the drain window closes a second after the last reserve
+      expect(held.next.promoteAt).toBe(T0 + 1000); // the drain window closes a second after the last reserve
       // No reserve since: the window closed, so the promoter moves it.
-      expect((await store.promoteDue(T0 + 1000, 100, { leaveToConsumers: true })).count).toBe(1);
+      expect((await store.promoteDue(T0 + 1000, 100)).count).toBe(1);
       expect((await store.get(job.id))!.state).toBe('ready');
 
       // A consumer that keeps reserving other jobs holds a due job back for 5 s at most.
@@ -236,9 +241,9 @@ describe('the promoter leaves a draining topic to its consumers', () => {
         await store.push([aJob({ topic: 'd', runAt: T0 + 1000, now: at })], at);
         const taken = await store.reserve(['d'], 1, at); // a ready job due before `old` goes first: `old` stays
         expect(taken[0]!.job.id).not.toBe(old.id);
-        expect((await store.promoteDue(at, 100, { leaveToConsumers: true })).count).toBe(0);
+        expect((await store.promoteDue(at, 100)).count).toBe(0);
       }
-      expect((await store.promoteDue(T0 + 7000, 100, { leaveToConsumers: true })).count).toBe(1);
+      expect((await store.promoteDue(T0 + 7000, 100)).count).toBe(1);
       expect((await store.get(old.id))!.state).toBe('ready');
     }));
 });

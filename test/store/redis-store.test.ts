@@ -12,8 +12,14 @@ import { storeContract } from './store.contract.js';
 const prefixes = prefixPool('std');
 afterAll(() => prefixes.sweep());
 
-const make = (partitions = 8) =>
-  new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node', partitions });
+const make = (partitions = 8, leaveDueToConsumers?: boolean) =>
+  new RedisStore({
+    url: 'redis://127.0.0.1:6379',
+    prefix: prefixes.next(),
+    nodeId: 'test-node',
+    partitions,
+    leaveDueToConsumers,
+  });
 
 storeContract('redis standalone (8 partitions)', () => make());
 storeContract('redis standalone (1 partition)', () => make(1));
@@ -91,8 +97,9 @@ describe('RedisStore on standalone Redis', () => {
 
   it('keeps every time of a job through its transitions, with and without the optional head fields', async () => {
     // A plain job's reserved and finished heads take lua/record.lua's one-pack paths; a ttl or an error the
-    // general ones. Times all differ, so a field read or written in the wrong place shows.
-    const store = make(1);
+    // general ones. Times all differ, so a field read or written in the wrong place shows. Every due job
+    // is promoted (none left to consumers), so readyAt is the promote's time.
+    const store = make(1, false);
     await store.open();
     try {
       const t = Date.UTC(2026, 0, 1);
@@ -313,7 +320,7 @@ describe('RedisStore between processes', () => {
     await waitFor('the peer to hear the earlier due time', async () => dues.includes(now + 30_000));
     expect(dues).toContain(now + 60_000);
     await b.push([aJob({ topic: 'wake', now, delayMs: 90_000 })], now);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50)); // lets time pass: shows no wake-up arrives
     expect(dues).not.toContain(now + 90_000); // not earlier than the head: no wake-up, and no echo to itself
     await a.close();
     await b.close();

@@ -3,6 +3,7 @@ import type { Store } from '../../src/store/store.js';
 import { aJob } from '../helpers/jobs.js';
 import { dueHistogramContract } from './due-histogram.contract.js';
 import { jobApiContract } from './job-api.contract.js';
+import { protocolContract } from './protocol.contract.js';
 
 export interface ContractOptions {
   /** Tests this store cannot pass, each with the reason (hono's runTest style). */
@@ -119,6 +120,22 @@ export function storeContract(
       expect((await store.get(`${topic}-p3`))!.state).toBe('delayed');
       expect((await store.get(`${topic}-p1`))!.state).toBe('ready');
       expect((await store.promoteDue(T0 + 5000, 2)).count).toBe(1);
+    });
+
+    test('promoteDue reports when each kind of scheduler work is next due', async () => {
+      await store.push([job({ delayMs: 1000 }), job({ delayMs: 0, ttlMs: 60_000, ttrMs: 5000 })], T0);
+      const [held] = await store.reserve([topic], 1, T0);
+      await store.push([job({ delayMs: 0, ttlMs: 30_000 })], T0);
+      const { next } = await store.promoteDue(T0, 10);
+      expect(next).toEqual({ promoteAt: T0 + 1000, deadlineAt: held!.deadlineAt, expireAt: T0 + 30_000 });
+    });
+
+    test('reserve takes due jobs promoteDue has not moved only when the store says so (reserveTakesDue)', async () => {
+      const j = job({ delayMs: 10 });
+      await store.push([j], T0);
+      const got = await store.reserve([topic], 1, T0 + 20);
+      expect(got.map((r) => r.job.id)).toEqual(store.capabilities.reserveTakesDue ? [j.id] : []);
+      expect((await store.get(j.id))!.state).toBe(store.capabilities.reserveTakesDue ? 'reserved' : 'delayed');
     });
 
     test('reserve orders by priority, then due time, across the topics asked for only', async () => {
@@ -566,6 +583,7 @@ export function storeContract(
 
     dueHistogramContract(test, () => ({ store, topic, other, job }));
     jobApiContract(test, () => ({ store, topic, other, job }));
+    protocolContract(test, () => ({ store, topic, other, job }));
 
     test('stats counts jobs per topic and state, with the next due time', async () => {
       await store.push([job({ delayMs: 500 }), job({ delayMs: 900 }), job(), job({ topic: other })], T0);

@@ -101,9 +101,8 @@ export function createRedisClient(connection: RedisConnection, tuning: ClientTun
   const base: Omit<RedisOptions, 'replyMapping'> = {
     lazyConnect: true,
     enableOfflineQueue: false,
-    // Off: the store already sends one script call per batch (PartitionBatcher). ioredis's
-    // auto-pipelining builds a Pipeline per event-loop turn that copies every defined script onto itself;
-    // that garbage outlived young-generation GCs and tripled the pauses that made 1k/s lateness p99 ≈ 40 ms.
+    // Off: the store batches itself (PartitionBatcher), and auto-pipelining's per-turn Pipeline copies every
+    // defined script, garbage that lengthens GC pauses (bench/profiling-notes.md).
     enableAutoPipelining: false,
     maxRetriesPerRequest: 1,
     commandTimeout: tuning.commandTimeoutMs,
@@ -123,7 +122,10 @@ export function createRedisClient(connection: RedisConnection, tuning: ClientTun
         sentinels: connection.sentinels,
         name: connection.masterName,
         db: connection.db,
-        failoverDetector: true,
+        // Off: ioredis's detector, when +switch-master arrives while the client is reconnecting (the master was
+        // killed), aborts that connect and the client ends for good ("Connection is closed."). Without it a
+        // dead master's connection reconnects through the sentinels, and a demoted one answers READONLY (above).
+        failoverDetector: false,
       });
     case 'cluster': {
       const {

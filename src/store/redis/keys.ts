@@ -6,9 +6,8 @@
  * Per partition (tag T = `{prefix:p}`):
  *   T:jobs       hash  id → packed record (binary head, msgpack body, history: record-layout.ts)
  *   T:dueidx     zset  `X#b` → earliest runAt of delayed set `X#b` (the promote index)
- *   T:delayed:X#b zset id → runAt, delayed jobs of topic X in bucket b: small sets stay listpack-encoded
- *                (≈40 bytes an entry instead of ≈130 in a skiplist), which is most of the memory a
- *                pending job costs beyond its record. push.lua picks b from the id's hash and the
+ *   T:delayed:X#b zset id → runAt, delayed jobs of topic X in bucket b: small sets stay listpack-encoded,
+ *                the smallest encoding, as this set is most of a pending job's memory beyond its record. push.lua picks b from the id's hash and the
  *                topic's delayed count, so the number of buckets follows the backlog (see push.lua);
  *                the record keeps b, so later scripts find the job without recomputing it
  *   T:ready:X    zset  runAt(6 B) + createdAt(6 B) + id → priority, ready jobs of topic X: order (priority, runAt, createdAt, id)
@@ -17,7 +16,6 @@
  *   T:expiry     zset  id → runAt + ttl, ready jobs with a ttl
  *   T:ended:M    list  ids of the jobs that ended in minute M (epoch ms / 60000), in the order they ended
  *   T:ended:slots zset M → its start (ms): the minutes of the ended log, which purge walks (lua/ended-log.lua)
- *   T:ended      zset  id → finishedAt: the ended index of the layout before the log, only purged now
  *   T:counts     hash  `topic|stateCode` → jobs (stats in O(partitions × topics))
  *   T:draining   hash  topic → when a reserve last took jobs of it (promote.lua leaves such a topic's due
  *                jobs to reserve.lua)

@@ -1,7 +1,7 @@
 /*
  * Writes the msgpack subset push.lua reads with cmsgpack (arrays, strings, integers, false) straight into
- * a buffer the caller sized with the *Bytes functions. For a push's few small values this is several
- * times cheaper than a general encoder, and the values land where they are needed without a copy.
+ * a buffer the caller sized with the *Bytes functions, so a push's values land in place without a general
+ * encoder's copy.
  */
 
 /** Bytes of a msgpack string whose UTF-8 form is `bytes` long: fixstr, str8, str16 or str32, then the text. */

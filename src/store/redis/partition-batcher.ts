@@ -9,8 +9,7 @@ interface Pending<T> {
  * as script calls per partition of at most `maxItems` each, instead of one EVALSHA per call. `send` gets
  * the items of one chunk and answers one reply per item, in order. Pending items are bounded by the
  * callers' own concurrency; nothing is held across a failed call: its callers are rejected with the error.
- * With 100 pushes in flight, chunks of 64 (so 2 × 50) were as fast as 256, and 16–32 slower (per-call
- * costs; measured on a loaded 2-core machine, so small differences are noise).
+ * The chunk size bounds a script's run and its Lua unpack; the chosen size is in bench/profiling-notes.md.
  */
 export class PartitionBatcher<T> {
   private pending = new Map<number, Pending<T>[]>();

@@ -12,8 +12,8 @@ export interface PushArgsEntry {
 export const JOBS_PER_BUCKET = 8;
 
 /**
- * push.lua's ARGV[3] and ARGV[4] for one batch: two arguments whatever the batch size, where one string
- * per field used to cost ioredis a UTF-8 write and Redis an argument each (12 a job). ARGV[3] is a msgpack
+ * push.lua's ARGV[3] and ARGV[4] for one batch: two arguments whatever the batch size, so neither ioredis
+ * nor Redis handles an argument per field. ARGV[3] is a msgpack
  * array of 7 values a job; ARGV[4] the records back to back. Job i gets bucket hash
  * `firstSlot + i / JOBS_PER_BUCKET`: a job's bucket is stored in its record, so it need not follow from
  * the id, and slots taken in turn fill the buckets evenly.

@@ -15,7 +15,12 @@ export interface PartitionAccess {
   readonly parts: readonly PartitionKeys[];
   part(id: string): number;
   /** With `buffers`, bulk strings come back as Buffers (replies that carry stored records). */
-  run(name: ScriptName, partition: number, args: readonly (string | number)[], buffers?: boolean): Promise<unknown>;
+  run(
+    name: ScriptName,
+    partition: number,
+    args: readonly (string | number | Buffer)[],
+    buffers?: boolean,
+  ): Promise<unknown>;
   guard<T>(fn: (client: RedisClient) => Promise<T>): Promise<T>;
   all<T>(fn: (partition: number) => Promise<T>): Promise<T[]>;
   nodeIndex(partition: number): number;

@@ -1,5 +1,5 @@
 import type { EpochMs } from '../../core/clock.js';
-import type { LapsedReservation, PromoteOptions, PromoteResult, WakeHeads } from '../store.js';
+import type { LapsedReservation, PromoteResult, WakeTimes } from '../store.js';
 import { decodeRetry } from './retry-text.js';
 import type { PartitionAccess } from './redis-reads.js';
 
@@ -9,11 +9,10 @@ type HeadsAnd<T> = [string | null, string | null, string | null, ...T[]];
 type PromoteReply = [number, ...HeadsAnd<string>];
 
 /**
- * With `leaveToConsumers`, a topic whose consumers took jobs in the last DRAIN_WINDOW_MS keeps its due
- * jobs delayed, for reserve.lua to take straight from there, until they have waited LONGEST_HOLD_MS. In a
- * burst drain that removes a transition per job (promote's read and rewrite of the record, the ready set's
- * insert and removal): a third of Redis's work per job. The hold bounds how long a due job reads as
- * delayed in stats and get(); the window, how soon an abandoned topic's due jobs become ready again.
+ * When the store leaves due jobs to consumers (RedisStoreOptions.leaveDueToConsumers), a topic whose
+ * consumers took jobs in the last DRAIN_WINDOW_MS keeps its due jobs delayed for reserve.lua to take in
+ * one transition instead of two, until they have waited LONGEST_HOLD_MS. The hold bounds how long a due
+ * job reads as delayed in stats and get(); the window, how soon an abandoned topic's jobs become ready.
  */
 const DRAIN_WINDOW_MS = 1000;
 const LONGEST_HOLD_MS = 5000;
@@ -29,10 +28,10 @@ export async function promoteDue(
   store: PartitionAccess,
   now: EpochMs,
   limit: number,
-  options?: PromoteOptions,
+  leaveToConsumers: boolean,
 ): Promise<PromoteResult> {
   if (store.parts.length === 1) {
-    const leave = options?.leaveToConsumers ? [DRAIN_WINDOW_MS, LONGEST_HOLD_MS] : ['', ''];
+    const leave = leaveToConsumers ? [DRAIN_WINDOW_MS, LONGEST_HOLD_MS] : ['', ''];
     const [count, ...rest] = (await store.run('promote', 0, [
       now,
       limit,
@@ -41,7 +40,7 @@ export async function promoteDue(
     ])) as PromoteReply;
     const topics = rest.slice(3) as string[];
     if (topics.length) store.madeReady(topics);
-    return { count: Number(count), topics, heads: earliestHeads([rest]) };
+    return { count: Number(count), topics, next: earliestHeads([rest]) };
   }
   // Ids spread jobs evenly over the partitions, so each is first asked for its share of `limit` and a
   // margin, not for `limit`: reading a due time costs Redis a float print (`WITHSCORES`), and asking every
@@ -66,8 +65,8 @@ export async function promoteDue(
   const topics = new Set([...replies.values()].flatMap((reply) => reply.slice(4) as string[]));
   if (topics.size) store.madeReady(topics);
   // A promoted partition's heads come from its promote (after the move), the others' from due-scores.
-  const heads = earliestHeads(scored.map((reply, p) => (replies.get(p)?.slice(1) ?? reply) as HeadsAnd<unknown>));
-  return { count: [...replies.values()].reduce((sum, [n]) => sum + Number(n), 0), topics: [...topics], heads };
+  const next = earliestHeads(scored.map((reply, p) => (replies.get(p)?.slice(1) ?? reply) as HeadsAnd<unknown>));
+  return { count: [...replies.values()].reduce((sum, [n]) => sum + Number(n), 0), topics: [...topics], next };
 }
 
 function dueScores(store: PartitionAccess, now: EpochMs, limit: number): Promise<HeadsAnd<string>[]> {
@@ -96,7 +95,7 @@ function quotas(scored: readonly HeadsAnd<string>[], limit: number, asked: numbe
 }
 
 /** The earliest of each head over the partitions' replies. */
-function earliestHeads(replies: readonly HeadsAnd<unknown>[]): WakeHeads {
+function earliestHeads(replies: readonly HeadsAnd<unknown>[]): WakeTimes {
   const min = (k: number): number | null => {
     let at: number | null = null;
     for (const reply of replies) {
@@ -105,7 +104,7 @@ function earliestHeads(replies: readonly HeadsAnd<unknown>[]): WakeHeads {
     }
     return at;
   };
-  return { dueAt: min(0), deadlineAt: min(1), expireAt: min(2) };
+  return { promoteAt: min(0), deadlineAt: min(1), expireAt: min(2) };
 }
 
 export async function listLapsed(store: PartitionAccess, now: EpochMs, limit: number): Promise<LapsedReservation[]> {
@@ -126,17 +125,16 @@ export async function listLapsed(store: PartitionAccess, now: EpochMs, limit: nu
   return lapsed.sort((a, b) => a.deadlineAt - b.deadlineAt).slice(0, limit);
 }
 
-/** expire or purge: partitions one after another, each with what is left of `limit`, so the total never exceeds it. */
+/** expire: partitions one after another, each with what is left of `limit`, so the total never exceeds it. */
 export async function drainPartitions(
   store: PartitionAccess,
-  name: 'expire' | 'purge',
+  name: 'expire',
   at: EpochMs,
   limit: number,
 ): Promise<number> {
   let done = 0;
   for (let p = 0; p < store.parts.length && done < limit; p++) {
-    const args = name === 'expire' ? [at, limit - done, store.nodeIndex(p)] : [at, limit - done];
-    done += Number(await store.run(name, p, args));
+    done += Number(await store.run(name, p, [at, limit - done, store.nodeIndex(p)]));
   }
   return done;
 }

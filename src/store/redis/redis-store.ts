@@ -1,15 +1,7 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { layoutRefusal, toStoreError, unavailable } from './redis-errors.js';
-import { newTokenBase } from '../../core/ids.js';
-import {
-  pushedJob,
-  type HistoryEntry,
-  type Job,
-  type NewJob,
-  type Reservation,
-  type TopicStats,
-} from '../../core/job.js';
+import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
 import {
   ok,
@@ -21,14 +13,13 @@ import {
   type Outcome,
 } from '../store.js';
 import type {
-  PromoteOptions,
   PromoteResult,
   PushResult,
   RedriveTarget,
   ReserveOptions,
+  Store,
   StoreCapabilities,
   StoreWatcher,
-  WatchableStore,
 } from '../store.js';
 import {
   checkEvictionPolicy,
@@ -38,7 +29,6 @@ import {
   type RedisConnection,
 } from './connection.js';
 import { nul, recordToJob } from './job-record.js';
-import { compareReadyOrder } from '../ready-order.js';
 import { withDispatched } from '../cancelled.js';
 import {
   DEFAULT_DELAY_BUCKETS,
@@ -53,44 +43,26 @@ import {
 import { PartitionBatcher } from './partition-batcher.js';
 import { decodeRecord } from './record-codec.js';
 import { RECORD_LAYOUT, STATE_CODE, stateOf } from './record-layout.js';
-import { JOBS_PER_BUCKET, pushArgs } from './push-args.js';
+import { RedisPusher } from './redis-push.js';
+import type { RedisStoreOptions } from './redis-store-options.js';
+import { reserveJobs } from './redis-reserve.js';
 import { RedisClock } from './redis-clock.js';
 import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
 import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
 import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { redrive } from './redis-redrive.js';
+import { peekNext, purgeWithNumbers, reserveJob } from './redis-by-id.js';
+import type { PeekState } from '../peek-order.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { WakeBus } from './wake-bus.js';
-import { NoticeFanout, type NoticingStore, type StoreNoticeListener } from '../store-notices.js';
+import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
 import { persistenceWarnings } from './persistence-check.js';
 import { ResetMarker } from './reset-marker.js';
 import * as jobApi from './redis-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
-import type { Store } from '../store.js';
 
-export interface RedisStoreOptions {
-  /** `redis://…`, `redis-sentinel://…` or `redis-cluster://…` (see parseRedisUrl); or give `connection`. */
-  url?: string;
-  connection?: RedisConnection;
-  /** Name of this process in job history. */
-  nodeId: string;
-  /** Key prefix; several stores can share one Redis under different prefixes. @defaultValue dq */
-  prefix?: string;
-  /** Partitions (hash-tag buckets) a topic is spread over; fixed for the life of the data. @defaultValue 8 */
-  partitions?: number;
-  /** Delayed sets per topic and partition while the topic is small; they double as its backlog grows (push.lua). @defaultValue 128 */
-  delayBuckets?: number;
-  /** @defaultValue 2000 */
-  commandTimeoutMs?: number;
-  /** @defaultValue 2000 */
-  connectTimeoutMs?: number;
-}
-
-interface PushItem {
-  job: NewJob;
-  now: EpochMs;
-}
+export type { RedisStoreOptions } from './redis-store-options.js';
 
 interface FinishItem {
   id: string;
@@ -103,9 +75,9 @@ interface FinishItem {
  * slot), and several delayq processes hear each other through pub/sub (WakeBus). Reads and writes that span
  * partitions (promote, reserve, stats…) fan out and merge in the client.
  */
-export class RedisStore implements WatchableStore, NoticingStore {
+export class RedisStore implements Store {
   readonly kind = 'redis';
-  readonly capabilities: StoreCapabilities = { shared: true, durable: true };
+  readonly capabilities: StoreCapabilities;
   /** Redis's clock, for DelayqService's `clock` option when several processes share this Redis. */
   readonly clock: RedisClock;
   readonly prefix: string;
@@ -119,11 +91,9 @@ export class RedisStore implements WatchableStore, NoticingStore {
   private nodeIndex: number[] = [];
   private readonly nodeNames = new Map<string, string>();
   private readonly bus: WakeBus;
-  private readonly batcher: PartitionBatcher<PushItem>;
+  private readonly pusher: RedisPusher;
   private readonly finishes: PartitionBatcher<FinishItem>;
   private reserveStart = 0;
-  /** The next bucket hash a push takes (push-args.ts); a random start, so processes do not move in step. */
-  private bucketSlot = Math.floor(Math.random() * 0x40000000);
   /** The read side's view of this store (redis-reads.ts). */
   private readonly access: PartitionAccess;
   readonly pauses = new RedisTopicPauses(
@@ -156,10 +126,11 @@ export class RedisStore implements WatchableStore, NoticingStore {
     if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 1024) {
       throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
     }
+    // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
+    this.capabilities = { shared: true, durable: true, journaled: false, reserveTakesDue: this.partitions === 1 };
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
-    this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items));
     this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
     // After a wipe the node names are gone too: register again, so history names the right nodes.
     this.marker = new ResetMarker(
@@ -178,6 +149,7 @@ export class RedisStore implements WatchableStore, NoticingStore {
       nodeIndex: (p) => this.nodeIndex[p]!,
       madeReady: (topics) => this.bus.ready(topics),
     };
+    this.pusher = new RedisPusher(this.access, this.delayBuckets, (at) => this.bus.due(at));
   }
 
   open(): Promise<void> {
@@ -287,39 +259,9 @@ export class RedisStore implements WatchableStore, NoticingStore {
 
   // ---- producers
 
-  async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
-    // One job (the common HTTP case) skips Promise.all's bookkeeping.
-    const replies =
-      jobs.length === 1
-        ? [await this.batcher.add(this.part(jobs[0]!.id), { job: jobs[0]!, now })]
-        : await Promise.all(jobs.map((job) => this.batcher.add(this.part(job.id), { job, now })));
-    const results: PushResult[] = [];
-    let readyTopics: Set<string> | undefined;
-    for (let i = 0; i < jobs.length; i++) {
-      const job = jobs[i]!;
-      const reply = replies[i];
-      if (reply === 1) {
-        const created = pushedJob(job, now);
-        if (created.state === 'ready') (readyTopics ??= new Set()).add(job.topic);
-        results.push({ created: true, job: created });
-      } else results.push({ created: false, job: recordToJob(job.id, decodeRecord(reply as Buffer)) });
-    }
-    if (readyTopics) this.bus.ready(readyTopics);
-    return results;
-  }
-
-  private async pushPartition(partition: number, entries: PushItem[]): Promise<unknown[]> {
-    const args = pushArgs(entries, this.nodeIndex[partition]!, this.bucketSlot);
-    this.bucketSlot = (this.bucketSlot + Math.ceil(entries.length / JOBS_PER_BUCKET)) % 0x40000000;
-    const [newHeadAt, ...replies] = (await this.run(
-      'push',
-      partition,
-      [this.delayBuckets, ...args, RECORD_LAYOUT],
-      true,
-    )) as [number | null, ...unknown[]];
-    if (newHeadAt !== null) this.bus.due(Number(newHeadAt));
-    return replies;
+    return this.pusher.push(jobs, now);
   }
 
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
@@ -352,59 +294,14 @@ export class RedisStore implements WatchableStore, NoticingStore {
 
   // ---- consumers
 
-  /**
-   * Partitions are visited from a rotating start; each call takes what a partition has, until `count`.
-   * Within one call the jobs come back in the ready order (ready-order.ts); across partitions the order is that
-   * of each partition's head, so a job may overtake a slightly earlier one of another partition.
-   */
-  async reserve(
+  /** Partitions are visited from a rotating start (redis-reserve.ts). */
+  reserve(
     topics: readonly string[],
     count: number,
     now: EpochMs,
     options: ReserveOptions = {},
   ): Promise<Reservation[]> {
-    topics = [...new Set(topics)];
-    if (topics.length === 0 || count <= 0) return [];
-    const take = (p: number, n: number): Promise<void> =>
-      this.run(
-        'reserve',
-        p,
-        [now, n, options.ttrMs ?? '', this.nodeIndex[p]!, topics.length, ...topics, newTokenBase()],
-        true,
-      ).then((reply) => {
-        const flat = reply as Buffer[];
-        for (let k = 0; k < flat.length; k += 2) {
-          const record = decodeRecord(flat[k + 1]!);
-          const job = recordToJob(flat[k]!.toString(), record);
-          taken.push({ job, token: record.token!, deadlineAt: job.deadlineAt! });
-        }
-      });
-    const taken: Reservation[] = [];
-    // One partition: straight to the script (it answers empty when nothing is ready).
-    if (this.partitions === 1) {
-      await take(0, count);
-      return taken;
-    }
-    const start = this.reserveStart++ % this.partitions;
-    const order = this.parts.map((_, i) => (start + i) % this.partitions);
-    // One pipelined look at how many jobs each partition holds, then scripts only where there are some.
-    const sizes = await this.guard((c) =>
-      Promise.all(
-        order.map((p) =>
-          Promise.all(topics.map((t) => c.zcard(this.parts[p]!.ready(t)))).then((n) => n.reduce((a, b) => a + b, 0)),
-        ),
-      ),
-    );
-    let wanted = count;
-    const calls: Promise<void>[] = [];
-    order.forEach((p, i) => {
-      const n = Math.min(wanted, sizes[i]!);
-      if (n <= 0) return;
-      wanted -= n;
-      calls.push(take(p, n));
-    });
-    await Promise.all(calls);
-    return taken.sort((a, b) => compareReadyOrder(a.job, b.job));
+    return reserveJobs(this.access, topics, count, now, options, this.reserveStart++ % this.partitions);
   }
 
   private fenced(name: ScriptName, id: string, args: (string | number)[]): Promise<Outcome<Job>> {
@@ -431,12 +328,16 @@ export class RedisStore implements WatchableStore, NoticingStore {
     return this.fenced('retry', id, [token, runAt, now, this.nodeIndex[this.part(id)]!, nul(error)]);
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error)]);
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
+    return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error), priority ?? '']);
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
-    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '']);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
+    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '', priority ?? '']);
+  }
+
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return reserveJob(this.access, (i, reply) => this.outcome(i, reply), id, now, options);
   }
 
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
@@ -445,8 +346,8 @@ export class RedisStore implements WatchableStore, NoticingStore {
 
   // ---- the scheduler (redis-scheduling.ts)
 
-  promoteDue(now: EpochMs, limit: number, options?: PromoteOptions): Promise<PromoteResult> {
-    return promoteDue(this.access, now, limit, options);
+  promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
+    return promoteDue(this.access, now, limit, this.options.leaveDueToConsumers ?? true);
   }
 
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
@@ -458,7 +359,7 @@ export class RedisStore implements WatchableStore, NoticingStore {
   }
 
   purge(before: EpochMs, limit: number): Promise<number> {
-    return drainPartitions(this.access, 'purge', before, limit);
+    return purgeWithNumbers(this.access, this.numbers, before, limit);
   }
 
   nextWakeAt(): Promise<EpochMs | null> {
@@ -479,10 +380,13 @@ export class RedisStore implements WatchableStore, NoticingStore {
     return listJobs(this.access, query);
   }
 
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return peekNext(this.access, topic, state);
+  }
+
   stats(): Promise<TopicStats[]> {
     return topicStats(this.access);
   }
-  dueHistogram: WatchableStore['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
 
   // ---- the job API (issue 23): bodies in redis-job-api.ts and store/bulk-by-selector.ts
   recordOutcome: Store['recordOutcome'] = (id, token, o, now) => jobApi.recordOutcome(this.access, id, token, o, now);
@@ -493,4 +397,5 @@ export class RedisStore implements WatchableStore, NoticingStore {
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
   listDue: Store['listDue'] = (query) => jobApi.listDue(this.access, query);
   listReserved: Store['listReserved'] = (query) => jobApi.listReserved(this.access, query);
+  dueHistogram: Store['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
 }

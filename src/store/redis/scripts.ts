@@ -27,6 +27,8 @@ export const SCRIPT_NAMES = [
   'outcome',
   'set-retention',
   'delete-ended',
+  'reserve-job',
+  'peek',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -27,6 +27,7 @@ import {
   type LapsedReservation,
   type Outcome,
   type PromoteResult,
+  type WakeTimes,
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
@@ -37,6 +38,8 @@ import { rowToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
 import { SqliteJobApi } from './sqlite-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
+import { sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
+import type { PeekState } from '../peek-order.js';
 import { migrate } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
 import { listSql, SQL } from './statements.js';
@@ -66,7 +69,7 @@ const BUSY_TIMEOUT_MS = 50;
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  readonly capabilities: StoreCapabilities = { shared: false, durable: true };
+  readonly capabilities: StoreCapabilities = { shared: false, durable: true, journaled: false, reserveTakesDue: false };
   private db: Database.Database | undefined;
   private stmt!: Statements;
   private readonly listStatements = new Map<string, Database.Statement>();
@@ -280,19 +283,19 @@ export class SqliteStore implements Store {
     });
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
       this.record(id, now, 'bury', 'dead', row.attempts, error);
-      return this.stmt.toDead.get({ id, now, error }) as JobRow;
+      return this.stmt.toDead.get({ id, now, error, priority: priority ?? null }) as JobRow;
     });
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
       const attempt = Math.max(row.attempts - 1, 0);
       if (runAt === undefined) {
         this.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
-        return this.stmt.toReleased.get({ id }) as JobRow;
+        return this.stmt.toReleased.get({ id, priority: priority ?? null }) as JobRow;
       }
       const updated = this.toWaiting(row, runAt, now, null);
       this.record(
@@ -303,8 +306,16 @@ export class SqliteStore implements Store {
         attempt,
         runAt > now ? `released until ${runAt}` : 'released',
       );
-      return this.stmt.giveAttemptBack.get({ id }) as JobRow;
+      return this.stmt.giveAttemptBack.get({ id, priority: priority ?? null }) as JobRow;
     });
+  }
+
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return sqliteReserveJob({ ...this.access, record: (...a) => this.record(...a) }, id, now, options);
+  }
+
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return sqlitePeekNext(this.access, topic, state);
   }
 
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
@@ -332,9 +343,24 @@ export class SqliteStore implements Store {
         topics.add(row.topic);
         this.record(row.id, now, 'promote', 'ready', row.attempts);
       }
-      return { count: rows.length, topics: [...topics] };
+      return { count: rows.length, topics: [...topics], next: this.wakeTimes() };
     });
   }
+
+  private wakeTimes(): WakeTimes {
+    const at = (s: Database.Statement): EpochMs | null => (s.get() as { at: number | null }).at;
+    return {
+      promoteAt: at(this.stmt.nextDelayed),
+      deadlineAt: at(this.stmt.nextDeadline),
+      expireAt: at(this.stmt.nextExpiry),
+    };
+  }
+
+  /** One process uses this store: no other process's wake-ups to hear. */
+  watch(): void {}
+
+  /** A file this process holds open does not empty behind its back: nothing to notice. */
+  notices(): void {}
 
   async listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
     const rows = this.stmt.lapsed.all(now, limit) as Array<
@@ -359,9 +385,7 @@ export class SqliteStore implements Store {
   }
 
   async nextWakeAt(): Promise<EpochMs | null> {
-    const times = [this.stmt.nextDelayed, this.stmt.nextDeadline, this.stmt.nextExpiry]
-      .map((s) => (s.get() as { at: number | null }).at)
-      .filter((at): at is number => at !== null);
+    const times = Object.values(this.wakeTimes()).filter((at): at is number => at !== null);
     return times.length ? Math.min(...times) : null;
   }
 
@@ -371,6 +395,7 @@ export class SqliteStore implements Store {
       for (const { id } of ids) {
         this.stmt.deleteJob.run(id);
         this.stmt.deleteHistory.run(id);
+        this.stmt.deleteNumber.run(id);
       }
       return ids.length;
     });

@@ -1,9 +1,8 @@
 --[[ ended-log: the index that purge walks to find terminal jobs past their retention; scripts.ts inserts
   it into the scripts that end jobs (finish, bury, cancel, expire) and into purge.
   Each job that ends is appended to the list `<ended>:<slot>`, slot = endedSlot(finishedAt), its minute,
-  and the zset `<ended>:slots` holds each slot with its start time. A list append costs Redis a fraction
-  of an insert into a sorted set of every ended job: ≈ 0.3 against 1.1–1.9 µs a job in a burst drain,
-  whose finishes all end jobs, and ≈ 8 bytes a job against ≈ 96 (bench/probes/redis-memory.ts). What a
+  and the zset `<ended>:slots` holds each slot with its start time: a list append is cheaper in time and
+  memory than an insert into one sorted set of every ended job (bench/profiling-notes.md). What a
   list cannot do, remove one id, is left to purge: a job redriven after it died keeps its entry, and purge
   drops an entry whose job is no longer terminal or ended in another slot (it was appended again there).
 ]]

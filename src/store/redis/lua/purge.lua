@@ -2,12 +2,13 @@
   slot of the ended log first (lua/ended-log.lua).
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] before (ms, exclusive)  ARGV[3] limit
-  Returns: the number of jobs deleted. Fewer than the limit means nothing is left to delete, unless the
-  limit's worth of log entries read included stale ones (jobs redriven since), which the next call skips.
+  Returns: the ids of the jobs deleted (the client drops their job numbers, kept under another hash tag).
+  Fewer than the limit means nothing is left to delete, unless the limit's worth of log entries read
+  included stale ones (jobs redriven since), which the next call skips.
 ]]
 local jobs, ended, counts, tp = KEYS[1], KEYS[5], KEYS[6], ARGV[1]
 local before, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
-local deleted, read = 0, 0
+local deleted, read = {}, 0
 
 local function delete(id, h)
   if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
@@ -17,19 +18,10 @@ local function delete(id, h)
   redis.call('HDEL', tp .. 'outcomes', id)
   redis.call('HDEL', tp .. 'retention', id)
   redis.call('ZREM', tp .. 'retain', id)
-  deleted = deleted + 1
+  deleted[#deleted + 1] = id
 end
 
--- The layout before the ended log kept every ended job in one sorted set: drained first, then gone.
-local old = redis.call('ZRANGE', ended, '-inf', '(' .. before, 'BYSCORE', 'LIMIT', 0, limit)
-for _, id in ipairs(old) do
-  redis.call('ZREM', ended, id)
-  local packed = redis.call('HGET', jobs, id)
-  if packed then delete(id, readHead(packed)) end
-end
-read = #old
-
--- Then the log, slot by slot. A slot that began before the cutoff may still hold jobs that ended after it
+-- The log, slot by slot. A slot that began before the cutoff may still hold jobs that ended after it
 -- (the slot's last minute, or a late clock): its entries are read in order and the walk stops at the first
 -- such job, which is left for a later purge with the rest of its slot.
 local slotsKey = ended .. ':slots'

@@ -11,8 +11,8 @@
   Returns: {newHeadAt|false, r1 … rn}: ri = 1 when created, else the existing record (as stored).
            newHeadAt is the earliest delayed runAt pushed when it is earlier than this partition's head.
   A delayed job sits in `delayed:<topic>#<bucket>`; the due index holds `<topic>#<bucket>` → head.
-  Buckets: a sorted set of ≤ 128 entries stays a listpack (≈40 B an entry, a skiplist costs ≈130), so the
-          bucket count follows the topic's delayed count n in this partition (counts `topic|1`). While
+  Buckets: a sorted set of ≤ 128 entries stays a listpack, a few times smaller a member than a skiplist, so
+          the bucket count follows the topic's delayed count n in this partition (counts `topic|1`). While
           n < FILL × m (m = ARGV[2]) the job goes to bucket hash % m. Beyond, B is the least power-of-two
           multiple of m with n < FILL × B, and the job goes to the upper half [B/2, B) that this size
           opened. A bucket of that half only receives jobs while n < FILL × B, so it holds fewer than

@@ -3,7 +3,7 @@
   ARGV[1] topic key prefix  ARGV[2] now (ms)  ARGV[3] node index  ARGV[4…] ids
   Returns: {count, topic1, topic2, …}: jobs redriven (missing or not dead ids are skipped), their topics.
 ]]
-local jobs, expiry, ended, counts, tp = KEYS[1], KEYS[4], KEYS[5], KEYS[6], ARGV[1]
+local jobs, expiry, counts, tp = KEYS[1], KEYS[4], KEYS[6], ARGV[1]
 local now, node, n, out, seen = tonumber(ARGV[2]), tonumber(ARGV[3]), 0, { 0 }, {}
 for i = 4, #ARGV do
   local id = ARGV[i]
@@ -13,8 +13,7 @@ for i = 4, #ARGV do
     local topic, at = h.topic, stampAfter(h, now)
     h.state, h.runAt, h.attempts, h.readyAt, h.finishedAt = STATE_READY, at, 0, at, false
     -- Its entry in the ended log stays (a list cannot drop one id cheaply): purge skips it, as the job is
-    -- no longer terminal, or ended again in a later slot. The sorted set is the layout before the log.
-    redis.call('ZREM', ended, id)
+    -- no longer terminal, or ended again in a later slot.
     redis.call('ZREM', tp .. 'dead:' .. topic, id)
     redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
     if h.ttl then redis.call('ZADD', expiry, at + h.ttl, id) end
