@@ -105,6 +105,22 @@ export const ConfigSchema = obj({
        */
       backoff: Type.Unknown({ default: { type: 'exponential', delayMs: 1000, factor: 2, maxDelayMs: 3_600_000 } }),
     }),
+    /**
+     * Retention of ended jobs per topic, for jobs pushed without a `retention` of their own:
+     * `{ "<topic>": { "finished": ms | "none", "dead": ms | "none" } }` (docs/job-api.md). @defaultValue {}
+     */
+    retentionByTopic: Type.Record(
+      Type.String({ pattern: LIMITS.topicPattern }),
+      obj({
+        finished: Type.Optional(
+          Type.Union([Type.Literal('none'), Type.Integer({ minimum: 0, maximum: LIMITS.retentionMaxMs })]),
+        ),
+        dead: Type.Optional(
+          Type.Union([Type.Literal('none'), Type.Integer({ minimum: 0, maximum: LIMITS.retentionMaxMs })]),
+        ),
+      }),
+      { default: {} },
+    ),
   }),
   scheduler: obj({
     /** Jobs moved per store call when promoting, reaping or expiring. @defaultValue 1000 */
@@ -115,6 +131,8 @@ export const ConfigSchema = obj({
     retentionMs: Type.Integer({ default: 7 * 86_400_000, minimum: 0 }),
     /** How often the purge runs, ms. @defaultValue 60000 */
     purgeIntervalMs: Type.Integer({ default: 60_000, minimum: 1000 }),
+    /** How often ended jobs with a retention of their own (push's `retention`, `jobs.retentionByTopic`) are deleted, ms. @defaultValue 1000 */
+    retainedPurgeIntervalMs: Type.Integer({ default: 1000, minimum: 100 }),
   }),
   auth: obj({
     /**

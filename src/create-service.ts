@@ -79,6 +79,7 @@ export function createService(config: Config, options: CreateServiceOptions = {}
     nodeId,
     jobDefaults: jobDefaultsOf(config),
     scheduler: { ...config.scheduler },
+    retentionByTopic: config.jobs.retentionByTopic,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

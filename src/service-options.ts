@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { LoaderOptions } from './scheduler/loader.js';
 import type { SchedulerOptions } from './scheduler/scheduler.js';
 import type { Store } from './store/store.js';
+import type { ErrorInput, RetentionInput } from './core/job-outcome.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -23,6 +24,8 @@ export interface ServiceOptions {
   runScheduler?: boolean;
   /** The journal loader (tiering, loss detection, prompt purge), when the store is journaled. */
   loader?: Partial<LoaderOptions>;
+  /** Retention of ended jobs per topic, for jobs pushed without their own (config jobs.retentionByTopic). */
+  retentionByTopic?: Readonly<Record<string, RetentionInput>>;
 }
 
 export interface ReserveRequest {
@@ -36,7 +39,8 @@ export interface ReserveRequest {
 }
 
 export interface FailRequest {
-  error?: string | null;
+  /** A text, or a structured error kept with the job (its message is the job's lastError). */
+  error?: ErrorInput | undefined;
   /** Wait this long before the retry instead of the job's backoff. */
   retryDelayMs?: number;
   /** Bury at once, whatever attempts remain. */

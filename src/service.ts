@@ -14,7 +14,6 @@ import {
   type PushInput,
 } from './core/job-input.js';
 import type { HistoryEntry, Job, NewJob, Reservation, TopicStatsWithPause } from './core/job.js';
-import { LIMITS } from './core/limits.js';
 import { decideFailure, type FailureDecision } from './core/retry-policy.js';
 import { isJournaled, type JournalMaintenance, type JournalOperations } from './journal/journal.js';
 import { JournalLoader } from './scheduler/loader.js';
@@ -37,6 +36,7 @@ import {
   type Store,
 } from './store/store.js';
 
+import { JobApi } from './service-job-api.js';
 import {
   checkReserve,
   pickTime,
@@ -69,6 +69,8 @@ export class DelayqService {
   /** The store's notices: resets (came back empty) logged at error level and counted, setup warnings. */
   readonly storeNotices: StoreNoticeLog;
   private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
+  /** Results, retention, bulk operations and listings (issue 23; service-job-api.ts). */
+  readonly jobApi: JobApi;
 
   constructor(options: ServiceOptions) {
     // A shared store's clock wins over the local one: processes on one Redis agree on time.
@@ -104,6 +106,20 @@ export class DelayqService {
           options.loader,
         )
       : undefined;
+    this.jobApi = new JobApi(
+      {
+        store: this.store,
+        now: () => this.clock.now(),
+        run: (operation) => this.run(operation),
+        pushBatch: (inputs) => this.pushBatch(inputs),
+        moved: (topics, dueAt) => {
+          if (topics.length) this.waiters.notify(topics);
+          else this.waiters.notifyAll();
+          if (dueAt !== null) this.scheduler.notifyDue(dueAt);
+        },
+      },
+      options.retentionByTopic,
+    );
   }
 
   async start(): Promise<void> {
@@ -304,10 +320,13 @@ export class DelayqService {
     });
   }
 
-  finish(id: string, token: string): Promise<Job> {
-    return this.run(async () =>
-      unwrap(await this.store.finish(validateJobId(id), token, this.clock.now()), id, 'finish'),
-    );
+  /** Finishes a reservation; `result` (any JSON value) is kept with the job (service-job-api.ts). */
+  finish(id: string, token: string, result?: unknown): Promise<Job> {
+    return this.run(async () => {
+      validateJobId(id);
+      if (result !== undefined) await this.jobApi.recordResult(id, token, result);
+      return unwrap(await this.store.finish(id, token, this.clock.now()), id, 'finish');
+    });
   }
 
   /** A consumer failed the job: retry after its backoff, or bury it when no attempts remain. */
@@ -319,10 +338,7 @@ export class DelayqService {
       const now = this.clock.now();
       const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
       const decision = decideFailure(current.retry, current.attempts, now, request);
-      const error =
-        request.error === undefined || request.error === null
-          ? null
-          : String(request.error).slice(0, LIMITS.errorMaxLength);
+      const error = await this.jobApi.recordError(id, token, request.error);
       const outcome =
         decision.action === 'retry'
           ? await this.store.retry(id, token, decision.runAt, now, error)

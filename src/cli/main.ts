@@ -5,6 +5,7 @@ import { clientSettings } from '../config.js';
 import { isDelayqError } from '../core/errors.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerJobCommands } from './commands/job-commands.js';
+import { registerJobApiCommands } from './commands/job-api-commands.js';
 import { registerOperatorCommands } from './commands/operator-commands.js';
 import { registerTopicCommands } from './commands/topic-commands.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
@@ -50,6 +51,7 @@ program
 
 registerClientCommands(program);
 registerJobCommands(program);
+registerJobApiCommands(program);
 registerTopicCommands(program);
 registerScheduleCommands(program);
 registerOperatorCommands(program);

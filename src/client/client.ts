@@ -44,6 +44,15 @@ import type {
   ScheduleFiresQuery,
   ScheduleFiresResponse,
 } from '../protocol/schedule-schemas.js';
+import type {
+  BulkRequest,
+  BulkResponse,
+  DelayedQuery,
+  DelayedResponse,
+  ReservedQuery,
+  ReservedResponse,
+  WireOutcome,
+} from '../protocol/job-api-schemas.js';
 
 export interface DelayqClientOptions {
   /** Base URL of the server. @defaultValue http://127.0.0.1:7750 (the server's default listener, config.ts) */
@@ -155,9 +164,31 @@ export class DelayqClient {
     return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/touch`, body, options)).job;
   }
 
-  async finish(id: string, token: string, options?: RequestOptions): Promise<WireJob> {
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/finish`, { token }, options))
-      .job;
+  /** Finishes a reservation; `result` (any JSON value) is kept with the job (see `outcome`). */
+  async finish(id: string, token: string, options?: RequestOptions & { result?: unknown }): Promise<WireJob> {
+    const body = options?.result === undefined ? { token } : { token, result: options.result };
+    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/finish`, body, options)).job;
+  }
+
+  /** A job with what its consumer reported (a finish's result, a fail's error), if anything. */
+  async getWithOutcome(id: string, options?: RequestOptions): Promise<{ job: WireJob; outcome: WireOutcome | null }> {
+    const answer = await this.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}`, undefined, options);
+    return { job: answer.job, outcome: answer.outcome ?? null };
+  }
+
+  /** One bounded slice of a bulk operation by selector; call again with `next` until it is null. */
+  bulk(request: BulkRequest, options?: RequestOptions): Promise<BulkResponse> {
+    return this.request('POST', '/v1/jobs/bulk', request, options);
+  }
+
+  /** Delayed jobs by due time (next to fire first), within [from, to). */
+  listDelayed(query: DelayedQuery = {}, options?: RequestOptions): Promise<DelayedResponse> {
+    return this.request('GET', `/v1/delayed${queryString(query)}`, undefined, options);
+  }
+
+  /** Reserved jobs by TTR deadline, with the node holding each. */
+  listReserved(query: ReservedQuery = {}, options?: RequestOptions): Promise<ReservedResponse> {
+    return this.request('GET', `/v1/reserved${queryString(query)}`, undefined, options);
   }
 
   /** Fails a reservation: the server retries after the job's backoff, or buries it when no attempts remain. */

@@ -43,6 +43,17 @@ export const LIMITS = {
   scheduleCatchUpMax: 1000,
   /** Fires one `GET /v1/schedules/{name}/fires` lists on each side (next ticks, latest fired jobs). */
   scheduleFiresMax: 50,
+  /** A finish's `result`: bytes of JSON text (kept beside the job for its retention, so small). */
+  resultMaxBytes: 64 * 1024,
+  /** A fail's structured `error`: `code` length, and bytes of JSON text of its `details`. */
+  errorCodeMaxLength: 128,
+  errorDetailsMaxBytes: 16 * 1024,
+  /** Jobs one bulk call looks at (cancel, reschedule, redrive, delete by selector); a cursor continues. */
+  bulkMaxPerCall: 1000,
+  /** Page size of the due-time and reserved listings. */
+  listingMaxPage: 1000,
+  /** Longest retention a job or topic may ask for (it only shortens the store-wide retention). */
+  retentionMaxMs: 366 * 86_400_000,
 } as const;
 
 export const TOPIC_RE = new RegExp(LIMITS.topicPattern);

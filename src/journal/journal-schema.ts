@@ -6,6 +6,7 @@ export interface JournalDatabase {
   delayq_jobs: JobsTable;
   delayq_job_history: HistoryTable;
   delayq_meta: { name: string; value: string };
+  delayq_job_outcomes: { job_id: string; outcome: string; updated_at: number };
   delayq_schedules: SchedulesTable;
   delayq_migrations: { version: number; name: string; applied_at: number };
 }

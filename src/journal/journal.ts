@@ -59,6 +59,13 @@ export interface Journal {
   /** Marks every unfinished job cancelled (the seed's clearAll); returns how many. */
   cancelAllUnfinished(now: EpochMs, limit: number): Promise<string[]>;
 
+  /** A consumer's outcome of a job as the inner store keeps it (JSON text), replacing an earlier one. */
+  saveOutcome(id: string, outcome: string, now: EpochMs): Promise<void>;
+  outcomeOf(id: string): Promise<string | null>;
+  /** Deletes ended jobs by id (with history and outcome); unfinished ones are left. Returns how many. */
+  deleteEnded(ids: readonly string[]): Promise<number>;
+  /** Journal-only delayed jobs due in [from, to) after the cursor (at, id), in (runAt, id) order. */
+  listDueJournalOnly(query: DueJournalQuery): Promise<JournalJob[]>;
   /** Keeps schedule records (journal-schedules.ts); each row only if not older than the stored one. */
   writeSchedules(schedules: readonly JournalSchedule[]): Promise<void>;
   /** The schedules kept (deleted ones left out), by name: what a restore puts back. */
@@ -118,6 +125,16 @@ export type InnerCheck = 'ok' | 'fresh' | 'restored' | 'lost';
 export interface JournalJob extends Job {
   /** true: the inner store holds it (or held it); false: only the journal has it (beyond the horizon). */
   loaded: boolean;
+}
+
+export interface DueJournalQuery {
+  topic?: string | undefined;
+  from: EpochMs;
+  to: EpochMs;
+  /** The cursor: after (at, id). */
+  at: EpochMs;
+  id: string;
+  limit: number;
 }
 
 export interface JournalFilter {

@@ -41,6 +41,8 @@ import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.j
 import { redriveJournaled } from './journal-redrive.js';
 import { cancelJournaled, pushJournaled, rescheduleJournaled } from './journaled-producers.js';
 import type { StoreNoticeListener } from '../store/store-notices.js';
+import { JournaledJobApi } from './journaled-job-api.js';
+import { bulkBySelector } from '../store/bulk-by-selector.js';
 
 export interface JournaledStoreOptions {
   /** Name of this process in the journal's history. */
@@ -127,11 +129,23 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
       this.logger,
       (now) => this.restore({ expire: true }, now),
     );
+    this.jobApi = new JournaledJobApi(inner, journal);
     this.reconciler = new JournalReconciler(
       { ...this.context(), batchSize: options.reconcileBatchSize ?? DEFAULTS.journal.reconcileBatchSize },
       options.reconcileSettleMs ?? DEFAULTS.journal.reconcileSettleMs,
     );
   }
+
+  // The job API (issue 23): bodies in journaled-job-api.ts and store/bulk-by-selector.ts.
+  private readonly jobApi: JournaledJobApi;
+  recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
+  outcomeOf: Store['outcomeOf'] = (id) => this.jobApi.outcomeOf(id);
+  setRetention: Store['setRetention'] = (...a) => this.inner.setRetention(...a);
+  purgeRetained: Store['purgeRetained'] = (now, limit) => this.jobApi.purgeRetained(now, limit);
+  deleteEnded: Store['deleteEnded'] = (ids) => this.jobApi.deleteEnded(ids);
+  bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
+  listDue: Store['listDue'] = (query) => this.jobApi.listDue(query);
+  listReserved: Store['listReserved'] = (query) => this.inner.listReserved(query);
 
   async open(): Promise<void> {
     await this.journal.open();

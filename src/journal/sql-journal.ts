@@ -2,13 +2,14 @@ import type { Transaction } from 'kysely';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
-import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
+import type { DueJournalQuery, Journal, JournalBatch, JournalFilter, JournalJob } from './journal.js';
 import { pushEntryOf, rowToHistory, rowToJournalJob, type JournalDatabase } from './journal-schema.js';
 import { isEmptyBatch, MAX_ROWS_PER_STATEMENT, rowBatchOf, splitRowBatch } from './journal-batch.js';
 import type { Db, JournalDialect } from './journal-dialect.js';
 import { listSchedules, writeSchedules, type JournalSchedule } from './journal-schedules.js';
 import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
+import * as jobApi from './journal-job-api.js';
 import { journalDueHistogram } from './journal-due-histogram.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 
@@ -263,6 +264,7 @@ export class SqlJournal implements Journal {
           .where('finished_at', 'is not', null)
           .executeTakeFirst();
         await trx.deleteFrom('delayq_job_history').where('job_id', 'in', ids).execute();
+        await trx.deleteFrom('delayq_job_outcomes').where('job_id', 'in', ids).execute();
         return Number(deleted.numDeletedRows);
       }),
     );
@@ -292,6 +294,20 @@ export class SqlJournal implements Journal {
         return ids;
       }),
     );
+  }
+
+  // The job API's journal part: journal-job-api.ts.
+  saveOutcome(id: string, outcome: string, now: EpochMs): Promise<void> {
+    return this.run((db) => jobApi.saveOutcome(db, id, outcome, now));
+  }
+  outcomeOf(id: string): Promise<string | null> {
+    return this.run((db) => jobApi.outcomeOf(db, id));
+  }
+  deleteEnded(ids: readonly string[]): Promise<number> {
+    return this.run((db) => jobApi.deleteEnded(db, ids));
+  }
+  async listDueJournalOnly(query: DueJournalQuery): Promise<JournalJob[]> {
+    return (await this.run((db) => jobApi.listDueJournalOnly(db, query))).map(rowToJournalJob);
   }
 
   writeSchedules(schedules: readonly JournalSchedule[]): Promise<void> {

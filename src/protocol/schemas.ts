@@ -7,6 +7,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { JOB_EVENTS, JOB_STATES } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
+import { OutcomeSchema, RetentionSchema, StructuredError } from './outcome-schemas.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -98,6 +99,7 @@ export const PushRequest = Type.Object(
     ttrMs: Type.Optional(Duration),
     ttlMs: Type.Optional(Nullable(Duration)),
     retry: Type.Optional(RetryInput),
+    retention: Type.Optional(RetentionSchema),
   },
   strict,
 );
@@ -160,7 +162,10 @@ export const HistoryEntrySchema = Type.Object({
   reason: Nullable(Type.String()),
 });
 export type WireHistoryEntry = Static<typeof HistoryEntrySchema>;
-export const HistoryResponse = Type.Object({ history: Type.Array(HistoryEntrySchema) });
+export const HistoryResponse = Type.Object({
+  history: Type.Array(HistoryEntrySchema),
+  outcome: Type.Optional(OutcomeSchema),
+});
 export type HistoryResponse = Static<typeof HistoryResponse>;
 
 export const JobIdParams = Type.Object({ id: JobId }, strict);
@@ -168,7 +173,11 @@ export const GetJobQuery = Type.Object(
   { history: Type.Optional(Type.Boolean({ description: 'include the history' })) },
   strict,
 );
-export const GetJobResponse = Type.Object({ job: JobSchema, history: Type.Optional(Type.Array(HistoryEntrySchema)) });
+export const GetJobResponse = Type.Object({
+  job: JobSchema,
+  outcome: Type.Optional(OutcomeSchema),
+  history: Type.Optional(Type.Array(HistoryEntrySchema)),
+});
 export type GetJobResponse = Static<typeof GetJobResponse>;
 
 export const CancelResponse = Type.Object(
@@ -265,7 +274,12 @@ export const FailRequest = Type.Object(
   {
     token: Token,
     error: Type.Optional(
-      Nullable(Type.String({ description: `kept on the job (cut at ${LIMITS.errorMaxLength} characters)` })),
+      Nullable(
+        Type.Union([
+          Type.String({ description: `kept on the job (cut at ${LIMITS.errorMaxLength} characters)` }),
+          StructuredError,
+        ]),
+      ),
     ),
     retryDelayMs: Type.Optional(
       Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs, description: 'instead of the backoff' }),

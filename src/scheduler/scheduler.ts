@@ -15,6 +15,8 @@ export interface SchedulerOptions {
   retentionMs: number;
   /** How often the purge of old terminal jobs runs. */
   purgeIntervalMs: number;
+  /** How often ended jobs with a retention of their own (Store.purgeRetained) are looked for. @defaultValue 1000 ms */
+  retainedPurgeIntervalMs: number;
 }
 
 /** config.ts's `scheduler` defaults. */
@@ -45,6 +47,7 @@ export class Scheduler {
   private rerunAt = Number.POSITIVE_INFINITY;
   private stopped = true;
   private lastPurgeAt = 0;
+  private lastRetainedPurgeAt = 0;
   private failures = 0;
 
   constructor(store: Store, clock: Clock, hooks: SchedulerHooks, options: Partial<SchedulerOptions> = {}) {
@@ -164,6 +167,12 @@ export class Scheduler {
     if (now - this.lastPurgeAt >= this.options.purgeIntervalMs) {
       this.lastPurgeAt = now;
       while ((await this.store.purge(now - this.options.retentionMs, batchSize)) === batchSize) {
+        /* keep purging */
+      }
+    }
+    if (now - this.lastRetainedPurgeAt >= this.options.retainedPurgeIntervalMs) {
+      this.lastRetainedPurgeAt = now;
+      while ((await this.store.purgeRetained(now, batchSize)).length === batchSize) {
         /* keep purging */
       }
     }

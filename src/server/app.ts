@@ -20,6 +20,7 @@ import { notFoundHandler, restErrorHandler } from './error-handler.js';
 import { clientErrorHandler, frameworkErrorHandler } from './framework-errors.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
+import { registerJobApiRoutes } from './routes/job-api.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes } from './routes/mykit.js';
@@ -137,6 +138,7 @@ export async function buildApp(
   registerDueHistogramRoute(app, context);
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
+  registerJobApiRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);

@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 
-export type AuditAction = 'redrive' | 'purge' | 'restore' | 'clearAll' | 'setSinkBinding' | 'deleteSinkBinding';
+export type AuditAction =
+  'redrive' | 'purge' | 'restore' | 'clearAll' | 'bulk' | 'setSinkBinding' | 'deleteSinkBinding';
 
 /** `METHOD pattern` → the admin action it performs. HEAD runs the GET handler, so it is looked up as GET. */
 export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
@@ -18,6 +19,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
   'POST /v1/restore': 'restore',
   'POST /v1/jobs/:id/restore': 'restore',
   'POST /v1/clear-all': 'clearAll',
+  'POST /v1/jobs/bulk': 'bulk',
   'PUT /v1/topics/:topic/sink': 'setSinkBinding',
   'DELETE /v1/topics/:topic/sink': 'deleteSinkBinding',
 };
@@ -41,7 +43,15 @@ function targetOf(request: FastifyRequest): Record<string, unknown> {
       else if (Array.isArray(value)) target[key] = value.slice(0, MAX_IDS_LOGGED).filter((v) => typeof v === 'string');
     }
   };
-  pick(request.body, ['topic', 'ids', 'limit', 'before', 'type']);
+  pick(request.body, ['topic', 'ids', 'limit', 'before', 'type', 'action', 'runAt', 'shiftMs', 'cursor', 'dryRun']);
+  pick((request.body as { selector?: unknown } | undefined)?.selector, [
+    'topic',
+    'bizKey',
+    'tag',
+    'state',
+    'dueFrom',
+    'dueTo',
+  ]);
   pick(request.query, ['expire', 'jobId']);
   pick(request.params, ['id', 'topic']);
   return target;
@@ -53,6 +63,8 @@ function resultOf(payload: unknown): Record<string, unknown> {
   try {
     const body = JSON.parse(payload) as {
       count?: unknown;
+      matched?: unknown;
+      applied?: unknown;
       success?: unknown;
       message?: unknown;
       data?: unknown;
@@ -60,6 +72,7 @@ function resultOf(payload: unknown): Record<string, unknown> {
     };
     return {
       ...(body.count !== undefined ? { count: body.count } : {}),
+      ...(body.matched !== undefined ? { matched: body.matched, applied: body.applied } : {}),
       ...(body.error?.code !== undefined ? { code: body.error.code } : {}),
       ...(body.success !== undefined
         ? { success: body.success, message: typeof body.data === 'string' ? body.data : body.message }

@@ -5,6 +5,9 @@ import type { JobNumbers } from './job-numbers.js';
 import type { PeekState } from './peek-order.js';
 import type { StoreNoticeListener } from './store-notices.js';
 import type { TopicPauses } from './topic-pauses.js';
+import type { JobOutcome, NewOutcome, Retention } from '../core/job-outcome.js';
+import type { BulkRequest, BulkResult } from './bulk.js';
+import type { DueListQuery, DuePage, ReservedListQuery, ReservedPage } from './listings.js';
 
 /**
  * The storage boundary. Every method is one state transition (or one read), atomic inside the store:
@@ -104,6 +107,28 @@ export interface Store {
   /** Delayed jobs per due-time bucket over [from, to) (store/due-histogram.ts). */
   dueHistogram(query: DueHistogramQuery): Promise<DueCounts>;
 
+  // the job API (issue 23): outcomes, retention, bulk by selector, listings; docs/job-api.md
+  /**
+   * Keeps what the consumer holding `token` reports (a finish's result, a fail's error) beside the job,
+   * replacing an earlier outcome; false (nothing kept) unless the job is reserved with that token, or
+   * finished with it. The caller then finishes, retries or buries: a result shows only once the job
+   * finished with the token that reported it, so a stale consumer's report never shows.
+   */
+  recordOutcome(id: string, token: string, outcome: NewOutcome, now: EpochMs): Promise<boolean>;
+  /** The outcome kept for a job (result only when it counts, see recordOutcome); null: none, or no job. */
+  outcomeOf(id: string): Promise<JobOutcome | null>;
+  /** How long these jobs are kept once finished or dead (Retention); applied by purgeRetained. */
+  setRetention(ids: readonly string[], retention: Retention, now: EpochMs): Promise<void>;
+  /** Deletes ended jobs whose own retention (setRetention) ran out by `now`, at most `limit`; their ids. */
+  purgeRetained(now: EpochMs, limit: number): Promise<string[]>;
+  /** Deletes terminal jobs by id (record, history, outcome); ids not terminal are left. Returns how many. */
+  deleteEnded(ids: readonly string[]): Promise<number>;
+  /** One bounded slice of a bulk operation by selector (store/bulk.ts). */
+  bulk(request: BulkRequest, now: EpochMs): Promise<BulkResult>;
+  /** Delayed jobs with runAt in [from, to), next to fire first (store/listings.ts). */
+  listDue(query: DueListQuery): Promise<DuePage>;
+  /** Reserved jobs, earliest deadline first, with the node holding each (store/listings.ts). */
+  listReserved(query: ReservedListQuery): Promise<ReservedPage>;
   /**
    * Other processes' wake-ups on a shared store (capabilities.shared): another process made jobs ready
    * or pushed an earlier due time. A store only this process uses never calls the watcher.

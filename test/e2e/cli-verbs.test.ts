@@ -115,6 +115,45 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect((await json('redrive', '--topic', 'pay')).count).toBe(1);
   });
 
+  it('finish --result, bulk (dry run, then every slice), delayed, reserved', async () => {
+    await json('push', 'cli-res', '{"n":1}', '--id', 'res-cli-1');
+    const [r] = (await json('reserve', 'cli-res')).reservations;
+    await json('finish', 'res-cli-1', r.token, '--result', '{"ok":true}');
+    expect((await api('GET', '/v1/jobs/res-cli-1')).body.outcome.result).toEqual({ ok: true });
+    for (const id of ['bk-1', 'bk-2', 'bk-3'])
+      await json(
+        'push',
+        id.endsWith('3') ? 'cli-bulk-b' : 'cli-bulk-a',
+        '{}',
+        '--id',
+        id,
+        '--delay',
+        '1h',
+        '--biz-key',
+        'ord-9',
+      );
+    expect(await json('bulk', '--action', 'cancel', '--biz-key', 'ord-9', '--dry-run')).toMatchObject({
+      matched: 3,
+      applied: 0,
+    });
+    const done = await json('bulk', '--action', 'cancel', '--biz-key', 'ord-9', '--limit', '2');
+    expect(done).toMatchObject({ matched: 3, applied: 3 });
+    expect(done.calls).toBeGreaterThanOrEqual(2);
+    await json('push', 'cli-due', '{}', '--id', 'due-cli-2', '--delay', '2h');
+    await json('push', 'cli-due', '{}', '--id', 'due-cli-1', '--delay', '1h');
+    expect((await json('delayed', '--topic', 'cli-due')).jobs.map((j: { id: string }) => j.id)).toEqual([
+      'due-cli-1',
+      'due-cli-2',
+    ]);
+    await json('push', 'cli-held', '{}', '--id', 'held-cli-1');
+    await json('reserve', 'cli-held');
+    const table = await run('reserved', '--topic', 'cli-held');
+    expect(table.stdout).toContain('held-cli-1');
+    const bad = await run('bulk', '--action', 'cancel');
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain('selector.topic');
+  });
+
   it('stats, stats --watch, due, pause, resume, purge', async () => {
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
     await api('POST', '/v1/jobs', { topic: 'remind', runAt: minute + 150_000 });

@@ -136,7 +136,10 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .description('finish a reserved job')
     .argument('<id>')
     .argument('<token>', 'the token printed by reserve')
-    .action(async (id, token, _flags, command) =>
-      emit(jsonOf(command), { job: await clientOf(command).finish(id, token) }, (r) => `finished ${r.job.id}\n`),
-    );
+    .option('--result <json>', 'a JSON value kept with the job (docs/job-api.md)')
+    .action(async (id, token, flags, command) => {
+      const options = flags.result === undefined ? {} : { result: parseBody(flags.result) };
+      const job = await clientOf(command).finish(id, token, options);
+      emit(jsonOf(command), { job }, (r) => `finished ${r.job.id}\n`);
+    });
 }

@@ -20,7 +20,7 @@ import {
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
-import { toWireJob } from '../wire.js';
+import { toWireJob, toWireOutcome } from '../wire.js';
 import { pushAnswerJson, sendJsonText, pushBatchAnswerJson } from '../job-json.js';
 
 export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): void {
@@ -36,7 +36,10 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request, reply) => {
       authorizeTopic(request, request.body.topic);
-      const result = await service.push(request.body);
+      const result =
+        request.body.retention === undefined
+          ? await service.push(request.body)
+          : (await service.jobApi.pushBatch([request.body]))[0]!;
       return sendJsonText(reply, result.created ? 201 : 200, pushAnswerJson(result.created, result.job));
     },
   );
@@ -53,7 +56,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request, reply) => {
       request.body.jobs.forEach((job, i) => authorizeTopic(request, job.topic, `jobs[${i}].topic`));
-      const results = await service.pushBatch(request.body.jobs);
+      const results = await service.jobApi.pushBatch(request.body.jobs);
       return sendJsonText(reply, 200, pushBatchAnswerJson(results));
     },
   );
@@ -72,8 +75,10 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     async (request) => {
       const job = await service.get(request.params.id);
       authorizeTopic(request, job.topic);
-      if (!request.query.history) return { job: toWireJob(job) };
-      return { job: toWireJob(job), history: await service.history(job.id) };
+      const outcome = await service.jobApi.outcomeOf(job.id);
+      const shown = { job: toWireJob(job), ...(outcome ? { outcome: toWireOutcome(outcome) } : {}) };
+      if (!request.query.history) return shown;
+      return { ...shown, history: await service.history(job.id) };
     },
   );
 
@@ -89,7 +94,11 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      return { history: await service.history(request.params.id) };
+      const [history, outcome] = await Promise.all([
+        service.history(request.params.id),
+        service.jobApi.outcomeOf(request.params.id),
+      ]);
+      return { history, ...(outcome ? { outcome: toWireOutcome(outcome) } : {}) };
     },
   );
 

@@ -7,7 +7,6 @@ import {
   FailResponse,
   JobIdParams,
   JobResponse,
-  TokenRequest,
   ReleaseRequest,
   TouchRequest,
 } from '../../protocol/schemas.js';
@@ -18,6 +17,7 @@ import { ReserveAndAckRequest, ReserveAndAckResponse } from '../../protocol/ack-
 import { toWireJob } from '../wire.js';
 import { reserveAnswerJson, sendJsonText } from '../job-json.js';
 import { reserveForRequest } from '../reserve-for-request.js';
+import { FinishRequest } from '../../protocol/job-api-schemas.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
 
 export function registerReservationRoutes(app: DelayqApp, { service }: RouteContext): void {
@@ -71,13 +71,14 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
         description:
           'A repeat with the token that finished the job (its answer was lost) answers 200 with the job as it is; another token on a finished job is refused with E_WRONG_STATE.',
         params: JobIdParams,
-        body: TokenRequest,
+        body: FinishRequest,
         response: { 200: JobResponse, ...errorResponses },
       },
     },
     async (request) => {
       await authorizeJob(request, service, request.params.id);
-      return { job: toWireJob(await service.finish(request.params.id, request.body.token)) };
+      const { token, result } = request.body;
+      return { job: toWireJob(await service.finish(request.params.id, token, result)) };
     },
   );
 

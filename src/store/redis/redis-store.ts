@@ -59,6 +59,8 @@ import { WakeBus } from './wake-bus.js';
 import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
 import { persistenceWarnings } from './persistence-check.js';
 import { ResetMarker } from './reset-marker.js';
+import * as jobApi from './redis-job-api.js';
+import { bulkBySelector } from '../bulk-by-selector.js';
 
 export type { RedisStoreOptions } from './redis-store-options.js';
 
@@ -385,5 +387,15 @@ export class RedisStore implements Store {
   stats(): Promise<TopicStats[]> {
     return topicStats(this.access);
   }
+
+  // ---- the job API (issue 23): bodies in redis-job-api.ts and store/bulk-by-selector.ts
+  recordOutcome: Store['recordOutcome'] = (id, token, o, now) => jobApi.recordOutcome(this.access, id, token, o, now);
+  outcomeOf: Store['outcomeOf'] = (id) => jobApi.outcomeOf(this.access, id);
+  setRetention: Store['setRetention'] = (ids, r, now) => jobApi.setRetention(this.access, ids, r, now);
+  purgeRetained: Store['purgeRetained'] = (now, limit) => jobApi.purgeRetained(this.access, now, limit);
+  deleteEnded: Store['deleteEnded'] = (ids) => jobApi.deleteEnded(this.access, ids);
+  bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
+  listDue: Store['listDue'] = (query) => jobApi.listDue(this.access, query);
+  listReserved: Store['listReserved'] = (query) => jobApi.listReserved(this.access, query);
   dueHistogram: Store['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
 }

@@ -23,6 +23,10 @@ export const SCRIPT_NAMES = [
   'get',
   'list',
   'register-node',
+  'record-outcome',
+  'outcome',
+  'set-retention',
+  'delete-ended',
   'reserve-job',
   'peek',
 ] as const;

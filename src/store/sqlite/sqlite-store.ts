@@ -35,6 +35,8 @@ import {
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
+import { SqliteJobApi } from './sqlite-job-api.js';
+import { bulkBySelector } from '../bulk-by-selector.js';
 import { sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
 import type { PeekState } from '../peek-order.js';
 import { migrate } from './migrate.js';
@@ -76,6 +78,16 @@ export class SqliteStore implements Store {
   private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
   readonly pauses = new SqliteTopicPauses(this.access);
   readonly numbers = new SqliteJobNumbers(this.access);
+  // The job API (issue 23): bodies in sqlite-job-api.ts and store/bulk-by-selector.ts.
+  private readonly jobApi = new SqliteJobApi(this.access);
+  recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
+  outcomeOf: Store['outcomeOf'] = (id) => this.jobApi.outcomeOf(id);
+  setRetention: Store['setRetention'] = (ids, retention) => this.jobApi.setRetention(ids, retention);
+  purgeRetained: Store['purgeRetained'] = (now, limit) => this.jobApi.purgeRetained(now, limit);
+  deleteEnded: Store['deleteEnded'] = (ids) => this.jobApi.deleteEnded(ids);
+  bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
+  listDue: Store['listDue'] = (query) => this.jobApi.listDue(query);
+  listReserved: Store['listReserved'] = (query) => this.jobApi.listReserved(query);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;

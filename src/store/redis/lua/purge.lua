@@ -14,6 +14,10 @@ local function delete(id, h)
   if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
   redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
+  -- The job API's side entries go with the job (redis-job-api.ts).
+  redis.call('HDEL', tp .. 'outcomes', id)
+  redis.call('HDEL', tp .. 'retention', id)
+  redis.call('ZREM', tp .. 'retain', id)
   deleted[#deleted + 1] = id
 end
 

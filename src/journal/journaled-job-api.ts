@@ -1,0 +1,78 @@
+/**
+ * JournaledStore's job-API methods (issue 23). Outcomes: kept in the inner store and, once kept there
+ * (the inner store fences them by token), in the journal, so a job's outcome outlives the inner store's
+ * short retention and a restore. Retention is kept by the inner store; what it deletes (and deleteEnded)
+ * leaves the journal too. The due-time listing merges the inner
+ * store's page with the journal's far-future jobs.
+ */
+import type { EpochMs } from '../core/clock.js';
+import type { JobError, JobOutcome, NewOutcome } from '../core/job-outcome.js';
+import { listingCursor, parseListingCursor, type DueListQuery, type DuePage } from '../store/listings.js';
+import type { Store } from '../store/store.js';
+import { withoutLoaded } from './journal-jobs.js';
+import type { Journal } from './journal.js';
+
+/** An outcome as journaled: the reporting token beside what it reported. */
+interface JournaledOutcome {
+  token: string;
+  result: string | null;
+  error: JobError | null;
+  at: EpochMs;
+}
+
+export class JournaledJobApi {
+  private readonly inner: Store;
+  private readonly journal: Journal;
+
+  constructor(inner: Store, journal: Journal) {
+    this.inner = inner;
+    this.journal = journal;
+  }
+
+  async recordOutcome(id: string, token: string, outcome: NewOutcome, now: EpochMs): Promise<boolean> {
+    if (!(await this.inner.recordOutcome(id, token, outcome, now))) return false;
+    const journaled: JournaledOutcome = { token, result: outcome.result, error: outcome.error, at: now };
+    await this.journal.saveOutcome(id, JSON.stringify(journaled), now);
+    return true;
+  }
+
+  /**
+   * The inner store's answer while it holds the job; then the journal's. The journal does not keep the
+   * finishing token, so there a result shows when the job finished after the outcome was reported.
+   */
+  async outcomeOf(id: string): Promise<JobOutcome | null> {
+    if (await this.inner.get(id)) return this.inner.outcomeOf(id);
+    const [text, row] = await Promise.all([this.journal.outcomeOf(id), this.journal.get(id)]);
+    if (text === null || row === null) return null;
+    const kept = JSON.parse(text) as JournaledOutcome;
+    const counts = row.state === 'finished' && (row.finishedAt ?? 0) >= kept.at;
+    return { result: counts ? kept.result : null, error: kept.error, at: kept.at };
+  }
+
+  /** The inner store decides (it holds the retention); the journal then drops the same jobs. */
+  async purgeRetained(now: EpochMs, limit: number): Promise<string[]> {
+    const ids = await this.inner.purgeRetained(now, limit);
+    if (ids.length) await this.journal.deleteEnded(ids);
+    return ids;
+  }
+
+  async deleteEnded(ids: readonly string[]): Promise<number> {
+    const [inner, journal] = await Promise.all([this.inner.deleteEnded(ids), this.journal.deleteEnded(ids)]);
+    return Math.max(inner, journal);
+  }
+
+  async listDue(query: DueListQuery): Promise<DuePage> {
+    const cursor = parseListingCursor(query.cursor) ?? { at: Number.MIN_SAFE_INTEGER, id: '' };
+    const [inner, journalOnly] = await Promise.all([
+      this.inner.listDue({ ...query, limit: query.limit + 1 }),
+      this.journal.listDueJournalOnly({ ...query, at: cursor.at, id: cursor.id, limit: query.limit + 1 }),
+    ]);
+    const seen = new Set<string>();
+    const merged = [...inner.jobs, ...journalOnly.map(withoutLoaded)]
+      .filter((job) => !seen.has(job.id) && seen.add(job.id))
+      .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const jobs = merged.slice(0, query.limit);
+    const last = jobs[jobs.length - 1];
+    return { jobs, next: merged.length > query.limit && last ? listingCursor(last.runAt, last.id) : null };
+  }
+}

@@ -1,0 +1,105 @@
+/** The wire contract of the job API of issue 23 (docs/job-api.md): outcomes, retention, bulk, listings. */
+import { Type, type Static } from 'typebox';
+import { LIMITS } from '../core/limits.js';
+import { EpochMs, JobSchema, JobStateSchema, Nullable, Token, Topic } from './schemas.js';
+
+export {
+  OutcomeSchema,
+  RetentionSchema,
+  StructuredError,
+  type RetentionRequest,
+  type WireOutcome,
+} from './outcome-schemas.js';
+
+const strict = { additionalProperties: false } as const;
+const Label = Type.String({ minLength: 1, maxLength: LIMITS.labelMaxLength });
+export const FinishRequest = Type.Object(
+  {
+    token: Token,
+    result: Type.Optional(
+      Type.Unknown({
+        description: `any JSON value (≤ ${LIMITS.resultMaxBytes} bytes), kept with the job and shown by GET /v1/jobs/{id}`,
+      }),
+    ),
+  },
+  strict,
+);
+export type FinishRequest = Static<typeof FinishRequest>;
+
+export const Selector = Type.Object(
+  {
+    topic: Type.Optional(Topic),
+    bizKey: Type.Optional(Label),
+    tag: Type.Optional(Label),
+    state: Type.Optional(JobStateSchema),
+    dueFrom: Type.Optional(Type.Integer({ minimum: 0, description: 'due time (runAt) from, inclusive' })),
+    dueTo: Type.Optional(Type.Integer({ minimum: 0, description: 'due time (runAt) to, exclusive' })),
+  },
+  { ...strict, description: 'which jobs: a topic, a bizKey or a tag at least; every field given must match' },
+);
+
+export const BulkRequest = Type.Object(
+  {
+    action: Type.Union([
+      Type.Literal('cancel'),
+      Type.Literal('reschedule'),
+      Type.Literal('redrive'),
+      Type.Literal('delete'),
+    ]),
+    selector: Selector,
+    runAt: Type.Optional(Type.Integer({ description: 'reschedule: the new due time' })),
+    shiftMs: Type.Optional(
+      Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength: 32 })], {
+        description: 'reschedule: move each due time by this much (ms, negative = earlier; or "10m")',
+      }),
+    ),
+    reason: Type.Optional(Type.String({ maxLength: LIMITS.errorMaxLength, description: 'cancel: kept in history' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: LIMITS.bulkMaxPerCall, description: 'jobs looked at in this call' }),
+    ),
+    cursor: Type.Optional(Type.String({ maxLength: 512, description: "the previous answer's next" })),
+    dryRun: Type.Optional(Type.Boolean({ description: 'count what would change; change nothing' })),
+  },
+  strict,
+);
+export type BulkRequest = Static<typeof BulkRequest>;
+
+export const BulkResponse = Type.Object({
+  matched: Type.Integer({ description: 'jobs of this slice the selector and the action apply to' }),
+  applied: Type.Integer({ description: 'jobs changed (0 on a dry run)' }),
+  next: Nullable(Type.String({ description: 'call again with this cursor; null: done' })),
+  dryRun: Type.Boolean(),
+});
+export type BulkResponse = Static<typeof BulkResponse>;
+
+const Page = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.listingMaxPage, default: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+};
+
+export const DelayedQuery = Type.Object(
+  {
+    topic: Type.Optional(Topic),
+    from: Type.Optional(Type.Integer({ minimum: 0, description: 'due from (inclusive); default 0' })),
+    to: Type.Optional(Type.Integer({ minimum: 0, description: 'due before (exclusive); default 10 years ahead' })),
+    ...Page,
+  },
+  strict,
+);
+export type DelayedQuery = Static<typeof DelayedQuery>;
+export const DelayedResponse = Type.Object({ jobs: Type.Array(JobSchema), next: Nullable(Type.String()) });
+export type DelayedResponse = Static<typeof DelayedResponse>;
+
+export const ReservedQuery = Type.Object({ topic: Type.Optional(Topic), ...Page }, strict);
+export type ReservedQuery = Static<typeof ReservedQuery>;
+export const ReservedResponse = Type.Object({
+  reservations: Type.Array(
+    Type.Object({
+      job: JobSchema,
+      deadlineAt: EpochMs,
+      node: Nullable(Type.String({ description: 'the delayq process that made the reservation' })),
+    }),
+  ),
+  next: Nullable(Type.String()),
+});
+export type ReservedResponse = Static<typeof ReservedResponse>;
