@@ -57,7 +57,19 @@ const LAYERS = {
   schedule: ['server', 'client', 'cli', 'beanstalkd', 'grpc', 'delivery', 'runtime'],
   beanstalkd: ['server', 'client', 'cli', 'grpc', 'schedule', 'delivery', 'runtime'],
   grpc: ['client', 'cli', 'beanstalkd', 'schedule', 'delivery', 'runtime'],
-  client: ['store', 'journal', 'scheduler', 'delivery', 'server', 'cli', 'beanstalkd', 'grpc', 'service', 'runtime'],
+  client: [
+    'store',
+    'journal',
+    'scheduler',
+    'delivery',
+    'server',
+    'cli',
+    'beanstalkd',
+    'grpc',
+    'service',
+    'runtime',
+    'config',
+  ],
 };
 
 const layerRules = Object.entries(LAYERS).map(([layer, forbidden]) => ({

@@ -34,7 +34,8 @@ wait_for postgresql "psql -h 127.0.0.1 -U postgres -d postgres -c 'select 1'"
 psql -h 127.0.0.1 -U postgres -d postgres -tc "select 1 from pg_database where datname='test'" | grep -q 1 \
   || psql -h 127.0.0.1 -U postgres -d postgres -c 'create database test' >/dev/null
 
-# MariaDB 3306, database test
+# MariaDB 3306, database test (the failover chaos tests also start their own PostgreSQL and MariaDB from these
+# packages' binaries, on 7620–7623, to kill -9 them)
 need_pkg mariadbd mariadb-server
 if ! port_open 3306; then start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd; fi
 wait_for mariadb "mariadb -h127.0.0.1 -uroot -e 'select 1'"

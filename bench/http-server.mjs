@@ -1,15 +1,16 @@
 // The delayq HTTP server as `delayq serve` runs it (the built dist/, see build-server.ts), in its own process
 // for the benchmarks over the API: the load generator then does not share the server's event loop.
-// Usage: node bench/http-server.mjs HTTP_PORT REDIS_PORT [GRPC_PORT]
+// Usage: node bench/http-server.mjs HTTP_PORT REDIS_PORT [GRPC_PORT [BEANSTALKD_PORT]]
 //    or: node bench/http-server.mjs HTTP_PORT '{"store":{"kind":"sqlite"},…}' [GRPC_PORT]  (config overrides as
-//        JSON: the embedded store, Redis, Redis + a SQL journal). GRPC_PORT: also serve the gRPC API
-//        (bench/protocol-drain.ts). Add --cpu-prof to profile it.
+//        JSON: the embedded store, Redis, Redis + a SQL journal). GRPC_PORT, BEANSTALKD_PORT: also serve the
+//        gRPC API and the beanstalkd protocol (bench/protocol-drain.ts). Add --cpu-prof to profile it.
 import { loadConfig } from '../dist/config.js';
 import { createService } from '../dist/create-service.js';
 import { buildApp } from '../dist/server/app.js';
 import { DelayqGrpcServer } from '../dist/grpc/grpc-server.js';
+import { BeanstalkdServer } from '../dist/beanstalkd/server.js';
 
-const [httpArg, storeArg, grpcArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const [httpArg, storeArg, grpcArg, beanstalkdArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const httpPort = Number(httpArg);
 if (!httpPort || !storeArg) throw new Error('usage: http-server.mjs HTTP_PORT (REDIS_PORT | CONFIG_JSON)');
 const store = /^\d+$/.test(storeArg)
@@ -26,9 +27,18 @@ const app = await buildApp(service, config);
 await app.listen({ host: '127.0.0.1', port: httpPort });
 const grpc = grpcArg ? new DelayqGrpcServer(service, config) : undefined;
 if (grpc) await grpc.listen(Number(grpcArg), '127.0.0.1');
+const beanstalkd = beanstalkdArg
+  ? new BeanstalkdServer(service, {
+      host: '127.0.0.1',
+      port: Number(beanstalkdArg),
+      maxJobSize: config.jobs.bodyMaxBytes,
+    })
+  : undefined;
+await beanstalkd?.listen();
 
 const stop = async () => {
   await grpc?.close(100);
+  await beanstalkd?.close();
   await app.close();
   await service.close();
   process.exit(0);

@@ -1,8 +1,11 @@
 // A burst of ready jobs drained through each wire protocol of one delayq server (Redis store, server in its
 // own process, bench/http-server.mjs): over HTTP by the TypeScript SDK's Worker (concurrency 100), and over
 // the gRPC reserve stream (credit 100, each batch finished by acks on the same stream, credit given back
-// with them). Jobs are pushed first, ready at once; rate = jobs ÷ (last finish answered − drain start); over HTTP the Worker's close() sends its last acks.
+// with them), and over the beanstalkd protocol (100 jackd connections, each reserve-with-timeout then
+// delete, as beanstalkd's own consumers in the burst scenario). Jobs are pushed first, ready at once; rate = jobs ÷ (last finish answered − drain start); over HTTP the Worker's close() sends its last acks.
 import { credentials, type ClientDuplexStream } from '@grpc/grpc-js';
+import type { JackdClient } from 'jackd';
+import JackdModule from 'jackd';
 import { Redis } from 'ioredis';
 import { DelayqClient } from '../src/client/client.js';
 import { Worker } from '../src/client/worker.js';
@@ -24,6 +27,7 @@ export class ProtocolDrain {
   private readonly redisPort: number;
   private url = '';
   private grpcTarget = '';
+  private beanstalkdPort = 0;
   private round = 0;
 
   constructor(redisPort: number) {
@@ -35,11 +39,18 @@ export class ProtocolDrain {
     await redis.connect();
     await redis.flushall(); // our own benchmark Redis
     await redis.quit();
-    const [httpPort, grpcPort] = [await freePort(), await freePort()];
+    const [httpPort, grpcPort, beanstalkdPort] = [await freePort(), await freePort(), await freePort()];
     ensureServerBuilt((line) => process.stderr.write(`${line}\n`));
-    const args = [SERVER_SCRIPT, String(httpPort), String(this.redisPort), String(grpcPort)];
-    // gRPC binds after HTTP: once its port answers, both do.
-    this.server = await startProcess('delayq http+gRPC server', process.execPath, args, grpcPort, 60_000);
+    const args = [SERVER_SCRIPT, String(httpPort), String(this.redisPort), String(grpcPort), String(beanstalkdPort)];
+    // The beanstalkd listener binds last: once its port answers, all three do.
+    this.server = await startProcess(
+      'delayq http+gRPC+beanstalkd server',
+      process.execPath,
+      args,
+      beanstalkdPort,
+      60_000,
+    );
+    this.beanstalkdPort = beanstalkdPort;
     this.url = `http://127.0.0.1:${httpPort}`;
     this.grpcTarget = `127.0.0.1:${grpcPort}`;
   }
@@ -81,6 +92,10 @@ export class ProtocolDrain {
     return { jobsPerS: (timedOut ? done : count) / elapsedS, missing: count - done };
   }
 
+  async beanstalkd(count: number): Promise<DrainResult> {
+    return drainOverBeanstalkd(this.beanstalkdPort, await this.fill(count), count);
+  }
+
   async grpc(count: number): Promise<DrainResult> {
     const topic = await this.fill(count);
     const Ctor = delayqClientConstructor();
@@ -114,6 +129,43 @@ export class ProtocolDrain {
     if (outcome instanceof Error) throw outcome;
     return { jobsPerS: finished / elapsedS, missing: count - finished };
   }
+}
+
+// jackd is CommonJS (`module.exports = JackdClient`): the default import is the class itself.
+const Jackd = JackdModule as unknown as new () => JackdClient;
+
+/** Drains `topic` over the beanstalkd protocol: each connection reserves then deletes until `count` are gone. */
+export async function drainOverBeanstalkd(port: number, topic: string, count: number): Promise<DrainResult> {
+  const clients = await Promise.all(
+    Array.from({ length: DRAIN_IN_FLIGHT }, async () => {
+      const client = new Jackd();
+      await client.connect({ host: '127.0.0.1', port });
+      await client.watch(topic);
+      await client.ignore('default');
+      return client;
+    }),
+  );
+  let done = 0;
+  const giveUpAt = performance.now() + 120_000;
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      while (done < count && performance.now() < giveUpAt) {
+        let job;
+        try {
+          job = await client.reserveWithTimeout(1);
+        } catch (err) {
+          if (/TIMED_OUT|DEADLINE_SOON/.test(String((err as Error).message ?? err))) continue;
+          throw err;
+        }
+        await client.delete(job.id);
+        done++;
+      }
+    }),
+  );
+  const elapsedS = (performance.now() - started) / 1000;
+  await Promise.allSettled(clients.map((c) => c.quit()));
+  return { jobsPerS: done / elapsedS, missing: count - done };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

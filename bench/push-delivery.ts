@@ -1,5 +1,5 @@
 /**
- * Push delivery throughput and lateness: N jobs, all due at the same instant `leadMs` from now, routed
+ * Delivery throughput and lateness: N jobs, all due at the same instant `leadMs` from now, delivered
  * to a webhook on 127.0.0.1, or spread at `rate` jobs/s. Prints jobs/s from the first due time to the
  * last arrival, and lateness (arrival − runAt) percentiles.
  *   npx tsx bench/push-delivery.ts [jobs=5000] [concurrency=32] [rate=0 (all at once)]
@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { Dispatcher } from '../src/delivery/dispatcher.js';
 import { DelayqService } from '../src/service.js';
 import { createSink } from '../src/delivery/create-sink.js';
-import { SinkRouter } from '../src/delivery/sink-router.js';
-import { SqliteRouteStore } from '../src/delivery/sqlite-route-store.js';
+import { SinkBindings } from '../src/delivery/sink-bindings.js';
+import { SqliteBindingStore } from '../src/delivery/sqlite-binding-store.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const jobs = Number(process.argv[2] ?? 5000);
@@ -31,12 +31,12 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = (server.address() as AddressInfo).port;
 
 const service = new DelayqService({ store: new SqliteStore({ path: ':memory:', nodeId: 'bench' }) });
-const router = new SinkRouter({ store: new SqliteRouteStore({ path: ':memory:' }) });
-const dispatcher = new Dispatcher({ service, routes: router, createSink });
+const bindings = new SinkBindings({ store: new SqliteBindingStore({ path: ':memory:' }) });
+const dispatcher = new Dispatcher({ service, bindings, createSink });
 await service.start();
-await router.start();
+await bindings.start();
 dispatcher.start();
-await router.setRoute('bench', {
+await bindings.setBinding('bench', {
   type: 'webhook',
   url: `http://127.0.0.1:${port}/`,
   allowedRanges: ['loopback'],
@@ -69,6 +69,6 @@ console.log(
     `lateness p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${sorted.at(-1)} ms; all ${finished} finished`,
 );
 await dispatcher.stop();
-await router.close();
+await bindings.close();
 await service.close();
 server.close();

@@ -2,7 +2,9 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { apiSection } from './api-report.js';
+import { durableSection } from './durable-report.js';
 import { fmt } from './lib.js';
+import { dueHistogramSection } from './due-histogram-speed.js';
 import { scheduleFiresSection } from './schedule-fires.js';
 import { REFERENCE, table, type Results } from './results-table.js';
 import type { LatenessResult } from './scenarios.js';
@@ -166,8 +168,8 @@ re-run the command; hand-written findings live in \`bench/profiling-notes.md\` a
 
 > **In-process or over the API.** Every table of this file down to "Over the API" is **in-process**: the
 > benchmark calls \`DelayqService\` directly, as an application embedding delayq does. Figures **over the API**
-> (the server in its own process, driven over HTTP by the SDK and by a plain-HTTP consumer) are in the sections
-> "Over the API" and "delayq over HTTP, per request".
+> (the server in its own process, driven over HTTP by the SDK and by a plain-HTTP consumer, next to BullMQ and
+> beanstalkd in the same run) are in the sections "Over the API" and "delayq over HTTP, per request".
 
 - Machine: ${info.machine}. Load average (1/5/15 min) before: ${load(info.loadBefore)}, after: ${load(info.loadAfter)}.
   The machine is shared; a load above ~1.5 before the run means the numbers are pessimistic.
@@ -235,6 +237,7 @@ The system is first filled with ${fmt(info.pending)} jobs due in 30 min (inside 
 are all in Redis), then the 1k/s scenario runs ${info.runs} time(s). ${info.quick ? '' : tenMillionNote(info.pending)}
 
 ${table(results, 'pending', [...lat, { metric: 'preloadS', header: 'fill time', digits: 1, unit: 's' }, { metric: 'bytes', header: 'bytes/pending job' }], 'p99')}
+${durableSection(results, info.mode['restore'] ?? 0)}
 ${apiSection(results)}
 ## delayq over HTTP, per request (Redis store; server in its own process)
 
@@ -249,10 +252,11 @@ ${table(results, 'http', [
 ])}
 ## A burst drained through each protocol (${fmt(info.mode['drain']!)} ready jobs; one server, Redis store)
 
-One delayq server in its own process serves HTTP and gRPC; for each protocol in turn a fresh topic is filled
-with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (concurrency 100, finishing each
-job with its own request), over gRPC by one reserve stream (credit 100; each batch of reservations finished
-with acks on the stream, the credit given back with them). Rate = jobs ÷ (last finish answered − start).
+One delayq server in its own process serves HTTP, gRPC and the beanstalkd protocol; for each protocol in turn
+a fresh topic is filled with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (concurrency
+100, finishing each job with its own request), over gRPC by one reserve stream (credit 100; each batch of
+reservations finished with acks on the stream, the credit given back with them), over the beanstalkd
+protocol by 100 jackd connections (reserve-with-timeout, then delete). Rate = jobs ÷ (last finish answered − start).
 
 ${table(
   results,
@@ -264,6 +268,7 @@ ${table(
   'rate',
 )}
 ${scheduleFiresSection(results, info.mode)}
+${dueHistogramSection(results, info.mode)}
 ## Where the time goes
 
 CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,

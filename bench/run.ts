@@ -6,8 +6,9 @@
 //                                      the 1k/s scenario, then the same with 10M jobs pending (full mode only; BullMQ fills ≈ 8 GB)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
+//            --due-jobs=N (full mode: delayed jobs under the due-time histogram, default 10M)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,http,drain,schedules  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
@@ -15,6 +16,7 @@ import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
 import { ProtocolDrain } from './protocol-drain.js';
 import { runScheduleFires } from './schedule-fires.js';
+import { runDueHistogram } from './due-histogram-speed.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -27,6 +29,7 @@ import { DelayqBeanstalkdSubject } from './subjects/delayq-beanstalkd-subject.js
 import { DelayqSubject } from './subjects/delayq-subject.js';
 import { DelayqHttpSubject } from './subjects/delayq-http-subject.js';
 import { MARIADB, POSTGRES } from './subjects/sql-databases.js';
+import { measureRestore } from './journal-restore.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -49,8 +52,10 @@ const mode = quick
       rf: 200,
       beyond: 1000,
       drain: 5000,
+      restore: 5000,
       schedules: 200,
       scheduleS: 3,
+      dueJobs: 100_000,
     }
   : {
       runs: 3,
@@ -67,8 +72,10 @@ const mode = quick
       rf: 3000,
       beyond: 20_000,
       drain: 100_000,
+      restore: 1_000_000,
       schedules: 1000,
       scheduleS: 20,
+      dueJobs: Number(option('due-jobs') ?? 10_000_000),
     };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
@@ -298,6 +305,10 @@ async function main(): Promise<void> {
     });
   }
 
+  scenarioStart('restore', `restore: ${mode.restore} journaled jobs into an empty Redis`);
+  if (want('restore'))
+    await measureRestore(results, failures, redis.port, withMariadb ? [POSTGRES, MARIADB] : [POSTGRES], mode.restore);
+
   const http = new HttpBench(redis.port);
   if (want('http')) log('HTTP: push single, push batch, reserve+finish');
   try {
@@ -339,17 +350,19 @@ async function main(): Promise<void> {
       await drain.grpc(Math.min(1000, mode.drain)); // unrecorded warm-up
     }
     for (let run = 1; run <= (want('drain') ? runs : 0); run++) {
-      const order =
-        run % 2
-          ? (['HTTP (SDK Worker)', 'gRPC reserve stream'] as const)
-          : (['gRPC reserve stream', 'HTTP (SDK Worker)'] as const);
+      const protocols = {
+        'HTTP (SDK Worker)': (n: number) => drain.http(n),
+        'gRPC reserve stream': (n: number) => drain.grpc(n),
+        'beanstalkd protocol (jackd)': (n: number) => drain.beanstalkd(n),
+      } as const;
+      const names = Object.keys(protocols) as (keyof typeof protocols)[];
+      // Each run starts with another protocol, so none always drains first.
+      const order = names.map((_, i) => names[(i + run) % names.length]!);
       for (const name of order) {
-        const r = await (name === 'HTTP (SDK Worker)' ? drain.http(mode.drain) : drain.grpc(mode.drain)).catch(
-          (err: unknown) => {
-            failures.push(`drain · ${name}: ${(err as Error).message}`);
-            return undefined;
-          },
-        );
+        const r = await protocols[name](mode.drain).catch((err: unknown) => {
+          failures.push(`drain · ${name}: ${(err as Error).message}`);
+          return undefined;
+        });
         if (!r) continue;
         results.add('drain', name, 'rate', r.jobsPerS);
         results.add('drain', name, 'missing', r.missing);
@@ -362,6 +375,7 @@ async function main(): Promise<void> {
     await drain.close();
   }
 
+  if (want('due')) await runDueHistogram(results, failures, mode.dueJobs);
   if (want('schedules'))
     await runScheduleFires(results, failures, { schedules: mode.schedules, seconds: mode.scheduleS, runs });
 

@@ -142,11 +142,13 @@ export const ConfigSchema = obj({
   }),
   sinks: obj({
     /**
-     * Push routes applied at start, topic → sink (docs/sinks.md). A route stored earlier (set through the
-     * API at run time) wins over the file: config seeds routes, operators change them. @defaultValue {}
+     * Delivery bindings applied at start, topic → sink (docs/sinks.md). A binding stored earlier (set through
+     * the API at run time) wins over the file: config seeds bindings, operators change them. @defaultValue {}
      */
+    bindings: Type.Record(Type.String({ pattern: LIMITS.topicPattern }), Type.Unknown(), { default: {} }),
+    /** The same as `bindings`, under its first name (still read; `bindings` wins for the same topic). @defaultValue {} */
     routes: Type.Record(Type.String({ pattern: LIMITS.topicPattern }), Type.Unknown(), { default: {} }),
-    /** How often an instance re-reads routes changed by other instances, ms. @defaultValue 2000 */
+    /** How often an instance re-reads bindings changed by other instances, ms. @defaultValue 2000 */
     refreshIntervalMs: Type.Integer({ default: 2000, minimum: 100, maximum: 600_000 }),
   }),
   metrics: obj({
@@ -189,7 +191,7 @@ export type Config = Static<typeof ConfigSchema>;
 /** Every option at its default: the one home of each default value; other modules read theirs from here. */
 export const DEFAULTS: Readonly<Config> = deepFreeze(Value.Default(ConfigSchema, {}) as Config);
 
-/** The defaults of a sink's own options (a `sinks.routes` entry or a binding set through the API). */
+/** The defaults of a sink's own options (a `sinks.bindings` entry or a binding set through the API). */
 export const SINK_DEFAULTS = Object.freeze({ concurrency: 8, timeoutMs: 10_000 });
 export type AuthToken = Config['auth']['tokens'][number];
 

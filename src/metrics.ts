@@ -32,7 +32,7 @@ export function registerStoreResetCounter(registry: Registry, resets: () => numb
 }
 
 /**
- * Push delivery, per sink (`sink` = the route's name, the topic by default; `type` = webhook, rabbitmq…):
+ * Delivery, per sink (`sink` = the binding's name, the topic by default; `type` = webhook, rabbitmq…):
  *  - delayq_sink_delivered_total: deliveries the target confirmed;
  *  - delayq_sink_failed_total{retryable}: attempts that failed (each goes to retry or the dead letters);
  *  - delayq_sink_delivery_seconds{outcome}: how long each attempt took, confirmed or not.
@@ -45,19 +45,19 @@ export class SinkMetrics implements DeliveryObserver {
   constructor(registry: Registry = metricsRegistry) {
     this.delivered = new Counter({
       name: 'delayq_sink_delivered_total',
-      help: 'Jobs delivered to a push sink and confirmed by it',
+      help: 'Jobs delivered to a sink and confirmed by it',
       labelNames: ['sink', 'type'],
       registers: [registry],
     });
     this.failed = new Counter({
       name: 'delayq_sink_failed_total',
-      help: 'Push delivery attempts that failed (refused, errored or timed out)',
+      help: 'Delivery attempts that failed (refused, errored or timed out)',
       labelNames: ['sink', 'type', 'retryable'],
       registers: [registry],
     });
     this.latency = new Histogram({
       name: 'delayq_sink_delivery_seconds',
-      help: 'Duration of push delivery attempts',
+      help: 'Duration of delivery attempts',
       labelNames: ['sink', 'type', 'outcome'],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],

@@ -1,6 +1,11 @@
-/** What a DelayqService is built from, and the requests of its consumer calls that carry more than an id. */
+/**
+ * What a DelayqService is built from, and the requests of its calls that carry more than an id, with the
+ * checks that name a request's bad field (E_VALIDATION) before the store is asked.
+ */
 import type { Clock } from './core/clock.js';
-import type { JobDefaults } from './core/job-input.js';
+import { invalid } from './core/errors.js';
+import { validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
+import { LIMITS } from './core/limits.js';
 import type { Logger } from 'pino';
 import type { LoaderOptions } from './scheduler/loader.js';
 import type { SchedulerOptions } from './scheduler/scheduler.js';
@@ -36,4 +41,36 @@ export interface FailRequest {
   retryDelayMs?: number;
   /** Bury at once, whatever attempts remain. */
   bury?: boolean;
+  /** With `bury`: the buried job takes this priority (beanstalkd's bury). */
+  priority?: number;
+}
+
+/** A reserve request checked against LIMITS, with its defaults filled in. */
+export function checkReserve(request: ReserveRequest): { topics: string[]; count: number; waitMs: number } {
+  const { topics } = request;
+  if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics', 'must name at least one topic');
+  if (topics.length > LIMITS.reserveMaxTopics)
+    throw invalid('topics', `must name at most ${LIMITS.reserveMaxTopics} topics`);
+  const count = request.count ?? 1;
+  if (!Number.isInteger(count) || count < 1 || count > LIMITS.reserveMaxCount) {
+    throw invalid('count', `must be an integer from 1 to ${LIMITS.reserveMaxCount}`);
+  }
+  const waitMs = request.waitMs ?? 0;
+  if (!Number.isFinite(waitMs) || waitMs < 0 || waitMs > LIMITS.reserveMaxWaitMs) {
+    throw invalid('waitMs', `must be from 0 to ${LIMITS.reserveMaxWaitMs} ms`);
+  }
+  if (request.ttrMs !== undefined && (request.ttrMs < LIMITS.ttrMinMs || request.ttrMs > LIMITS.ttrMaxMs)) {
+    throw invalid('ttrMs', `must be from ${LIMITS.ttrMinMs} to ${LIMITS.ttrMaxMs} ms`);
+  }
+  return { topics: topics.map((t, i) => validateTopic(t, `topics[${i}]`)), count, waitMs };
+}
+
+/** The new due time of a reschedule: `delayMs` or `runAt` (with its optional `timeZone`), as push takes them. */
+export function pickTime(when: {
+  delayMs?: number | string;
+  runAt?: number | string;
+  timeZone?: string;
+}): Pick<PushInput, 'delayMs' | 'runAt' | 'timeZone'> {
+  if (when.delayMs === undefined && when.runAt === undefined) throw invalid('delayMs', 'give delayMs or runAt');
+  return { delayMs: when.delayMs, runAt: when.runAt, timeZone: when.timeZone };
 }

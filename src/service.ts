@@ -1,13 +1,14 @@
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from './core/clock.js';
-import { DelayqError, invalid } from './core/errors.js';
+import { DelayqError } from './core/errors.js';
 import { defaultNodeId, newJobId } from './core/ids.js';
 import { DEFAULT_JOB_DEFAULTS } from './config.js';
 import {
   delayIn,
   normalizePush,
   validateJobId,
+  validatePriority,
   validateTopic,
   type JobDefaults,
   type PushInput,
@@ -23,6 +24,7 @@ import { Scheduler } from './scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
 import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-input.js';
 import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
+import type { PeekState } from './store/peek-order.js';
 import { observeStore } from './observe/observed-store.js';
 import { StoreNoticeLog } from './store-notice-log.js';
 import { notFoundError, unwrap } from './store/outcome-errors.js';
@@ -35,7 +37,13 @@ import {
   type Store,
 } from './store/store.js';
 
-import type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
+import {
+  checkReserve,
+  pickTime,
+  type FailRequest,
+  type ReserveRequest,
+  type ServiceOptions,
+} from './service-options.js';
 
 export type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
 
@@ -153,7 +161,7 @@ export class DelayqService {
     }
     const promise = operation();
     this.inFlight.add(promise);
-    // Inline arrows, not a named const: tsx (keepNames) wraps every named closure in a __name call.
+    // Both outcomes drop it, and no derived promise is left to reject unhandled.
     promise.then(
       () => this.inFlight.delete(promise),
       () => this.inFlight.delete(promise),
@@ -251,18 +259,7 @@ export class DelayqService {
    */
   reserve(request: ReserveRequest, signal?: AbortSignal): Promise<Reservation[]> {
     return this.run(async () => {
-      const topics = checkTopics(request.topics);
-      const count = request.count ?? 1;
-      if (!Number.isInteger(count) || count < 1 || count > LIMITS.reserveMaxCount) {
-        throw invalid('count', `must be an integer from 1 to ${LIMITS.reserveMaxCount}`);
-      }
-      const waitMs = request.waitMs ?? 0;
-      if (!Number.isFinite(waitMs) || waitMs < 0 || waitMs > LIMITS.reserveMaxWaitMs) {
-        throw invalid('waitMs', `must be from 0 to ${LIMITS.reserveMaxWaitMs} ms`);
-      }
-      if (request.ttrMs !== undefined && (request.ttrMs < LIMITS.ttrMinMs || request.ttrMs > LIMITS.ttrMaxMs)) {
-        throw invalid('ttrMs', `must be from ${LIMITS.ttrMinMs} to ${LIMITS.ttrMaxMs} ms`);
-      }
+      const { topics, count, waitMs } = checkReserve(request);
       const startedAt = performance.now();
       const giveUpAt = startedAt + waitMs; // monotonic: immune to wall-clock steps
       const answer = (reserved: Reservation[]): Reservation[] => {
@@ -287,6 +284,19 @@ export class DelayqService {
     });
   }
 
+  /** Reserves one ready, delayed or dead job by id (Store.reserveJob), whatever its topic's pause. */
+  reserveJob(id: string, options: { ttrMs?: number | undefined } = {}): Promise<Reservation> {
+    return this.run(async () => {
+      const reservation = unwrap(
+        await this.store.reserveJob(validateJobId(id), this.clock.now(), { ttrMs: options.ttrMs }),
+        id,
+        'reserve',
+      );
+      this.scheduler.notifyDue(reservation.deadlineAt);
+      return reservation;
+    });
+  }
+
   touch(id: string, token: string, ttrMs?: number): Promise<Job> {
     return this.run(async () => {
       const job = unwrap(await this.store.touch(validateJobId(id), token, this.clock.now(), ttrMs), id, 'touch');
@@ -307,6 +317,7 @@ export class DelayqService {
       const current = await this.store.get(id);
       if (!current) throw notFoundError(id);
       const now = this.clock.now();
+      const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
       const decision = decideFailure(current.retry, current.attempts, now, request);
       const error =
         request.error === undefined || request.error === null
@@ -315,19 +326,27 @@ export class DelayqService {
       const outcome =
         decision.action === 'retry'
           ? await this.store.retry(id, token, decision.runAt, now, error)
-          : await this.store.bury(id, token, now, error);
+          : await this.store.bury(id, token, now, error, priority);
       const job = unwrap(outcome, id, 'fail');
       this.afterWrite([job]);
       return { job, decision };
     });
   }
 
-  /** Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does not count. */
-  release(id: string, token: string, options: { delayMs?: number | string | undefined } = {}): Promise<Job> {
+  /**
+   * Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does
+   * not count. With `priority`, the job takes that priority.
+   */
+  release(
+    id: string,
+    token: string,
+    options: { delayMs?: number | string | undefined; priority?: number | undefined } = {},
+  ): Promise<Job> {
     return this.run(async () => {
       const now = this.clock.now();
       const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
-      const job = unwrap(await this.store.release(id, token, now, runAt), id, 'release');
+      const priority = options.priority === undefined ? undefined : validatePriority(options.priority);
+      const job = unwrap(await this.store.release(id, token, now, runAt, priority), id, 'release');
       this.afterWrite([job]);
       return job;
     });
@@ -355,12 +374,17 @@ export class DelayqService {
     return this.run(() => this.store.list(query));
   }
 
+  /** The first job of a topic in a state, in that state's order (Store.peekNext). */
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return this.run(() => this.store.peekNext(validateTopic(topic, 'topic'), state));
+  }
+
   /** Counts per state of every topic with jobs or a pause, and the pause. */
   stats(): Promise<TopicStatsWithPause[]> {
     return this.run(async () => this.paused.withPauses(await this.store.stats()));
   }
 
-  /** Pauses a topic (reserve and push sinks skip it), until resumed or, with `delayMs`, for that long. */
+  /** Pauses a topic (reserve and delivery skip it), until resumed or, with `delayMs`, for that long. */
   pauseTopic(topic: string, options: { delayMs?: number | string | undefined } = {}): Promise<TopicPause> {
     return this.run(() => this.paused.pause(validateTopic(topic, 'topic'), options.delayMs));
   }
@@ -378,12 +402,12 @@ export class DelayqService {
     });
   }
 
-  /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */
   /** Whether a SQL journal backs the store (restore and clear-all are available). */
   get isJournaled(): boolean {
     return this.journal !== undefined;
   }
 
+  /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */
   journalOperations(): JournalOperations {
     if (!this.journal)
       throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal: nothing to restore from');
@@ -394,20 +418,4 @@ export class DelayqService {
   purge(before: EpochMs, limit = 10_000): Promise<number> {
     return this.run(() => this.store.purge(before, limit));
   }
-}
-
-function checkTopics(topics: readonly string[]): string[] {
-  if (!Array.isArray(topics) || topics.length === 0) throw invalid('topics', 'must name at least one topic');
-  if (topics.length > LIMITS.reserveMaxTopics)
-    throw invalid('topics', `must name at most ${LIMITS.reserveMaxTopics} topics`);
-  return topics.map((t, i) => validateTopic(t, `topics[${i}]`));
-}
-
-function pickTime(when: {
-  delayMs?: number | string;
-  runAt?: number | string;
-  timeZone?: string;
-}): Pick<PushInput, 'delayMs' | 'runAt' | 'timeZone'> {
-  if (when.delayMs === undefined && when.runAt === undefined) throw invalid('delayMs', 'give delayMs or runAt');
-  return { delayMs: when.delayMs, runAt: when.runAt, timeZone: when.timeZone };
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DelayqError } from '../src/core/errors.js';
 import { DelayqService } from '../src/service.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { waitFor } from './helpers/http-server.js';
 
 describe('DelayqService (SQLite, real clock)', () => {
   let service: DelayqService;
@@ -97,7 +98,7 @@ describe('DelayqService (SQLite, real clock)', () => {
 
   it('close wakes long-polls, refuses new calls and closes the store', async () => {
     const waiting = service.reserve({ topics: ['x'], waitMs: 30_000 });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => service.waitingConsumers === 1, 'the long-poll to wait');
     const started = Date.now();
     await service.close();
     expect(await waiting).toEqual([]);

@@ -10,12 +10,17 @@ import { DelayqClient } from '../../src/client/client.js';
 import { Worker } from '../../src/client/worker.js';
 import { SERVER_SCRIPT } from '../build-server.js';
 import { cpuMsOf, freePort, onCleanup, startProcess, tempDir, type Server } from '../servers.js';
+import { sleep } from '../lib.js';
+import { BULK_SIZE, CONSUMER_CONCURRENCY, IN_FLIGHT, withInFlight } from '../scenarios.js';
 import { bodyFor, type Consumer, type OnJob, type Subject } from '../subject.js';
 import { redisCommandCalls, usedMemory } from './delayq-subject.js';
 import { dropSqlDatabase, newSqlDatabase, type SqlTarget } from './sql-databases.js';
 
 const TOPIC = 'bench';
 const RESERVE_WAIT_MS = 1000;
+/** Jobs pushed and drained on a topic of their own before measuring: a long-running server is warm (JIT). */
+const WARM_UP_JOBS = 3000;
+const WARM_UP_TOPIC = 'bench-warm-up';
 
 export type HttpBackend =
   { kind: 'sqlite' } | { kind: 'redis'; port: number } | { kind: 'journal'; port: number; sql: SqlTarget };
@@ -77,6 +82,31 @@ export class DelayqHttpSubject implements Subject {
     const url = `http://127.0.0.1:${port}`;
     this.client = new DelayqClient({ url });
     this.plain = new PlainClient(port);
+    await this.warmUp();
+  }
+
+  /**
+   * A server that users reach has been running: its JIT has compiled the request path. A fresh process
+   * runs its first few thousand requests several times slower, which a short measurement would count
+   * against it (the in-process subjects share a warmed-up process). Pushes, one by one and in a batch,
+   * due at once, drained by this subject's own consumer, on a topic the scenarios never read.
+   */
+  private async warmUp(): Promise<void> {
+    const now = Date.now();
+    await withInFlight(WARM_UP_JOBS, IN_FLIGHT, (i) => this.pushTo(WARM_UP_TOPIC, now - i));
+    await this.client!.pushBatch(
+      Array.from({ length: BULK_SIZE }, () => ({ topic: WARM_UP_TOPIC, runAt: now, body: bodyFor(now) })),
+    );
+    let drained = 0;
+    const consumer = await this.consumeTopic(WARM_UP_TOPIC, CONSUMER_CONCURRENCY, () => void drained++);
+    try {
+      const deadline = Date.now() + 120_000;
+      while (drained < WARM_UP_JOBS + BULK_SIZE && Date.now() < deadline) await sleep(20);
+    } finally {
+      await consumer.stop();
+    }
+    if (drained < WARM_UP_JOBS + BULK_SIZE)
+      throw new Error(`warm-up: ${drained} of ${WARM_UP_JOBS + BULK_SIZE} jobs came back`);
   }
 
   async close(): Promise<void> {
@@ -91,9 +121,13 @@ export class DelayqHttpSubject implements Subject {
     this.admin = undefined;
   }
 
-  async push(dueAt: number): Promise<void> {
-    if (this.consumer === 'sdk') await this.client!.push({ topic: TOPIC, runAt: dueAt, body: bodyFor(dueAt) });
-    else await this.plain!.post('/v1/jobs', { topic: TOPIC, runAt: dueAt, body: bodyFor(dueAt) });
+  push(dueAt: number): Promise<void> {
+    return this.pushTo(TOPIC, dueAt);
+  }
+
+  private async pushTo(topic: string, dueAt: number): Promise<void> {
+    if (this.consumer === 'sdk') await this.client!.push({ topic, runAt: dueAt, body: bodyFor(dueAt) });
+    else await this.plain!.post('/v1/jobs', { topic, runAt: dueAt, body: bodyFor(dueAt) });
   }
 
   async pushBulk(dueAts: readonly number[]): Promise<void> {
@@ -113,27 +147,31 @@ export class DelayqHttpSubject implements Subject {
     return this.admin ? redisCommandCalls(this.admin) : Promise.resolve(new Map());
   }
 
-  async consume(concurrency: number, onJob: OnJob): Promise<Consumer> {
+  consume(concurrency: number, onJob: OnJob): Promise<Consumer> {
+    return this.consumeTopic(TOPIC, concurrency, onJob);
+  }
+
+  private async consumeTopic(topic: string, concurrency: number, onJob: OnJob): Promise<Consumer> {
     if (this.consumer === 'sdk') {
       const worker = new Worker(this.client!, {
-        handlers: { [TOPIC]: (job) => onJob((job.body as { d: number }).d) },
+        handlers: { [topic]: (job) => onJob((job.body as { d: number }).d) },
         concurrency,
         waitMs: RESERVE_WAIT_MS,
       }).start();
       return { stop: () => worker.close() };
     }
-    return this.plainConsumer(Math.min(concurrency, 100), onJob);
+    return this.plainConsumer(topic, Math.min(concurrency, 100), onJob);
   }
 
   /** reserve → handle each job → the next reserve carries their finishes; the last ones go by POST /v1/ack. */
-  private plainConsumer(count: number, onJob: OnJob): Consumer {
+  private plainConsumer(topic: string, count: number, onJob: OnJob): Consumer {
     const plain = this.plain!;
     let stopped = false;
     let acks: { id: string; token: string; op: 'finish' }[] = [];
     const loop = (async () => {
       while (!stopped) {
         const answer = (await plain.post('/v1/reserve', {
-          topics: [TOPIC],
+          topics: [topic],
           count,
           waitMs: RESERVE_WAIT_MS,
           ...(acks.length ? { acks } : {}),

@@ -59,7 +59,7 @@ const COMMANDS: Record<string, [arity: number, handler: Handler]> = {
       return seconds === null ? BAD_FORMAT : reserve(c, seconds);
     },
   ],
-  'reserve-job': [1, (_c, [n]) => (u32(n) === null ? BAD_FORMAT : reserveJob())],
+  'reserve-job': [1, (c, [n]) => withNumber(n, (id) => reserveJob(c, id))],
   delete: [1, (c, [n]) => withNumber(n, (num) => del(c, num))],
   release: [
     3,

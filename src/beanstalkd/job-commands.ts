@@ -1,7 +1,7 @@
 /** The job commands: put, reserve, delete, release, bury, touch, kick, peek (mapping: docs/beanstalkd.md). */
 import { isDelayqError } from '../core/errors.js';
-import type { Job, JobState } from '../core/job.js';
-import { compareReadyOrder } from '../store/ready-order.js';
+import type { Job } from '../core/job.js';
+import type { PeekState } from '../store/peek-order.js';
 import { LIMITS } from '../core/limits.js';
 import { BAD_FORMAT, NOT_FOUND, type Reply } from './replies.js';
 import type { ConnectionState as Connection, Held } from './connection-state.js';
@@ -12,8 +12,6 @@ import type { PutArgs } from './wire-parser.js';
 export const DEADLINE_SOON_MS = 1000;
 /** A TTR lapse puts the job back at once, as many times as it happens (up to delayq's attempt limit). */
 const BEANSTALKD_RETRY = { maxAttempts: LIMITS.maxAttemptsMax, backoff: { type: 'fixed' as const, delayMs: 0 } };
-/** How many jobs peek-ready / peek-delayed / peek-buried look at to find the next one. */
-const PEEK_WINDOW = 100;
 /** Most jobs one kick moves. */
 const KICK_MAX = 1000;
 
@@ -107,9 +105,18 @@ export async function reserve(conn: Connection, timeoutSeconds: number | null): 
   }
 }
 
-/** reserve-job: delayq's stores reserve by topic, not by id (docs/beanstalkd.md), so it answers NOT_FOUND. */
-export function reserveJob(): Reply {
-  return NOT_FOUND;
+/** reserve-job: a ready, delayed or buried job by number (a reserved one answers NOT_FOUND, as in beanstalkd). */
+export async function reserveJob(conn: Connection, number: number): Promise<Reply> {
+  conn.isWorker = true;
+  const id = await conn.ctx.numbers.idOf(number);
+  if (id === null) return NOT_FOUND;
+  return orNotFound(async () => {
+    const got = await conn.ctx.service.reserveJob(id);
+    conn.held.set(number, { id, token: got.token, deadlineAt: got.deadlineAt });
+    // Gone meanwhile: the close handler releases what it holds once this command has ended.
+    if (conn.isGone) return null;
+    return withBody('RESERVED', conn, got.job);
+  });
 }
 
 function held(conn: Connection, number: number): Held | undefined {
@@ -158,21 +165,24 @@ export async function del(conn: Connection, number: number): Promise<Reply> {
   return reply;
 }
 
-export function release(conn: Connection, number: number, _pri: number, delay: number): Promise<Reply> {
+export function release(conn: Connection, number: number, pri: number, delay: number): Promise<Reply> {
   return onHeld(conn, number, async (h) => {
-    await conn.ctx.service.release(
-      h.id,
-      h.token,
-      delay > 0 ? { delayMs: Math.min(delay * 1000, LIMITS.maxDelayMs) } : {},
-    );
+    await conn.ctx.service.release(h.id, h.token, {
+      priority: priorityFromPri(pri),
+      ...(delay > 0 ? { delayMs: Math.min(delay * 1000, LIMITS.maxDelayMs) } : {}),
+    });
     conn.held.delete(number);
     return 'RELEASED\r\n';
   });
 }
 
-export function bury(conn: Connection, number: number, _pri: number): Promise<Reply> {
+export function bury(conn: Connection, number: number, pri: number): Promise<Reply> {
   return onHeld(conn, number, async (h) => {
-    await conn.ctx.service.fail(h.id, h.token, { bury: true, error: 'buried over beanstalkd' });
+    await conn.ctx.service.fail(h.id, h.token, {
+      bury: true,
+      error: 'buried over beanstalkd',
+      priority: priorityFromPri(pri),
+    });
     conn.held.delete(number);
     return 'BURIED\r\n';
   });
@@ -204,21 +214,9 @@ export async function peekJob(conn: Connection, number: number): Promise<Reply> 
   return job ? withBody('FOUND', conn, job) : NOT_FOUND;
 }
 
-/** peek-ready: the job reserve takes next (the stores' ready order); peek-delayed: due first; peek-buried: buried first. */
-const PEEK_ORDER: Record<'ready' | 'delayed' | 'dead', (a: Job, b: Job) => number> = {
-  ready: compareReadyOrder,
-  delayed: (a, b) => a.runAt - b.runAt || a.priority - b.priority,
-  dead: (a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0),
-};
-
-/** peek-ready, peek-delayed or peek-buried of the used tube. */
-export async function peekState(
-  conn: Connection,
-  state: Extract<JobState, 'ready' | 'delayed' | 'dead'>,
-): Promise<Reply> {
-  const { jobs } = await conn.ctx.service.list({ topic: conn.used, state, limit: PEEK_WINDOW });
-  const order = PEEK_ORDER[state];
-  const next = jobs.reduce<Job | undefined>((best, j) => (!best || order(j, best) < 0 ? j : best), undefined);
+/** peek-ready (the job reserve takes next), peek-delayed (due first) or peek-buried (buried first) of the used tube. */
+export async function peekState(conn: Connection, state: PeekState): Promise<Reply> {
+  const next = await conn.ctx.service.peekNext(conn.used, state);
   return next ? withBody('FOUND', conn, next) : NOT_FOUND;
 }
 

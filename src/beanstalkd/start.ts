@@ -1,7 +1,17 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { DelayqService } from '../service.js';
-import { BeanstalkdServer } from './server.js';
+import { BeanstalkdServer, checkBeanstalkdAuth } from './server.js';
+
+/** The listener's configuration checks, for `serve` to run before it opens or binds anything. */
+export function checkBeanstalkdConfig(config: Readonly<Config>): void {
+  if (!config.beanstalkd.enabled) return;
+  checkBeanstalkdAuth({
+    host: config.beanstalkd.host,
+    authTokensConfigured: config.auth.tokens.length > 0,
+    allowUnauthenticated: config.beanstalkd.allowUnauthenticated,
+  });
+}
 
 /** Starts the beanstalkd listener when the configuration enables it; undefined when it does not. */
 export async function startBeanstalkd(

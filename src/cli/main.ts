@@ -5,6 +5,7 @@ import { clientSettings } from '../config.js';
 import { isDelayqError } from '../core/errors.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerJobCommands } from './commands/job-commands.js';
+import { registerOperatorCommands } from './commands/operator-commands.js';
 import { registerTopicCommands } from './commands/topic-commands.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { registerScheduleCommands } from './commands/schedule-commands.js';
@@ -51,6 +52,7 @@ registerClientCommands(program);
 registerJobCommands(program);
 registerTopicCommands(program);
 registerScheduleCommands(program);
+registerOperatorCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (isDelayqError(err)) {

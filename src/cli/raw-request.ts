@@ -1,11 +1,11 @@
 import { errorFromResponse } from '../client/client.js';
 import { DelayqError } from '../core/errors.js';
 
-/** For the few API calls the SDK does not wrap (restore, the due histogram, /metrics): same errors as the SDK. */
+/** For the API calls the SDK does not wrap (restore, journal, sinks, the due histogram, /metrics): same errors as the SDK. */
 export async function rawRequest<T>(
   base: string,
   token: string | undefined,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<T> {

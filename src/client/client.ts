@@ -3,7 +3,6 @@
  * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
-import { DEFAULT_SERVER_URL } from '../config.js';
 import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 import type {
   Ack,
@@ -68,7 +67,9 @@ export class DelayqClient {
   private readonly transport: Transport;
 
   constructor(options: DelayqClientOptions = {}) {
-    this.url = (options.url ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
+    // config.ts's default listener, written out so the SDK does not load the config schema (TypeBox);
+    // test/house/defaults.test.ts keeps the two equal.
+    this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
     this.token = options.token;
     this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
   }
@@ -192,7 +193,7 @@ export class DelayqClient {
     return (await this.request<StatsResponse>('GET', '/v1/stats', undefined, options)).topics;
   }
 
-  /** Pauses a topic: reserve and push sinks skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
+  /** Pauses a topic: reserve and delivery skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
   pauseTopic(
     topic: string,
     pause: { delayMs?: number | string } = {},

@@ -1,8 +1,7 @@
 /**
  * How the SDK sends its requests. By default over an undici Pool: kept-alive connections to the server,
- * reused request after request (a push through it cost ≈ 120–140 µs of client CPU, against ≈ 160–190 µs
- * through node:http with a keep-alive agent and ≈ 650–700 µs through the global fetch: bench/probes/
- * http-clients.ts, bench/profiling-notes.md). A caller-supplied `fetch` is used as given.
+ * reused request after request, the cheapest client per request of those compared in
+ * bench/probes/http-clients.ts. A caller-supplied `fetch` is used as given.
  */
 import { Pool } from 'undici';
 

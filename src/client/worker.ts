@@ -3,16 +3,19 @@
  * Its slots are shared out among `lanes` reserve loops; each long-polls `reserve` for as many jobs as
  * it has free slots, runs each handler, touches the reservation at about half its TTR while the handler
  * runs, finishes the job when the handler resolves and fails it (with the error text) when it throws.
- * The finishes and fails of one event-loop turn (or of `ackDelayMs`) go out together as one batch
- * acknowledgement (`POST /v1/ack`, ack-batcher.ts); close() flushes them.
+ * A slot is free again once its handler is done. The finishes and fails gathered by then ride on the lane's
+ * next reserve (`acks`), so a steady consumer makes one round trip per batch; those that no reserve takes
+ * within one event-loop turn (or `ackDelayMs`) go out together as one `POST /v1/ack` (ack-batcher.ts), and
+ * close() flushes them.
  * With two lanes one reserve call is under way while the other lane's jobs run, instead of the server
- * and the consumer taking turns: an in-process consumer built this way drained a 100k burst 11–36 %
- * faster (bench/profiling-notes.md). Never more than `concurrency` jobs are held. `close()` stops reserving, drops
+ * and the consumer taking turns, so neither waits for the other. Never more than `concurrency` jobs are held. `close()` stops reserving, drops
  * the pending long-polls (the server releases anything reserved for them) and waits for the running
  * handlers, whose jobs are still finished or failed.
  */
 import { DelayqError, isDelayqError, type ErrorCode } from '../core/errors.js';
 import type { WireJob, WireReservation } from '../protocol/schemas.js';
+import { LIMITS } from '../core/limits.js';
+import type { AckResult } from '../protocol/ack-schemas.js';
 import { AckBatcher } from './ack-batcher.js';
 import type { DelayqClient } from './client.js';
 
@@ -62,6 +65,8 @@ export class Worker {
   private readonly onError: (err: unknown, job?: WireJob) => void;
   private readonly lanes: Lane[];
   private readonly acks: AckBatcher;
+  /** Acknowledgements given and not answered yet (close() waits for them). */
+  private readonly settling = new Set<Promise<void>>();
   private loops: Promise<void>[] | undefined;
   private closing = false;
   private processedCount = 0;
@@ -122,6 +127,7 @@ export class Worker {
     await this.acks.flush(); // what is gathered goes out now, not after ackDelayMs
     await running;
     await this.acks.flush();
+    await Promise.allSettled([...this.settling]);
   }
 
   /** One lane's loop: reserve for its free slots, start a handler per job, and again. */
@@ -133,20 +139,27 @@ export class Worker {
         await this.pause(lane, Promise.race(lane.inFlight));
         continue;
       }
-      lane.poll = new AbortController();
+      // The acknowledgements gathered so far ride on this reserve, settled by the server before it reserves. It
+      // waits at most CARRYING_WAIT_MS and close() lets it end rather than dropping it, so their results come back.
+      const carried = this.acks.take(LIMITS.ackBatchMax);
+      lane.poll = carried.length ? undefined : new AbortController();
       let reservations: WireReservation[];
       try {
-        reservations = await this.client.reserve(
+        const answer = await this.client.reserveAndAck(
           {
             topics: this.topics,
             count: free,
-            waitMs: this.waitMs,
+            waitMs: carried.length ? Math.min(this.waitMs, CARRYING_WAIT_MS) : this.waitMs,
             ...(this.ttrMs === undefined ? {} : { ttrMs: this.ttrMs }),
+            ...(carried.length ? { acks: carried.map((item) => item.ack) } : {}),
           },
-          { signal: lane.poll.signal },
+          lane.poll ? { signal: lane.poll.signal } : {},
         );
+        if (carried.length) this.acks.settle(carried, answer.acks ?? []);
+        reservations = answer.reservations;
         failures = 0;
       } catch (err) {
+        this.acks.giveBack(carried, err);
         if (this.closing) break;
         this.onError(err);
         failures++;
@@ -158,6 +171,9 @@ export class Worker {
         const task = this.handle(reservation).finally(() => lane.inFlight.delete(task));
         lane.inFlight.add(task);
       }
+      // One event-loop turn before the next reserve: handlers that are done by then have their acks carried
+      // on it, instead of a reserve going out now and their acks in a request of their own after it.
+      if (reservations.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
@@ -211,26 +227,32 @@ export class Worker {
     }
     this.processedCount++;
     if (lost.signal.aborted) return; // the job belongs to another delivery now; nothing to report
-    try {
-      const result = await this.acks.add(
-        failed ? { id: job.id, token, op: 'fail', error: describe(failure) } : { id: job.id, token, op: 'finish' },
+    const settled = this.acks
+      .add(failed ? { id: job.id, token, op: 'fail', error: describe(failure) } : { id: job.id, token, op: 'finish' })
+      .then(
+        (result) => this.reportRefused(result, job),
+        (err: unknown) => this.onError(err, job),
       );
-      if (!result.ok) {
-        const { code, message, field } = result.error;
-        this.onError(new DelayqError(code as ErrorCode, message, { field }), job);
-      }
-    } catch (err) {
-      this.onError(err, job);
-    }
+    const tracked = settled.finally(() => this.settling.delete(tracked));
+    this.settling.add(tracked);
+  }
+
+  private reportRefused(result: AckResult, job: WireJob): void {
+    if (result.ok) return;
+    const { code, message, field } = result.error;
+    this.onError(new DelayqError(code as ErrorCode, message, { field }), job);
   }
 }
+
+/** Longest wait of a reserve carrying acks: close() waits for it, as dropping it would lose their results. */
+const CARRYING_WAIT_MS = 1000;
 
 /** A reserve loop and the slots it owns. */
 interface Lane {
   readonly slots: number;
   readonly inFlight: Set<Promise<void>>;
   /** The lane's pending reserve call, aborted by close(). */
-  poll?: AbortController;
+  poll?: AbortController | undefined;
   /** Ends the lane's wait for a free slot or a backoff (close()). */
   wake?: () => void;
 }

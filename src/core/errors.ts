@@ -15,7 +15,7 @@ export const ERROR_CODES = [
   'E_RATE_LIMITED', // too many requests for this token
   'E_STORE_UNAVAILABLE', // the storage is unreachable or too slow; nothing was changed
   'E_SHUTTING_DOWN', // the service is closing and accepts no new work
-  'E_SINK_FAILED', // a push delivery target refused or timed out
+  'E_SINK_FAILED', // a delivery target refused or timed out
   'E_CONFIG', // the configuration is invalid (start-up only)
   'E_INTERNAL', // a bug: reported, never expected
 ] as const;

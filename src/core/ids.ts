@@ -1,10 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-// ulid draws one random byte per character, and its default source makes a getRandomValues call for
-// each (16 a millisecond under load); tokens are drawn per reserve. Each native call costs more than
-// the bytes (a reserve's randomBytes(8) was ≈ 1.5 % of a drain's time), so all take them from a pool
-// refilled 4 KiB at a time. Bytes are used once and never handed out twice.
+// Random bytes come from one pool refilled 4 KiB at a time, because a native call per id or token costs
+// more than its bytes (ulid's default source makes one per character). Bytes are never handed out twice.
 const pool = Buffer.alloc(4096);
 let poolAt = pool.length;
 function take(n: number): number {

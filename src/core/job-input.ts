@@ -75,6 +75,11 @@ function integerIn(value: unknown, field: string, min: number, max: number): num
   return value;
 }
 
+/** A priority as push takes it (lower first). */
+export function validatePriority(value: unknown, field = 'priority'): number {
+  return integerIn(value, field, LIMITS.priorityMin, LIMITS.priorityMax);
+}
+
 /** A delay as push's `delayMs` takes it (ms or a text such as "30s"), checked against the longest delay. */
 export function delayIn(value: unknown, field: string): number {
   return durationIn(value, field, 0, LIMITS.maxDelayMs);

@@ -2,7 +2,7 @@ import type { Reservation } from '../core/job.js';
 import type { FailureDecision } from '../core/retry-policy.js';
 
 /**
- * What push delivery needs from the service: the calls a pull consumer makes over the API, so a sink's
+ * What delivery needs from the service: the calls a pull consumer makes over the API, so a sink's
  * jobs follow the same reserve → finish | fail | release path. DelayqService satisfies it.
  */
 export interface Consumer {

@@ -7,7 +7,7 @@ import type { SinkConfig } from './sink-config.js';
 import { StompSink } from './stomp-sink.js';
 import { WebhookSink } from './webhook-sink.js';
 
-/** The one place that maps a validated config to its sink class (service.ts passes this to the SinkRouter). */
+/** The one place that maps a validated config to its sink class (service.ts passes this to the SinkBindings). */
 export function createSink(config: SinkConfig): Sink {
   switch (config.type) {
     case 'webhook':

@@ -4,32 +4,32 @@ import { isDelayqError } from '../core/errors.js';
 import type { Reservation } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
 import type { Consumer } from './consumer.js';
-import type { SinkRoute } from './route-store.js';
+import type { DeliveryBinding } from './binding-store.js';
 import { failed, type DeliveryObserver, type DeliveryResult, type Sink } from './sink.js';
 import type { SinkConfig } from './sink-config.js';
 
-/** Where routes come from (the SinkRouter): the current table and its changes. */
-export interface RouteSource {
-  routes(): SinkRoute[];
-  subscribe(listener: (topic: string, route: SinkRoute | null) => void): () => void;
+/** Where bindings come from (the SinkBindings): the current table and its changes. */
+export interface BindingSource {
+  bindings(): DeliveryBinding[];
+  subscribe(listener: (topic: string, binding: DeliveryBinding | null) => void): () => void;
 }
 
 export interface DispatcherOptions {
   service: Consumer;
-  routes: RouteSource;
-  /** Builds the sink of a route (service.ts passes `createSink`). */
+  bindings: BindingSource;
+  /** Builds the sink of a binding (service.ts passes `createSink`). */
   createSink: (config: SinkConfig) => Sink;
   observer?: DeliveryObserver;
   logger?: Logger;
-  /** Long-poll length of each reserve; a route change or stop cuts it short. @defaultValue 10 000 ms */
+  /** Long-poll length of each reserve; a binding change or stop cuts it short. @defaultValue 10 000 ms */
   pollWaitMs?: number;
   /** Reservation TTR beyond the delivery timeout, so a crashed process's jobs lapse and retry. @defaultValue 5000 ms */
   ttrMarginMs?: number;
 }
 
 /**
- * Push delivery: for every routed topic, a pump reserves ready jobs through the service (exactly as a
- * pull consumer would, long-polling so it never spins) and hands each to the route's sink. A job is
+ * Delivery: for every bound topic, a pump reserves ready jobs through the service (exactly as a
+ * pull consumer would, long-polling so it never spins) and hands each to the binding's sink. A job is
  * finished only when the sink confirmed it; a failure or timeout goes to `fail`, which applies the job's
  * retry policy and backoff and buries it when attempts run out. A pump holds at most `concurrency`
  * deliveries, so a slow target fills only its own slots. The reservation's TTR outlives the delivery
@@ -51,8 +51,8 @@ export class Dispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = this.options.routes.subscribe((topic, route) => this.onRoute(topic, route));
-    for (const route of this.options.routes.routes()) this.onRoute(route.topic, route);
+    this.unsubscribe = this.options.bindings.subscribe((topic, binding) => this.onBinding(topic, binding));
+    for (const binding of this.options.bindings.bindings()) this.onBinding(binding.topic, binding);
   }
 
   /** Topics being pumped and their deliveries in flight. */
@@ -78,11 +78,11 @@ export class Dispatcher {
     await Promise.all([...pumps.map((p) => p.stop()), ...this.retiring]);
   }
 
-  private onRoute(topic: string, route: SinkRoute | null): void {
+  private onBinding(topic: string, binding: DeliveryBinding | null): void {
     if (!this.running) return;
     const old = this.pumps.get(topic);
     // The same config again (re-applied from the config file, say): keep the pump and its connections.
-    if (old && route && JSON.stringify(old.config) === JSON.stringify(route.sink)) return;
+    if (old && binding && JSON.stringify(old.config) === JSON.stringify(binding.sink)) return;
     if (old) {
       this.pumps.delete(topic);
       // The old pump drains in the background while the new one starts: deliveries already handed to
@@ -90,21 +90,24 @@ export class Dispatcher {
       const done = old.stop().finally(() => this.retiring.delete(done));
       this.retiring.add(done);
     }
-    if (!route) return;
+    if (!binding) return;
     let sink: Sink;
     try {
-      sink = this.options.createSink(route.sink);
+      sink = this.options.createSink(binding.sink);
     } catch (err) {
-      this.logger.error({ err, topic }, 'cannot build the sink of this route; its jobs wait until the route is fixed');
+      this.logger.error(
+        { err, topic },
+        'cannot build the sink of this binding; its jobs wait until the binding is fixed',
+      );
       return;
     }
-    const pump = new TopicPump(route, sink, this.options, this.logger);
+    const pump = new TopicPump(binding, sink, this.options, this.logger);
     this.pumps.set(topic, pump);
     pump.start();
   }
 }
 
-/** One routed topic: reserve → deliver → finish/fail, with at most `concurrency` deliveries at once. */
+/** One bound topic: reserve → deliver → finish/fail, with at most `concurrency` deliveries at once. */
 class TopicPump {
   readonly topic: string;
   readonly name: string;
@@ -121,13 +124,13 @@ class TopicPump {
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
 
-  constructor(route: SinkRoute, sink: Sink, options: DispatcherOptions, logger: Logger) {
-    this.topic = route.topic;
-    this.name = route.sink.name ?? route.topic;
+  constructor(binding: DeliveryBinding, sink: Sink, options: DispatcherOptions, logger: Logger) {
+    this.topic = binding.topic;
+    this.name = binding.sink.name ?? binding.topic;
     this.sink = sink;
-    this.config = route.sink;
-    this.concurrency = route.sink.concurrency ?? SINK_DEFAULTS.concurrency;
-    this.timeoutMs = route.sink.timeoutMs ?? SINK_DEFAULTS.timeoutMs;
+    this.config = binding.sink;
+    this.concurrency = binding.sink.concurrency ?? SINK_DEFAULTS.concurrency;
+    this.timeoutMs = binding.sink.timeoutMs ?? SINK_DEFAULTS.timeoutMs;
     this.ttrMs = Math.min(LIMITS.ttrMaxMs, Math.max(LIMITS.ttrMinMs, this.timeoutMs + (options.ttrMarginMs ?? 5000)));
     this.service = options.service;
     this.observer = options.observer;

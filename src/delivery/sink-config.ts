@@ -7,15 +7,15 @@ import { SINK_TYPES, type SinkType } from './sink.js';
 import { SsrfGuard } from './ssrf-guard.js';
 
 /**
- * Where a push topic's jobs go: one object per route, validated here once. The lead's config loader and
- * the HTTP route API both accept this shape (docs/sinks.md explains every field). `{topic}`, `{tag}`,
+ * Where a bound topic's jobs go: one sink config per delivery binding, validated here once. The lead's config loader and
+ * the HTTP binding API both accept this shape (docs/sinks.md explains every field). `{topic}`, `{tag}`,
  * `{bizKey}` and `{id}` may appear in every destination template.
  */
 
 const common = {
-  /** Label for metrics and logs. @defaultValue the routed topic */
+  /** Label for metrics and logs. @defaultValue the bound topic */
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),
-  /** Deliveries in flight at once for this route; a slow target waits on its own slots only. */
+  /** Deliveries in flight at once for this binding; a slow target waits on its own slots only. */
   concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: SINK_DEFAULTS.concurrency })),
   /** One delivery attempt's limit; past it the attempt counts as failed and is retried. */
   timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 300_000, default: SINK_DEFAULTS.timeoutMs })),
@@ -122,8 +122,8 @@ export const SinkConfigSchema = Type.Union([
   RedisStreamSinkConfigSchema,
 ]);
 
-/** `routes` in the configuration file: topic → sink config, applied with `SinkRouter.setRoute` at start. */
-export const SinkRoutesSchema = Type.Record(Type.String({ pattern: LIMITS.topicPattern }), SinkConfigSchema);
+/** `bindings` in the configuration file: topic → sink config, applied with `SinkBindings.setBinding` at start. */
+export const SinkBindingsSchema = Type.Record(Type.String({ pattern: LIMITS.topicPattern }), SinkConfigSchema);
 
 export type WebhookSinkConfig = Type.Static<typeof WebhookSinkConfigSchema>;
 export type RabbitmqSinkConfig = Type.Static<typeof RabbitmqSinkConfigSchema>;

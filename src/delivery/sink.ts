@@ -1,7 +1,7 @@
 import type { Job } from '../core/job.js';
 
 /**
- * Push delivery: a Sink hands one due job to where the business already listens (an HTTP endpoint or a
+ * Delivery: a Sink hands one due job to where the business already listens (an HTTP endpoint or a
  * message broker). The dispatcher finishes the job only when `deliver` answers `ok`; anything else goes
  * through the job's retry policy. A sink never throws from `deliver`: every failure is a value.
  */

@@ -13,6 +13,7 @@ import { CallGuard } from './call-guard.js';
 import { delayqPackageDefinition, delayqServiceDefinition, SERVICE_NAME } from './proto.js';
 import { ReserveStreams } from './reserve-stream.js';
 import { unaryHandlers, type HandlerContext } from './unary-handlers.js';
+import { operatorHandlers } from './operator-handlers.js';
 
 export interface GrpcServerOptions {
   logger?: Logger;
@@ -36,6 +37,7 @@ export class DelayqGrpcServer {
     });
     this.server.addService(delayqServiceDefinition(), {
       ...unaryHandlers(context),
+      ...operatorHandlers(context),
       Reserve: this.streams.handler(context),
     });
     new ReflectionService(delayqPackageDefinition()).addToServer(this.server);

@@ -34,10 +34,10 @@ export interface HandlerContext {
   logger: Logger;
 }
 
-type Handler = (request: any, caller: GrpcCaller) => Promise<unknown>;
+export type Handler = (request: any, caller: GrpcCaller) => Promise<unknown>;
 
 /** Wraps a handler: admits the caller, runs it, ends the call with its answer or the mapped error status. */
-function unary(context: HandlerContext, name: string, handler: Handler): handleUnaryCall<unknown, unknown> {
+export function unary(context: HandlerContext, name: string, handler: Handler): handleUnaryCall<unknown, unknown> {
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
     let caller: GrpcCaller;
     try {
@@ -58,13 +58,13 @@ function unary(context: HandlerContext, name: string, handler: Handler): handleU
 }
 
 /** The id of a job-addressed call, checked as the HTTP path parameter is. */
-function jobIdOf(request: { id?: string }): string {
+export function jobIdOf(request: { id?: string }): string {
   return validate<{ id: string }>(IdOnly, { id: request.id ?? '' }).id;
 }
 const IdOnly = Type.Object({ id: JobId });
 
 /** `token` and the other body fields of a job-addressed call, without the id. */
-function bodyOf(request: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+export function bodyOf(request: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const key of keys) if (request[key] !== undefined && request[key] !== null) body[key] = request[key];
   return body;

@@ -25,11 +25,16 @@ export interface RestoreContext {
 
 const RESTORE_REASON = 'restored from the journal';
 
+/** Pages of a restore being pushed into the inner store at once (the next page is read meanwhile). */
+const RESTORE_PAGES_IN_FLIGHT = 3;
+
 /**
- * The seeds' /reStore. Pages through the journal's unfinished jobs in id order and pushes them into the
- * inner store, whose push is idempotent by id, so running it twice (or while serving, or from two
- * processes) changes nothing the second time. Attempts start again from 0 (the inner push has no such
- * field): a restored job gets its full retry budget back.
+ * The seeds' /reStore. Pages through the journal's unfinished jobs in id order (keyset: id > the last id
+ * of the page before) and pushes them into the inner store, whose push is idempotent by id, so running it
+ * twice (or while serving, or from two processes) changes nothing the second time. The next page is read
+ * while earlier ones are written, and up to RESTORE_PAGES_IN_FLIGHT pages are written at once (pages hold
+ * different jobs). Attempts start again from 0 (the inner push has no such field): a restored job gets its
+ * full retry budget back.
  */
 export async function restoreFromJournal(
   ctx: RestoreContext,
@@ -38,14 +43,28 @@ export async function restoreFromJournal(
 ): Promise<RestoreSummary> {
   const started = Date.now();
   const summary = emptySummary(now);
-  let after: string | null = null;
-  for (;;) {
-    const rows = await ctx.journal.listUnfinished(after, ctx.batchSize);
-    if (!rows.length) break;
-    after = rows[rows.length - 1]!.id;
-    await restoreRows(ctx, rows, options, now, summary);
-    if (rows.length < ctx.batchSize) break;
+  const writing = new Set<Promise<void>>();
+  let failure: { err: unknown } | undefined;
+  let reading: Promise<JournalJob[]> = ctx.journal.listUnfinished(null, ctx.batchSize);
+  try {
+    for (;;) {
+      const rows = await reading;
+      reading = Promise.resolve([]);
+      if (!rows.length) break;
+      if (rows.length === ctx.batchSize) reading = ctx.journal.listUnfinished(rows[rows.length - 1]!.id, ctx.batchSize);
+      const written: Promise<void> = restoreRows(ctx, rows, options, now, summary)
+        .catch((err: unknown) => void (failure ??= { err }))
+        .finally(() => writing.delete(written));
+      writing.add(written);
+      while (writing.size >= RESTORE_PAGES_IN_FLIGHT) await Promise.race(writing);
+      if (failure) break;
+    }
+  } finally {
+    // Nothing left running behind a failure: the read ahead and the pages in flight settle first.
+    await reading.catch(() => undefined);
+    await Promise.all(writing);
   }
+  if (failure) throw failure.err;
   await ctx.writer.flush(); // the restore history is part of the work
   summary.durationMs = Date.now() - started;
   return summary;

@@ -6,6 +6,7 @@ export interface JournalDatabase {
   delayq_jobs: JobsTable;
   delayq_job_history: HistoryTable;
   delayq_meta: { name: string; value: string };
+  delayq_schedules: SchedulesTable;
   delayq_migrations: { version: number; name: string; applied_at: number };
 }
 
@@ -29,6 +30,16 @@ export interface JobsTable {
   push_nonce: string | null;
   /** The node that pushed the job: its `push` history entry is this row (created_at, pushed_by), not a history row. */
   pushed_by: string | null;
+  updated_at: number;
+}
+
+/** Schedules as opaque JSON records (src/schedule owns their shape); record NULL is a deletion. */
+export interface SchedulesTable {
+  name: string;
+  created_at: number;
+  revision: number;
+  cursor_at: number;
+  record: string | null;
   updated_at: number;
 }
 

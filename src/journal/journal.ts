@@ -2,6 +2,9 @@ import type { EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
 import type { Store } from '../store/store.js';
+import type { JournalSchedule } from './journal-schedule.js';
+
+export type { JournalSchedule };
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -56,6 +59,11 @@ export interface Journal {
   /** Marks every unfinished job cancelled (the seed's clearAll); returns how many. */
   cancelAllUnfinished(now: EpochMs, limit: number): Promise<string[]>;
 
+  /** Keeps schedule records (journal-schedules.ts); each row only if not older than the stored one. */
+  writeSchedules(schedules: readonly JournalSchedule[]): Promise<void>;
+  /** The schedules kept (deleted ones left out), by name: what a restore puts back. */
+  listSchedules(): Promise<JournalSchedule[]>;
+
   getMeta(name: string): Promise<string | null>;
   setMeta(name: string, value: string): Promise<void>;
   /** Compare-and-set: writes `value` only if the current value is `expected` (null: absent); true when written. */
@@ -79,7 +87,11 @@ export interface JournalMaintenance {
  * DelayqService finds it by capability (StoreCapabilities.journaled, read by `isJournaled`), never by instanceof.
  */
 export interface JournalOperations {
+  /** The journal itself, for what keeps its own copy there (schedules). */
+  readonly journal: Journal;
   restore(options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
+  /** Adds work every full restore does once the jobs are back (schedules put back into the store). */
+  onRestore(step: (now: EpochMs) => Promise<void>): void;
   restoreJob(id: string, options: RestoreOptions, now?: EpochMs): Promise<RestoreSummary>;
   clearAll(options: ClearAllOptions, now?: EpochMs): Promise<ClearAllSummary>;
   status(): JournalStatus;

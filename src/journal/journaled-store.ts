@@ -1,21 +1,13 @@
 import { DEFAULTS } from '../config.js';
 import type { JobNumbers } from '../store/job-numbers.js';
+import type { PeekState } from '../store/peek-order.js';
+import { reserveJobJournaled } from './journaled-by-id.js';
 import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
 import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
-import { DelayqError } from '../core/errors.js';
+import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../core/job.js';
 import {
-  isTerminal,
-  type HistoryEntry,
-  type Job,
-  type NewJob,
-  type Reservation,
-  type TopicStats,
-} from '../core/job.js';
-import {
-  notFound,
-  ok,
   wrongState,
   type JobPage,
   type JobQuery,
@@ -31,16 +23,7 @@ import {
   type StoreWatcher,
 } from '../store/store.js';
 import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from './journal.js';
-import {
-  entry,
-  isMarker,
-  loadedJob,
-  MARKER_RUN_AT,
-  MARKER_TOPIC,
-  newJournalJob,
-  toNewJob,
-  withoutLoaded,
-} from './journal-jobs.js';
+import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, toNewJob, withoutLoaded } from './journal-jobs.js';
 import {
   clearAllJobs,
   restoreFromJournal,
@@ -51,10 +34,12 @@ import {
   type RestoreSummary,
 } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
+import { withoutJournaledEnds } from './journaled-ends.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergeLists, mergeStats } from './merge-reads.js';
 import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.js';
 import { redriveJournaled } from './journal-redrive.js';
+import { cancelJournaled, pushJournaled, rescheduleJournaled } from './journaled-producers.js';
 import type { StoreNoticeListener } from '../store/store-notices.js';
 
 export interface JournaledStoreOptions {
@@ -104,6 +89,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   private readonly writer: JournalWriter;
   private readonly monitor: InnerMonitor;
   private readonly reconciler: JournalReconciler;
+  private readonly restoreSteps: ((now: EpochMs) => Promise<void>)[] = [];
   /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
   readonly pauses: TopicPauses;
   readonly numbers: JobNumbers;
@@ -162,104 +148,17 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
 
   // ——— producers ———
 
-  async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
-    const horizonAt = now + this.horizonMs;
-    const rows = jobs.map((job) => newJournalJob(job, now, job.runAt < horizonAt));
-    const created = await this.writer.insert(rows);
-    const firstSeen = new Set<string>();
-    const toInner = rows.filter((r) => {
-      const first = !firstSeen.has(r.id);
-      firstSeen.add(r.id);
-      return first && created.has(r.id) && r.loaded;
-    });
-    const innerResults = new Map(
-      (toInner.length ? await this.inner.push(toInner.map(toNewJob), now) : []).map((r) => [r.job.id, r.job]),
-    );
-    const seen = new Set<string>();
-    const results: PushResult[] = [];
-    for (const row of rows) {
-      const first = !seen.has(row.id);
-      seen.add(row.id);
-      if (first && created.has(row.id)) {
-        results.push({ created: true, job: innerResults.get(row.id) ?? withoutLoaded(row) });
-      } else {
-        results.push({ created: false, job: await this.existing(row.id, now) });
-      }
-    }
-    return results;
+  /** Journal first, then the inner store (journaled-producers.ts). */
+  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+    return pushJournaled(this.context(), jobs, now);
   }
 
-  /** A duplicate push: the job as it is; repairs a journaled job the inner store should hold but lost. */
-  private async existing(id: string, now: EpochMs): Promise<Job> {
-    const inner = await this.inner.get(id);
-    if (inner) return inner;
-    const row = await this.journal.get(id);
-    if (!row) throw new DelayqError('E_INTERNAL', `job ${id} is neither in the journal nor in the store`);
-    if (row.loaded && !isTerminal(row.state)) {
-      const [pushed] = await this.inner.push([toNewJob(row)], now);
-      return pushed!.job;
-    }
-    return withoutLoaded(row);
+  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
+    return cancelJournaled(this.context(), id, now, reason);
   }
 
-  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
-    // Journal first: once the journal says cancelled, no restore brings the job back.
-    const journalCancelled = await this.journal.cancel(id, now);
-    const outcome = await this.inner.cancel(id, now, reason);
-    if (outcome.ok) {
-      const job = outcome.value.job;
-      if (!journalCancelled) await this.writer.upsert([loadedJob(job)], [], { force: true, durable: true });
-      void this.writer.history([entry(job, 'cancel', now, this.nodeId, reason ?? null)]);
-      return outcome;
-    }
-    if (outcome.reason === 'not_found') {
-      const row = await this.journal.get(id);
-      if (!row) return notFound();
-      if (!journalCancelled) return wrongState(row.state);
-      // Held only by the journal (beyond the horizon, or lost by the inner store): cancelled there, never out.
-      void this.writer.history([entry(row, 'cancel', now, this.nodeId, reason ?? null)]);
-      return ok({ job: withoutLoaded(row), dispatched: false });
-    }
-    // The inner store refused (the job ended meanwhile): put its truth back into the journal.
-    if (journalCancelled) {
-      const job = await this.inner.get(id);
-      if (job) await this.writer.upsert([loadedJob(job)], [], { force: true, durable: true });
-    }
-    return outcome;
-  }
-
-  async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const outcome = await this.inner.reschedule(id, runAt, now);
-      if (outcome.ok) {
-        await this.writer.upsert(
-          [loadedJob(outcome.value)],
-          [entry(outcome.value, 'reschedule', now, this.nodeId, `runAt=${runAt}`)],
-          {
-            force: false,
-            durable: true,
-          },
-        );
-        return outcome;
-      }
-      if (outcome.reason !== 'not_found') return outcome;
-      if (await this.journal.rescheduleJournalOnly(id, runAt, now)) {
-        const row = (await this.journal.get(id))!;
-        let job = withoutLoaded(row);
-        if (runAt < now + this.horizonMs) {
-          const [pushed] = await this.inner.push([toNewJob(row)], now);
-          await this.journal.setLoaded([id], true);
-          job = pushed!.job;
-        }
-        void this.writer.history([entry(job, 'reschedule', now, this.nodeId, `runAt=${runAt}`)]);
-        return ok(job);
-      }
-      const row = await this.journal.get(id);
-      if (!row) return notFound();
-      // The loader took it into the inner store between our two reads: ask the inner store again.
-      if (!(row.loaded && !isTerminal(row.state))) return row.state === 'delayed' ? notFound() : wrongState(row.state);
-    }
-    return notFound();
+  reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
+    return rescheduleJournaled(this.context(), id, runAt, now);
   }
 
   /** Peers' wake-ups come from the inner store (Redis pub/sub); without them, only the scheduler's timers. */
@@ -275,7 +174,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     now: EpochMs,
     options?: ReserveOptions,
   ): Promise<Reservation[]> {
-    const reserved = await this.inner.reserve(topics, count, now, options);
+    const held = await this.inner.reserve(topics, count, now, options);
+    const reserved = held.length ? await withoutJournaledEnds(this.inner, this.journal, held, now, this.logger) : held;
     if (reserved.length) {
       const jobs = reserved.map((r) => r.job);
       void this.writer.upsert(
@@ -299,12 +199,12 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.transition(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.bury(id, token, now, error), 'bury', now, error, true);
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
+    return this.transition(id, this.inner.bury(id, token, now, error, priority), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.release(id, token, now, runAt), 'release', now, null, false);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
+    return this.transition(id, this.inner.release(id, token, now, runAt, priority), 'release', now, null, false);
   }
 
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
@@ -336,8 +236,17 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return row ? wrongState(row.state) : outcome;
   }
 
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return reserveJobJournaled(this.context(), id, now, options);
+  }
+
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
     return redriveJournaled(this.context(), target, now);
+  }
+
+  /** The inner store's: it holds every live job within the horizon, and dead jobs for innerRetentionMs. */
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return this.inner.peekNext(topic, state);
   }
 
   // ——— the scheduler ———
@@ -463,8 +372,13 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     await this.writer.flush();
     await this.monitor.restoring(now);
     const summary = await restoreFromJournal(this.context(), options, now);
+    for (const step of this.restoreSteps) await step(now);
     await this.monitor.restored(summary);
     return summary;
+  }
+
+  onRestore(step: (now: EpochMs) => Promise<void>): void {
+    this.restoreSteps.push(step);
   }
 
   /** The seeds' /reStore/{id}. */

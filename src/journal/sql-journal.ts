@@ -6,6 +6,7 @@ import type { Journal, JournalBatch, JournalFilter, JournalJob } from './journal
 import { pushEntryOf, rowToHistory, rowToJournalJob, type JournalDatabase } from './journal-schema.js';
 import { isEmptyBatch, MAX_ROWS_PER_STATEMENT, rowBatchOf, splitRowBatch } from './journal-batch.js';
 import type { Db, JournalDialect } from './journal-dialect.js';
+import { listSchedules, writeSchedules, type JournalSchedule } from './journal-schedules.js';
 import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
 import { journalDueHistogram } from './journal-due-histogram.js';
@@ -291,6 +292,14 @@ export class SqlJournal implements Journal {
         return ids;
       }),
     );
+  }
+
+  writeSchedules(schedules: readonly JournalSchedule[]): Promise<void> {
+    return this.run((db) => writeSchedules(db, this.dialect, schedules));
+  }
+
+  listSchedules(): Promise<JournalSchedule[]> {
+    return this.run((db) => listSchedules(db));
   }
 
   async getMeta(name: string): Promise<string | null> {

@@ -43,7 +43,7 @@ export class JobMetrics {
     });
     this.deliveryLateness = new Histogram({
       name: 'delayq_delivery_lateness_seconds',
-      help: 'How long after its due time a job was reserved by a consumer or push sink (reservedAt - runAt)',
+      help: 'How long after its due time a job was reserved by a consumer or a sink (reservedAt - runAt)',
       labelNames: ['topic'],
       buckets: LATENESS_BUCKETS,
       registers,

@@ -41,6 +41,7 @@ const REPORTERS: Record<string, Reporter> = {
   retry: outcomeEvent('retry', 3),
   bury: outcomeEvent('bury', 2),
   release: outcomeEvent('release', 2),
+  reserveJob: outcomeEvent('reserve', 1),
   reserve(events, args, result) {
     const now = args[2] as EpochMs;
     for (const { job } of result as Reservation[]) {

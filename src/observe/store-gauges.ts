@@ -59,7 +59,7 @@ export class StoreGauges {
     });
     new Gauge({
       name: 'delayq_topic_paused',
-      help: '1 while the topic is paused (reserve and push delivery skip it)',
+      help: '1 while the topic is paused (reserve and delivery skip it)',
       labelNames: ['topic'],
       registers,
       async collect() {

@@ -176,7 +176,7 @@ export const CancelResponse = Type.Object(
     job: JobSchema,
     dispatched: Type.Boolean({
       description:
-        'true: the job was reserved (out with a consumer, or being delivered by a push sink) when it was cancelled, so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ready) and this attempt never went out',
+        'true: the job was reserved (out with a consumer, or being delivered by a sink) when it was cancelled, so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ready) and this attempt never went out',
     }),
     attempts: Type.Integer({
       minimum: 0,
@@ -310,7 +310,7 @@ export const TopicStatsSchema = Type.Object({
     >,
   ),
   nextDueAt: Nullable(EpochMs),
-  paused: Type.Boolean({ description: 'reserve and push sinks skip the topic (POST /v1/topics/{topic}/pause)' }),
+  paused: Type.Boolean({ description: 'reserve and delivery skip the topic (POST /v1/topics/{topic}/pause)' }),
   pausedUntil: Nullable({
     ...EpochMs,
     description: 'when a timed pause ends by itself; null: not paused, or until resumed',

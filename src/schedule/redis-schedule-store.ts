@@ -147,6 +147,10 @@ export class RedisScheduleStore implements ScheduleStore {
     });
   }
 
+  restore(record: ScheduleRecord): Promise<boolean> {
+    return this.cas(record.name, null, record);
+  }
+
   private async recordsOf(names: string[]): Promise<(ScheduleRecord | null)[]> {
     if (!names.length) return [];
     const values = await this.call((r) => r.hmget(this.key, ...names));

@@ -30,6 +30,8 @@ export interface ScheduleStore {
   setPaused(name: string, paused: boolean, now: EpochMs): Promise<ScheduleRecord | null>;
   /** Applies each move whose revision and cursor still match; true for each one applied. */
   moveCursors(moves: readonly CursorMove[], now: EpochMs): Promise<boolean[]>;
+  /** Puts a record back as it was (a restore from the SQL journal) unless a schedule of that name exists; true when written. */
+  restore(record: ScheduleRecord): Promise<boolean>;
 }
 
 /** The record a first `put` creates. */

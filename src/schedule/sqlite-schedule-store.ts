@@ -18,6 +18,8 @@ const SQL = {
   upsert: `INSERT INTO schedules (name, revision, cursor_at, record) VALUES (?, ?, ?, ?)
            ON CONFLICT (name) DO UPDATE SET revision = excluded.revision, cursor_at = excluded.cursor_at, record = excluded.record`,
   delete: 'DELETE FROM schedules WHERE name = ?',
+  insertIfAbsent:
+    'INSERT INTO schedules (name, revision, cursor_at, record) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
   move: 'UPDATE schedules SET cursor_at = ?, record = ? WHERE name = ? AND revision = ? AND cursor_at = ?',
 } as const;
 
@@ -59,6 +61,11 @@ export class SqliteScheduleStore implements ScheduleStore {
   private read(name: string): ScheduleRecord | null {
     const row = this.stmt.get.get(name) as { record: string } | undefined;
     return row ? (JSON.parse(row.record) as ScheduleRecord) : null;
+  }
+
+  async restore(record: ScheduleRecord): Promise<boolean> {
+    const name = record.name;
+    return this.stmt.insertIfAbsent.run(name, record.revision, record.cursorAt, JSON.stringify(record)).changes === 1;
   }
 
   private write(record: ScheduleRecord): void {

@@ -36,7 +36,7 @@ import { BEARER_SCHEME, documentObject, documentRoute } from './openapi-document
 import { registerScheduleRoutes } from './routes/schedules.js';
 import type { Schedules } from '../schedule/schedules.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
-import type { SinkRouter } from '../delivery/sink-router.js';
+import type { SinkBindings } from '../delivery/sink-bindings.js';
 import type { Registry } from 'prom-client';
 
 export interface BuildAppOptions {
@@ -45,8 +45,8 @@ export interface BuildAppOptions {
   restore?: RestoreHandler;
   /** Version string shown in the OpenAPI document. */
   version?: string;
-  /** Push routes (docs/sinks.md): when given, /v1/sinks and /v1/topics/:topic/sink manage them. */
-  sinks?: SinkRouter;
+  /** Delivery bindings (docs/sinks.md): when given, /v1/sinks and /v1/topics/:topic/sink manage them. */
+  sinks?: SinkBindings;
   /** Schedules (docs/schedules.md): when given, /v1/schedules manages them. */
   schedules?: Schedules;
   /** When given, served at /metrics. */
@@ -110,7 +110,7 @@ export async function buildApp(
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
-        { name: 'sinks', description: 'push topics: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
+        { name: 'sinks', description: 'delivery bindings: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
         {
           name: 'schedules',
           description: 'periodic jobs by cron or interval, fired once per tick (docs/schedules.md)',

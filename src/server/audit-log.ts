@@ -1,11 +1,11 @@
 /**
- * Audit trail of the admin actions (redrive, purge, restore, clearAll, push-route changes): one structured `info` line per
+ * Audit trail of the admin actions (redrive, purge, restore, clearAll, delivery binding changes): one structured `info` line per
  * attempt, granted or refused, naming who asked (the token's identity, never the token) and what they
  * targeted. Matched on route patterns, so an encoded or odd URL cannot dodge it. Job bodies are never logged.
  */
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 
-export type AuditAction = 'redrive' | 'purge' | 'restore' | 'clearAll' | 'setSinkRoute' | 'deleteSinkRoute';
+export type AuditAction = 'redrive' | 'purge' | 'restore' | 'clearAll' | 'setSinkBinding' | 'deleteSinkBinding';
 
 /** `METHOD pattern` → the admin action it performs. HEAD runs the GET handler, so it is looked up as GET. */
 export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
@@ -18,8 +18,8 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
   'POST /v1/restore': 'restore',
   'POST /v1/jobs/:id/restore': 'restore',
   'POST /v1/clear-all': 'clearAll',
-  'PUT /v1/topics/:topic/sink': 'setSinkRoute',
-  'DELETE /v1/topics/:topic/sink': 'deleteSinkRoute',
+  'PUT /v1/topics/:topic/sink': 'setSinkBinding',
+  'DELETE /v1/topics/:topic/sink': 'deleteSinkBinding',
 };
 
 function auditedAction(request: FastifyRequest): AuditAction | undefined {

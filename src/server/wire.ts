@@ -1,11 +1,7 @@
-import type { Job, Reservation } from '../core/job.js';
-import type { WireJob, WireReservation } from '../protocol/schemas.js';
+import type { Job } from '../core/job.js';
+import type { WireJob } from '../protocol/schemas.js';
 
 /** A stored job as the API shows it: the body as its JSON value rather than the stored text. */
 export function toWireJob(job: Job): WireJob {
   return { ...job, body: JSON.parse(job.body) as unknown };
-}
-
-export function toWireReservation(reservation: Reservation): WireReservation {
-  return { job: toWireJob(reservation.job), token: reservation.token, deadlineAt: reservation.deadlineAt };
 }

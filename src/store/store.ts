@@ -2,6 +2,7 @@ import type { Clock, EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
 import type { JobNumbers } from './job-numbers.js';
+import type { PeekState } from './peek-order.js';
 import type { StoreNoticeListener } from './store-notices.js';
 import type { TopicPauses } from './topic-pauses.js';
 
@@ -59,13 +60,21 @@ export interface Store {
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
   /** reserved → delayed at `runAt` (ready when runAt ≤ now), remembering `error`. The caller decided. */
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
-  /** reserved → dead, remembering `error`. The caller decided. */
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
+  /** reserved → dead, remembering `error`; with `priority`, the job keeps that priority from now on. The caller decided. */
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>>;
   /**
    * reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone).
    * With `runAt`: ready at runAt, or delayed until it when runAt > now. Without: ready at its own runAt.
+   * With `priority`: the job takes that priority (its place in the ready order follows).
    */
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>>;
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>>;
+  /**
+   * ready | delayed | dead → reserved, one job by id (the beanstalkd protocol's reserve-job), whatever its
+   * topic's pause: a delayed job is promoted and a dead one redriven (attempts reset) at the same instant,
+   * then attempts + 1, a fresh token, deadlineAt = now + (ttrMs ?? job.ttrMs). A job whose ttl ran out is
+   * refused (wrong_state), as reserve never hands one out.
+   */
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>>;
   /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
   redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
 
@@ -82,13 +91,15 @@ export interface Store {
   expireDue(now: EpochMs, limit: number): Promise<number>;
   /** The earliest time at which promoteDue, listLapsed or expireDue would find work, if any. */
   nextWakeAt(): Promise<EpochMs | null>;
-  /** Deletes terminal jobs (and their history) that ended before `before`. */
+  /** Deletes terminal jobs (their history and job number too) that ended before `before`. */
   purge(before: EpochMs, limit: number): Promise<number>;
 
   // reads
   get(id: string): Promise<Job | null>;
   history(id: string): Promise<HistoryEntry[]>;
   list(query: JobQuery): Promise<JobPage>;
+  /** The first job of `topic` in `state`, in that state's order (PEEK_ORDER, peek-order.ts), or null. */
+  peekNext(topic: string, state: PeekState): Promise<Job | null>;
   stats(): Promise<TopicStats[]>;
   /** Delayed jobs per due-time bucket over [from, to) (store/due-histogram.ts). */
   dueHistogram(query: DueHistogramQuery): Promise<DueCounts>;
@@ -133,7 +144,7 @@ export type Outcome<T> =
 
 export type OutcomeFailure = 'not_found' | 'wrong_state' | 'token_mismatch';
 
-/** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a push sink). */
+/** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a sink). */
 export interface CancelledJob {
   job: Job;
   /** true: the job was reserved when cancelled, so its current attempt may have run; job.attempts counts them. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/http-server.js';
 import { RawSession } from './raw-socket.js';
 import { startTarget, type Target } from './targets.js';
 
@@ -81,7 +82,13 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     waiter.send(`watch ${tube}\r\nreserve\r\n`);
     expect(await waiter.line()).toBe('WATCHING 2');
     waiter.close();
-    await new Promise((r) => setTimeout(r, 100));
+    // Wait until the server noticed the client left (no one waits on the tube), not for a fixed time.
+    await waitFor(async () => {
+      const line = await s.ask(`stats-tube ${tube}`);
+      if (line === 'NOT_FOUND') return true;
+      const yaml = (await s.take(Number(line.split(' ')[1]) + 2)).toString('latin1');
+      return /current-waiting: 0\b/.test(yaml);
+    }, 'the server to notice the client left');
     const inserted = await s.ask('put 0 0 10 2\r\nhi');
     expect(inserted).toMatch(/^INSERTED \d+$/);
     s.send('reserve-with-timeout 5\r\n');

@@ -67,6 +67,7 @@ async function pushOne(i: number): Promise<void> {
 
 /** A cancel is logged only when acknowledged (200); a refused one (the job was already reserved) is not a cancel. */
 async function cancelOne(url: string, id: string): Promise<void> {
+  out({ type: 'cancel-sent', id, at: Date.now() });
   try {
     const res = await fetch(`${url}/v1/jobs/${encodeURIComponent(id)}/cancel`, {
       method: 'POST',

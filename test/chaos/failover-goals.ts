@@ -11,8 +11,14 @@ export const failoverLoad: LoadSpec = LONG
   ? { ratePerSec: 60, delayMaxMs: 2000, ttrMs: 2000, loadMs: 5000 }
   : { ratePerSec: 40, delayMaxMs: 1500, ttrMs: 2000, loadMs: 2000 };
 
+/**
+ * delayq processes of a group: 2 with a journal; the journal-less group, which is only measured, runs 1 in
+ * the short form to spare the shared 2-core host.
+ */
+export const groupSize = (journal: unknown): number => (journal || LONG ? 2 : 1);
+
 /** A fault must not keep a group from serving longer than this after it began (failover and repair included). */
-export const RECOVERY_BOUND_MS = 30_000;
+export const RECOVERY_BOUND_MS = 60_000;
 
 export function expectFailoverGoals(reports: GroupReport[]): void {
   for (const r of reports) {

@@ -5,7 +5,8 @@
  * faults hits Redis or the journal database. Then each group drains and its history is checked.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { checkHistory, serviceGaps, type HistoryEvent } from './history-checker.js';
 import {
@@ -32,7 +33,7 @@ export interface GroupSpec {
   /** 'none', or the journal's own database. */
   journal: OwnDatabase | null;
   servers: number;
-  /** First delayq port of the group (the group takes `servers` ports from here). */
+  /** Where the group's delayq ports are looked for (the first free ones from here up to 7699). */
   port: number;
 }
 
@@ -70,12 +71,16 @@ export interface GroupReport {
   pushFailures: number;
   /** Push answers other than 2xx and 503 (a bug: a fault must look like unavailability, not bad input). */
   pushOddAnswers: string[];
-  /** Long polls the server did not answer within the consumer's bound. */
+  /** Long polls the server did not answer within the consumer's bound (60 s). */
   pollStuck: number;
+  /** The slowest long poll answered (waitMs 1 s), ms. */
+  slowestPollMs: number;
   pushGapMs: number;
   deliveryGapMs: number;
   /** Per fault: from its start to the last failed push or poll it caused, ms (0: none failed). */
   recoveryMs: Record<string, number>;
+  /** Unfinished jobs by the fault window their push was acknowledged in. */
+  lostByFault: Record<string, number>;
   /** storeResets of /ready, summed over the group's processes. */
   storeResets: number;
   drainMs: number;
@@ -91,6 +96,25 @@ interface Group {
   consumer?: ChaosChild;
 }
 
+/** A port of the suite's range nobody listens on now, from `from` up (a leftover or a stranger may hold one). */
+async function freePort(from: number, taken: Set<number>): Promise<number> {
+  for (let port = from; port <= 7699; port++) {
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port in ${from}–7699`);
+}
+
+const takenPorts = new Set<number>();
+
 async function openGroup(spec: GroupSpec, redisUrl: string, topology: string): Promise<Group> {
   const prefix = `fo${randomBytes(3).toString('hex')}`;
   const name = `${topology}/${journalName(spec.journal)}`;
@@ -102,11 +126,12 @@ async function openGroup(spec: GroupSpec, redisUrl: string, topology: string): P
         ? { store: 'redis+postgres', pgUrl: spec.journal.url(), pgSchema: `dq_${prefix}` }
         : { store: 'redis+mysql', mysqlUri: spec.journal.url(`dq_${prefix}`) };
   }
-  const servers = Array.from(
-    { length: spec.servers },
-    (_, k) =>
+  const ports: number[] = [];
+  for (let k = 0; k < spec.servers; k++) ports.push(await freePort(spec.port + k, takenPorts));
+  const servers = ports.map(
+    (port, k) =>
       new ServerProcess({
-        port: spec.port + k,
+        port,
         nodeId: `${prefix}-${k}`,
         store: 'redis',
         redisUrl,
@@ -127,16 +152,35 @@ export async function runFailover(options: {
   load: LoadSpec;
 }): Promise<{ reports: GroupReport[]; faults: FaultWindow[] }> {
   const { load } = options;
-  const groups = await Promise.all(options.groups.map((g) => openGroup(g, options.redisUrl, options.topology)));
+  const groups: Group[] = [];
+  for (const g of options.groups) groups.push(await openGroup(g, options.redisUrl, options.topology)); // one at a time: ports
   const windows: FaultWindow[] = [];
   try {
-    for (const g of groups) for (const s of g.servers) await s.start(90_000);
+    for (const g of groups) {
+      for (const [k, s] of g.servers.entries()) {
+        await s.start(90_000);
+        const log = join(CHAOS_ROOT, `failover-stderr-${g.prefix}-${k}.txt`);
+        writeFileSync(log, s.child!.stderr);
+        s.child!.process.stderr!.on('data', (d: Buffer) => appendFileSync(log, d));
+      }
+    }
     for (const g of groups) {
       const urls = g.servers.map((s) => s.url);
       const topic = `chaos.${g.prefix}`;
       const { ratePerSec, delayMaxMs, ttrMs } = load;
       g.producer = startProducer({ urls, prefix: g.prefix, topic, ratePerSec, delayMaxMs, ttrMs, cancelEvery: 17 });
       g.consumer = startConsumer({ urls, topic, loops: 2 * urls.length, failEvery: 23, abandonEvery: 41 });
+    }
+    // the faults start once every group's load runs (children take seconds to start on a loaded host)
+    for (const g of groups) {
+      await waitUntil(
+        `${g.name}: load running`,
+        () =>
+          g.producer!.events.some((e) => e['type'] === 'push') &&
+          g.consumer!.events.some((e) => e['type'] === 'deliver'),
+        60_000,
+        100,
+      );
     }
     for (const fault of options.faults) {
       await sleep(load.loadMs);
@@ -206,6 +250,17 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
   );
   const drainMs = Date.now() - drainStart;
   await consumer.stop();
+  // a cancel whose answer was lost (timeout, 503) may have committed: a job the server shows cancelled is not lost
+  const cancelTried = new Set(
+    producer.events.filter((e) => String(e['type']).startsWith('cancel')).map((e) => e['id'] as string),
+  );
+  const postMortem: string[] = [];
+  for (const id of open()) {
+    const state = await jobState(g.servers, id);
+    if (state === 'cancelled' && cancelTried.has(id)) cancelled.add(id);
+    else postMortem.push(`${id} ${state}`);
+  }
+  writeFileSync(join(CHAOS_ROOT, `failover-unfinished-${g.prefix}.txt`), postMortem.join('\n'));
   const unfinished = open();
   const events = [...historyOf([producer, consumer]), ...confirmed];
   writeFileSync(
@@ -214,7 +269,12 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
       .map((e) => JSON.stringify(e))
       .join('\n'),
   );
-  const result = checkHistory(events, { endAt: Date.now(), graceMs: load.ttrMs * 3 + 2000, ttrSlackMs: 100 });
+  // Only a finish the consumer got a 200 for is acknowledged: one inferred from a GET may have reached Redis and
+  // not the journal (the finish then failed), and a failover may undo it; the drain counts it as done all the same.
+  const acknowledged = historyOf([producer, consumer]).filter(
+    (e) => e.type !== 'finish' || !(e as { inferred?: boolean }).inferred,
+  );
+  const result = checkHistory(acknowledged, { endAt: Date.now(), graceMs: load.ttrMs * 3 + 2000, ttrSlackMs: 100 });
   const gaps = serviceGaps(events);
   const failures = [...producer.events, ...consumer.events].filter(
     (e) =>
@@ -230,6 +290,14 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
     const last = failures.filter((e) => e['at'] >= f.at && e['at'] < until).map((e) => e['at'] as number);
     recoveryMs[`${i + 1}:${f.name}`] = last.length ? Math.max(...last) - f.at : 0;
   });
+  // which fault window each unfinished job's push was acknowledged in ('before' the first fault)
+  const lostByFault: Record<string, number> = {};
+  for (const id of unfinished) {
+    const at = producer.events.find((e) => e['type'] === 'push' && e['id'] === id)!['at'] as number;
+    const i = faults.findLastIndex((f) => f.at <= at);
+    const key = i < 0 ? 'before' : `${i + 1}:${faults[i]!.name}`;
+    lostByFault[key] = (lostByFault[key] ?? 0) + 1;
+  }
   let storeResets = 0;
   for (const s of g.servers) {
     const ready = await getJson(`${s.url}/ready`, 5000).catch(() => null);
@@ -241,7 +309,7 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
     acked: pushed.size,
     cancelled: cancelled.size,
     delivered: result.delivered,
-    lost: result.lost,
+    lost: result.lost.filter((id) => !cancelled.has(id)),
     unfinished,
     early: result.early.length,
     overlapping: result.duplicates,
@@ -253,9 +321,14 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
       .filter((e) => e['type'] === 'push-refused' && e['status'] !== 503)
       .map((e) => `${e['status']} ${e['code']}`),
     pollStuck: consumer.events.filter((e) => e['type'] === 'poll-stuck').length,
+    slowestPollMs: Math.max(
+      0,
+      ...consumer.events.filter((e) => e['type'] === 'poll-slow').map((e) => e['ms'] as number),
+    ),
     pushGapMs: gaps.pushGapMs,
     deliveryGapMs: gaps.deliveryGapMs,
     recoveryMs,
+    lostByFault,
     storeResets,
     drainMs,
   };
@@ -267,8 +340,8 @@ export function summarizeGroup(r: GroupReport): string {
     `${r.name} ×${r.servers}: acked=${r.acked} cancelled=${r.cancelled} delivered=${r.delivered} lost=${r.lost.length} ` +
     `unfinished=${r.unfinished.length} early=${r.early} overlapping=${r.overlapping.length} ` +
     `deliveredAfterFinish=${r.deliveredAfterFinish.length} resurrectedAfterCancel=${r.resurrectedAfterCancel.length} ` +
-    `redeliveries=${r.redeliveries} pushFailures=${r.pushFailures} pollStuck=${r.pollStuck} ` +
+    `redeliveries=${r.redeliveries} pushFailures=${r.pushFailures} pollStuck=${r.pollStuck} slowestPollMs=${r.slowestPollMs} ` +
     `pushGapMs=${r.pushGapMs} deliveryGapMs=${r.deliveryGapMs} storeResets=${r.storeResets} drainMs=${r.drainMs} ` +
-    `recoveryMs=${JSON.stringify(r.recoveryMs)}`
+    `recoveryMs=${JSON.stringify(r.recoveryMs)} lostByFault=${JSON.stringify(r.lostByFault)}`
   );
 }

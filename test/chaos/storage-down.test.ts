@@ -137,6 +137,7 @@ describe('storage slow or down', () => {
       expect(heapDown - heapBefore).toBeLessThan(16 * 1048576);
     } finally {
       await server.stop();
+      await redis.kill(); // this test's Redis: nothing after it uses it
     }
   }, 120_000);
 

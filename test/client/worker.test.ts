@@ -126,9 +126,11 @@ describe('Worker', () => {
   it('shares its slots among two reserve lanes: each asks for its own free slots, and never more than concurrency are held', async () => {
     const asked: number[] = [];
     class RecordingClient extends DelayqClient {
-      override reserve(...args: Parameters<DelayqClient['reserve']>): ReturnType<DelayqClient['reserve']> {
+      override reserveAndAck(
+        ...args: Parameters<DelayqClient['reserveAndAck']>
+      ): ReturnType<DelayqClient['reserveAndAck']> {
         asked.push(args[0].count ?? 1);
-        return super.reserve(...args);
+        return super.reserveAndAck(...args);
       }
     }
     let running = 0;
@@ -152,7 +154,7 @@ describe('Worker', () => {
     await client.pushBatch([1, 2, 3, 4, 5, 6].map((n) => ({ topic: 'w-lanes', id: `wl-${n}` })));
     await waitFor(() => running === 5, 'five handlers at once');
     const polls = asked.length;
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await new Promise((resolve) => setTimeout(resolve, 700)); // lets two poll lengths pass: shows no lane asks
     expect(asked.length).toBe(polls); // both lanes full: neither asks for more
     expect((await client.list({ topic: 'w-lanes', state: 'ready' })).jobs).toHaveLength(1);
     openGate();
@@ -170,61 +172,130 @@ describe('Worker', () => {
       lanes: 1,
       waitMs: 300,
     }).start();
-    await waitFor(() => asked.length >= 1, 'the one lane polling');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => asked.length >= 2, 'the one lane polling twice');
     expect(asked[0]).toBe(5); // one loop asks for all five slots
     expect(asked.every((n) => n === 5)).toBe(true);
     await single.close();
   });
 
-  it('sends the finishes of one turn as one batch acknowledgement, and flushes a gathered batch on close', async () => {
-    const batches: number[] = [];
+  it('carries the finishes and fails of a batch on its next reserve: one round trip per batch', async () => {
+    const requests: string[] = [];
+    const errors: unknown[] = [];
     class CountingClient extends DelayqClient {
+      override reserveAndAck(
+        ...args: Parameters<DelayqClient['reserveAndAck']>
+      ): ReturnType<DelayqClient['reserveAndAck']> {
+        requests.push(`reserve+${args[0].acks?.length ?? 0}`);
+        return super.reserveAndAck(...args);
+      }
       override ack(...args: Parameters<DelayqClient['ack']>): ReturnType<DelayqClient['ack']> {
-        batches.push(args[0].length);
+        requests.push(`ack ${args[0].length}`);
         return super.ack(...args);
       }
     }
-    const counting = new CountingClient({ url: server.url });
+    await client.pushBatch(
+      Array.from({ length: 8 }, (_, i) => ({
+        topic: 'w-carry',
+        id: `wcy-${i}`,
+        retry: { maxAttempts: 1, backoff: { type: 'fixed' as const, delayMs: 0 } },
+      })),
+    );
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     let running = 0;
-    const worker = new Worker(counting, {
+    const worker = new Worker(new CountingClient({ url: server.url }), {
       handlers: {
-        'w-batch': async () => {
+        'w-carry': async (job) => {
           running++;
           await gate;
+          if (job.id === 'wcy-7') throw new Error('seventh fails');
         },
       },
       concurrency: 8,
       lanes: 1,
       waitMs: 2000,
+      onError: (err) => errors.push(err),
     }).start();
-    await client.pushBatch(Array.from({ length: 8 }, (_, i) => ({ topic: 'w-batch', id: `wb-${i}` })));
     await waitFor(() => running === 8, 'eight handlers waiting on the gate');
-    openGate(); // all eight resolve in the same turn
+    expect(requests).toEqual(['reserve+0']); // all eight came in one reserve
+    openGate(); // all eight resolve in the same turn; the lane reserves again at once, carrying them
     await waitFor(
-      async () => (await client.list({ topic: 'w-batch', state: 'finished' })).jobs.length === 8,
-      'all eight finished',
+      async () => (await client.list({ topic: 'w-carry', state: 'finished' })).jobs.length === 7,
+      'seven finished',
     );
-    expect(batches).toEqual([8]);
+    expect(requests[1]).toBe('reserve+8');
+    expect((await client.get('wcy-7')).state).toBe('dead');
+    expect((await client.get('wcy-7')).lastError).toBe('Error: seventh fails');
     await worker.close();
+    expect(errors).toEqual([]);
+    // The lane's later reserves carry nothing; no ack went in a request of its own.
+    expect(requests.slice(2).every((r) => r === 'reserve+0')).toBe(true);
+  });
 
-    // A long gathering delay: close() sends what is gathered at once instead of waiting it out.
-    batches.length = 0;
-    const slow = new Worker(counting, {
-      handlers: { 'w-batch-close': () => {} },
+  it('reports an item the server refused: a carried finish of a job cancelled meanwhile reaches onError, the other finishes', async () => {
+    const errors: unknown[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    let running = 0;
+    const worker = new Worker(client, {
+      handlers: {
+        'w-refused': async () => {
+          running++;
+          await gate;
+        },
+      },
+      concurrency: 2,
+      lanes: 1,
+      waitMs: 2000,
+      onError: (err) => errors.push(err),
+    }).start();
+    await client.pushBatch([
+      { topic: 'w-refused', id: 'wr-1' },
+      { topic: 'w-refused', id: 'wr-2' },
+    ]);
+    await waitFor(() => running === 2, 'both handlers running');
+    await client.cancel('wr-2'); // the worker's finish of wr-2 can only be refused now
+    openGate();
+    await waitFor(() => errors.length > 0, 'the refused finish reported');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      code: 'E_WRONG_STATE',
+      field: expect.stringMatching(/^acks\[\d\]\.id$/) as unknown,
+    });
+    await waitFor(async () => (await client.get('wr-1')).state === 'finished', 'wr-1 finished');
+    expect((await client.get('wr-2')).state).toBe('cancelled');
+    await worker.close();
+  });
+
+  it('flushes what is gathered on close, without waiting out ackDelayMs', async () => {
+    const acked: number[] = [];
+    class CountingClient extends DelayqClient {
+      override ack(...args: Parameters<DelayqClient['ack']>): ReturnType<DelayqClient['ack']> {
+        acked.push(args[0].length);
+        return super.ack(...args);
+      }
+    }
+    let unblock!: () => void;
+    let started = false;
+    const slow = new Worker(new CountingClient({ url: server.url }), {
+      handlers: {
+        'w-batch-close': async () => {
+          started = true;
+          await new Promise<void>((resolve) => (unblock = resolve));
+        },
+      },
       ackDelayMs: 10_000,
       waitMs: 2000,
     }).start();
     await client.push({ topic: 'w-batch-close', id: 'wbc-1' });
-    await waitFor(async () => (await client.get('wbc-1')).state === 'reserved', 'the job reserved');
-    await waitFor(() => slow.processed === 1, 'the handler done');
+    await waitFor(() => started, 'the handler running');
     const closing = performance.now();
-    await slow.close();
+    const closed = slow.close(); // no more reserves: the finish can only go out as POST /v1/ack
+    unblock();
+    await closed;
     expect(performance.now() - closing).toBeLessThan(5000);
     expect((await client.get('wbc-1')).state).toBe('finished');
-    expect(batches).toEqual([1]);
+    expect(acked).toEqual([1]);
     expect(() => new Worker(client, { handlers: { a: () => {} }, ackDelayMs: -1 })).toThrow(/ackDelayMs/);
   });
 

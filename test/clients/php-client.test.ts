@@ -1,5 +1,5 @@
 /** The PHP client (clients/php) against a real delayq: its README example as written, and the lifecycle on the embedded store and Redis. */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/http-server.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 import { readmeBlock, runProcess } from './run-process.js';
@@ -14,7 +14,7 @@ describe.each([
   ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } })],
 ])('PHP client, %s', (_name, overrides) => {
   let server: TestServer | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
   });
 
@@ -38,7 +38,7 @@ describe.each([
 
 describe('PHP client README', () => {
   let server: TestServer | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
   });
 

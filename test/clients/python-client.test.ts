@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/http-server.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 import { readmeBlock, REPO_ROOT, runProcess } from './run-process.js';
@@ -29,7 +29,7 @@ describe.each([
   ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } })],
 ])('Python client, %s', (_name, overrides) => {
   let server: TestServer | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
   });
 
@@ -62,8 +62,10 @@ describe.each([
 describe('Python client README', () => {
   const venv = mkdtempSync(join(tmpdir(), 'delayq-py-'));
   let server: TestServer | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
+  });
+  afterAll(async () => {
     rmSync(venv, { recursive: true, force: true });
     rmSync(join(REPO_ROOT, 'clients/python/build'), { recursive: true, force: true });
     rmSync(join(REPO_ROOT, 'clients/python/delayq_client.egg-info'), { recursive: true, force: true });

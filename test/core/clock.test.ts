@@ -6,7 +6,7 @@ describe('steadyClock', () => {
     const clock = steadyClock();
     expect(Math.abs(clock.now() - Date.now())).toBeLessThan(50);
     const before = clock.now();
-    await new Promise((r) => setTimeout(r, 30));
+    await new Promise((r) => setTimeout(r, 30)); // lets wall time pass: the clock under test must follow it
     expect(clock.now() - before).toBeGreaterThanOrEqual(25);
   });
 

@@ -26,13 +26,13 @@ describe('Dispatcher', () => {
     const h = await new PushHarness().start();
     cleanups.push(() => h.stop());
     const topic = uniqueName('graceful');
-    await h.router.setRoute(topic, hook(r.url(), { timeoutMs: 10_000 }));
+    await h.bindings.setBinding(topic, hook(r.url(), { timeoutMs: 10_000 }));
     const jobs = await Promise.all([1, 2, 3].map((n) => h.push({ topic, body: { n } })));
     await waitFor('three deliveries in flight', () => r.active === 3);
 
     let stopped = false;
     const stopping = h.dispatcher.stop().then(() => (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // lets time pass: shows stop does not return early
     expect(stopped).toBe(false); // still waiting for the three deliveries
     const late = await h.push({ topic, body: { late: true } });
     held.splice(0).forEach((release) => release());
@@ -57,13 +57,13 @@ describe('Dispatcher', () => {
       fail: (id, token, request) => h.service.fail(id, token, request),
       release: (id, token) => h.service.release(id, token),
     };
-    const dispatcher = new Dispatcher({ service: counted, routes: h.router, createSink, pollWaitMs: 10_000 });
+    const dispatcher = new Dispatcher({ service: counted, bindings: h.bindings, createSink, pollWaitMs: 10_000 });
     dispatcher.start();
     cleanups.push(() => dispatcher.stop());
     const topic = uniqueName('idle');
-    await h.router.setRoute(topic, hook(r.url()));
+    await h.bindings.setBinding(topic, hook(r.url()));
 
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // lets time pass: shows an idle pump does not spin
     expect(reserveCalls).toBe(1); // one long-poll, still waiting
 
     const job = await h.push({ topic, delayMs: 300 });
@@ -72,31 +72,31 @@ describe('Dispatcher', () => {
     expect(reserveCalls).toBeLessThanOrEqual(3);
   });
 
-  it('follows route changes at run time: a new target takes the next jobs; without a route the jobs wait', async () => {
+  it('follows binding changes at run time: a new target takes the next jobs; without a binding the jobs wait', async () => {
     const first = await receiver();
     const second = await receiver();
     const h = await new PushHarness().start();
     cleanups.push(() => h.stop());
     const topic = uniqueName('moving');
-    await h.router.setRoute(topic, hook(first.url()));
+    await h.bindings.setBinding(topic, hook(first.url()));
     const a = await h.push({ topic, body: { n: 'a' } });
     await waitFor('a at the first target', () => first.requests.length === 1);
 
     const pumpBefore = h.dispatcher.status();
-    await h.router.setRoute(topic, hook(first.url())); // the same config again: nothing restarts
+    await h.bindings.setBinding(topic, hook(first.url())); // the same config again: nothing restarts
     expect(h.dispatcher.status()).toEqual(pumpBefore);
     expect(first.connections).toBe(1);
 
-    await h.router.setRoute(topic, hook(second.url()));
+    await h.bindings.setBinding(topic, hook(second.url()));
     const b = await h.push({ topic, body: { n: 'b' } });
     await waitFor('b at the second target', () => second.requests.length === 1);
     expect(first.requests.map((q) => q.headers['delayq-job-id'])).toEqual([a.id]);
     expect(second.requests.map((q) => q.headers['delayq-job-id'])).toEqual([b.id]);
 
-    await h.router.deleteRoute(topic);
+    await h.bindings.deleteBinding(topic);
     await waitFor('the pump to be gone', () => h.dispatcher.status().every((s) => s.topic !== topic));
     const c = await h.push({ topic, body: { n: 'c' } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // lets time pass: shows no pump takes it
     expect((await h.job(c.id)).state).toBe('ready'); // a pull consumer can reserve it now
     const [reservation] = await h.service.reserve({ topics: [topic] });
     expect(reservation?.job.id).toBe(c.id);

@@ -44,12 +44,12 @@ async function subscribe(url: string, filter: string, sessionId?: string): Promi
   return received;
 }
 
-describe('MQTT push delivery', () => {
+describe('MQTT delivery', () => {
   it('publishes a delayed job on time at QoS 1, with metadata as MQTT 5 user properties', async () => {
     const prefix = uniqueName('delayq-test');
     const received = await subscribe(SHARED, `${prefix}/#`);
     const topic = uniqueName('orders');
-    await harness.router.setRoute(topic, { type: 'mqtt', url: SHARED, topic: `${prefix}/{topic}/{tag}` });
+    await harness.bindings.setBinding(topic, { type: 'mqtt', url: SHARED, topic: `${prefix}/{topic}/{tag}` });
     const job = await harness.push({ topic, tag: 'due', body: { order: 3 }, delayMs: 500 });
 
     await waitFor('the message', () => received.length === 1);
@@ -66,7 +66,7 @@ describe('MQTT push delivery', () => {
 
   it('refuses a destination with MQTT wildcards as final (the tag could inject one)', async () => {
     const topic = uniqueName('orders');
-    await harness.router.setRoute(topic, { type: 'mqtt', url: SHARED, topic: 'delayq-test/{tag}' });
+    await harness.bindings.setBinding(topic, { type: 'mqtt', url: SHARED, topic: 'delayq-test/{tag}' });
     const job = await harness.push({ topic, tag: 'a/#' });
     await waitFor('the job to die', async () => (await harness.job(job.id)).state === 'dead');
     expect((await harness.job(job.id)).lastError).toMatch(/invalid MQTT topic/);
@@ -83,7 +83,7 @@ describe('MQTT push delivery', () => {
       const url = `mqtt://127.0.0.1:${OWN_PORT}`;
       const prefix = uniqueName('delayq-down');
       const topic = uniqueName('orders');
-      await harness.router.setRoute(topic, { type: 'mqtt', url, topic: `${prefix}/{topic}`, timeoutMs: 1000 });
+      await harness.bindings.setBinding(topic, { type: 'mqtt', url, topic: `${prefix}/{topic}`, timeoutMs: 1000 });
 
       // A persistent session (MQTT 5, clean: false): the broker queues QoS 1 messages for it, across its restart.
       const received = await subscribe(url, `${prefix}/#`, uniqueName('reader'));

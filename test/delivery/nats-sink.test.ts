@@ -49,12 +49,12 @@ async function streamOn(
   };
 }
 
-describe('NATS JetStream push delivery', () => {
+describe('NATS JetStream delivery', () => {
   it('publishes a delayed job on time to its subject, with Nats-Msg-Id = job id and metadata headers', async () => {
     const prefix = uniqueName('dqtest');
     const { next } = await streamOn(SHARED, prefix);
     const topic = uniqueName('orders');
-    await harness.router.setRoute(topic, { type: 'nats', servers: [SHARED], subject: `${prefix}.{topic}` });
+    await harness.bindings.setBinding(topic, { type: 'nats', servers: [SHARED], subject: `${prefix}.{topic}` });
     const job = await harness.push({ topic, tag: 'due', body: { order: 9 }, delayMs: 500 });
 
     const msg = await waitFor('the message', () => next(), 10_000, 0);
@@ -72,7 +72,7 @@ describe('NATS JetStream push delivery', () => {
   it('retries while no stream captures the subject, and delivers once one does', async () => {
     const prefix = uniqueName('dqlate');
     const topic = uniqueName('orders');
-    await harness.router.setRoute(topic, {
+    await harness.bindings.setBinding(topic, {
       type: 'nats',
       servers: [SHARED],
       subject: `${prefix}.{topic}`,
@@ -126,7 +126,7 @@ describe('NATS JetStream push delivery', () => {
       const prefix = uniqueName('dqdown');
       const { jsm, name, next } = await streamOn(url, prefix);
       const topic = uniqueName('orders');
-      await harness.router.setRoute(topic, {
+      await harness.bindings.setBinding(topic, {
         type: 'nats',
         servers: [url],
         subject: `${prefix}.{topic}`,

@@ -7,7 +7,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-describe('push delivery and paused topics', () => {
+describe('delivery and paused topics', () => {
   it('delivers nothing of a paused topic, and delivers its jobs once it is resumed', async () => {
     const r = await new HttpReceiver().listen();
     cleanups.push(() => r.close());
@@ -15,9 +15,9 @@ describe('push delivery and paused topics', () => {
     cleanups.push(() => h.stop());
     const topic = uniqueName('paused-sink');
     await h.service.pauseTopic(topic);
-    await h.router.setRoute(topic, { type: 'webhook', url: r.url(), allowedRanges: ['loopback'] });
+    await h.bindings.setBinding(topic, { type: 'webhook', url: r.url(), allowedRanges: ['loopback'] });
     const job = await h.push({ topic, body: { n: 1 } });
-    // The route's pump is running and the job is due: a second is ample for a delivery that should not happen.
+    // The binding's pump is running and the job is due: a second is ample for a delivery that should not happen.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(r.requests).toHaveLength(0);
     expect((await h.job(job.id)).state).toBe('ready');

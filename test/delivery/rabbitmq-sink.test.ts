@@ -40,11 +40,11 @@ async function consume(queue: string): Promise<ConsumeMessage[]> {
   return received;
 }
 
-describe('RabbitMQ push delivery', () => {
+describe('RabbitMQ delivery', () => {
   it('publishes a delayed job to its queue on time: persistent, messageId = job id, metadata in headers', async () => {
     const topic = uniqueName('dq-rabbit');
     const received = await consume(topic);
-    await harness.router.setRoute(topic, { type: 'rabbitmq', url: RABBITMQ_URL });
+    await harness.bindings.setBinding(topic, { type: 'rabbitmq', url: RABBITMQ_URL });
     const job = await harness.push({ topic, tag: 'created', bizKey: 'order-7', body: { order: 7 }, delayMs: 500 });
 
     await waitFor('the message', () => received.length === 1);
@@ -73,7 +73,7 @@ describe('RabbitMQ push delivery', () => {
     const queue = uniqueName('dq-q');
     const received = await consume(queue);
     await channel.bindQueue(queue, exchange, `${topic}.shipped`);
-    await harness.router.setRoute(topic, {
+    await harness.bindings.setBinding(topic, {
       type: 'rabbitmq',
       url: RABBITMQ_URL,
       exchange,
@@ -87,7 +87,7 @@ describe('RabbitMQ push delivery', () => {
 
   it('does not count an unroutable message as delivered: retries until a queue exists, then delivers', async () => {
     const topic = uniqueName('dq-rabbit');
-    await harness.router.setRoute(topic, { type: 'rabbitmq', url: RABBITMQ_URL });
+    await harness.bindings.setBinding(topic, { type: 'rabbitmq', url: RABBITMQ_URL });
     const job = await harness.push({ topic, body: { n: 1 } });
     await waitFor('two failed attempts', async () => (await harness.job(job.id)).attempts >= 2);
     expect((await harness.job(job.id)).lastError).toMatch(/unroutable/);
@@ -100,7 +100,7 @@ describe('RabbitMQ push delivery', () => {
   it('survives a missing exchange (the broker closes the channel): retries, then delivers once it exists', async () => {
     const topic = uniqueName('dq-rabbit');
     const exchange = uniqueName('dq-ex-later');
-    await harness.router.setRoute(topic, { type: 'rabbitmq', url: RABBITMQ_URL, exchange, routingKey: '{topic}' });
+    await harness.bindings.setBinding(topic, { type: 'rabbitmq', url: RABBITMQ_URL, exchange, routingKey: '{topic}' });
     const job = await harness.push({ topic, body: { n: 1 } });
     await waitFor(
       'two failed attempts',
@@ -116,10 +116,10 @@ describe('RabbitMQ push delivery', () => {
     await waitFor('the job to finish', async () => (await harness.job(job.id)).state === 'finished');
   });
 
-  it('broker down: retries with backoff, then delivers every job once the route points at a live broker; nothing lost', async () => {
+  it('broker down: retries with backoff, then delivers every job once the binding points at a live broker; nothing lost', async () => {
     const topic = uniqueName('dq-rabbit');
     const received = await consume(topic);
-    await harness.router.setRoute(topic, { type: 'rabbitmq', url: CLOSED_URL, timeoutMs: 1000 });
+    await harness.bindings.setBinding(topic, { type: 'rabbitmq', url: CLOSED_URL, timeoutMs: 1000 });
     const jobs = await Promise.all(Array.from({ length: 5 }, (_, n) => harness.push({ topic, body: { n } })));
     await waitFor(
       'ten failed attempts',
@@ -130,8 +130,8 @@ describe('RabbitMQ push delivery', () => {
     expect(during.some((j) => j.attempts >= 2 && /ECONNREFUSED/.test(j.lastError ?? ''))).toBe(true);
     expect(received).toHaveLength(0);
 
-    // The broker "comes back" (the route is changed at run time to a live one).
-    await harness.router.setRoute(topic, parseSinkConfig({ type: 'rabbitmq', url: RABBITMQ_URL }));
+    // The broker "comes back" (the binding is changed at run time to a live one).
+    await harness.bindings.setBinding(topic, parseSinkConfig({ type: 'rabbitmq', url: RABBITMQ_URL }));
     await waitFor(
       'every job to arrive',
       () => new Set(received.map((m) => m.properties.messageId)).size === jobs.length,

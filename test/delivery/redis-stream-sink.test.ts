@@ -32,13 +32,18 @@ async function entries(redis: Redis, key: string): Promise<Record<string, string
   );
 }
 
-describe('Redis Streams push delivery', () => {
+describe('Redis Streams delivery', () => {
   it('XADDs a delayed job on time to its stream with the job fields', async () => {
     const prefix = uniqueName('delayq-test');
     const topic = uniqueName('orders');
     const key = `${prefix}:${topic}`;
     keys.push(key);
-    await harness.router.setRoute(topic, { type: 'redis-stream', url: SHARED, key: `${prefix}:{topic}`, maxLen: 1000 });
+    await harness.bindings.setBinding(topic, {
+      type: 'redis-stream',
+      url: SHARED,
+      key: `${prefix}:{topic}`,
+      maxLen: 1000,
+    });
     const reader = shared.duplicate();
     cleanups.push(async () => reader.disconnect());
     const read = reader.xread('BLOCK', 10_000, 'STREAMS', key, '$'); // a blocking consumer, waiting before the job is due
@@ -73,7 +78,7 @@ describe('Redis Streams push delivery', () => {
     it('server down: retries, then delivers every job once it is back; nothing lost', async () => {
       const url = `redis://127.0.0.1:${OWN_PORT}`;
       const topic = uniqueName('orders');
-      await harness.router.setRoute(topic, { type: 'redis-stream', url, timeoutMs: 1000 });
+      await harness.bindings.setBinding(topic, { type: 'redis-stream', url, timeoutMs: 1000 });
       const warm = await harness.push({ topic, body: { warm: true } }); // the sink connects while the server is up
       await waitFor('the first job to finish', async () => (await harness.job(warm.id)).state === 'finished');
 

@@ -53,11 +53,11 @@ function consume(destination: string): Promise<Received[]> {
   });
 }
 
-describe('ActiveMQ (STOMP) push delivery', () => {
+describe('ActiveMQ (STOMP) delivery', () => {
   it('sends a delayed job on time to its queue, persistent, with a receipt and JMS-friendly metadata headers', async () => {
     const topic = uniqueName('orders');
     const received = await consume(`/queue/${topic}`);
-    await harness.router.setRoute(topic, { type: 'stomp', host: '127.0.0.1', port: STOMP_PORT });
+    await harness.bindings.setBinding(topic, { type: 'stomp', host: '127.0.0.1', port: STOMP_PORT });
     const job = await harness.push({ topic, tag: 'due', bizKey: 'b-9', body: { order: 11 }, delayMs: 500 });
 
     await waitFor('the message', () => received.length === 1);
@@ -77,7 +77,7 @@ describe('ActiveMQ (STOMP) push delivery', () => {
 
   it('broker killed: retries, then delivers every job once it is back; nothing lost', async () => {
     const topic = uniqueName('orders');
-    await harness.router.setRoute(topic, { type: 'stomp', host: '127.0.0.1', port: STOMP_PORT, timeoutMs: 1000 });
+    await harness.bindings.setBinding(topic, { type: 'stomp', host: '127.0.0.1', port: STOMP_PORT, timeoutMs: 1000 });
     const warm = await harness.push({ topic, body: { warm: true } }); // connected before the crash
     await waitFor('the first job to finish', async () => (await harness.job(warm.id)).state === 'finished');
 

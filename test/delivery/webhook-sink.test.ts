@@ -60,12 +60,12 @@ const aJob = (over: Partial<Job> = {}): Job => ({
   ...over,
 });
 
-describe('webhook push delivery', () => {
+describe('webhook delivery', () => {
   it('POSTs a delayed job on time, signed, with the job id as Idempotency-Key, and finishes it on 2xx', async () => {
     const r = await receiver();
     const h = await harness();
     const topic = uniqueName('hook');
-    await h.router.setRoute(topic, webhook(r.url()));
+    await h.bindings.setBinding(topic, webhook(r.url()));
     const job = await h.push({
       topic,
       tag: 'paid',
@@ -107,7 +107,7 @@ describe('webhook push delivery', () => {
     r.handler = (_req, res, i) => res.writeHead(i < 2 ? 503 : 200).end(i < 2 ? 'busy' : 'ok');
     const h = await harness();
     const topic = uniqueName('hook');
-    await h.router.setRoute(topic, webhook(r.url()));
+    await h.bindings.setBinding(topic, webhook(r.url()));
     const job = await h.push({ topic, body: { n: 1 } });
 
     const done = await waitFor('the job to finish', async () =>
@@ -132,7 +132,7 @@ describe('webhook push delivery', () => {
     r.handler = (_req, res) => res.writeHead(500).end();
     const h = await harness();
     const topic = uniqueName('hook');
-    await h.router.setRoute(topic, webhook(r.url()));
+    await h.bindings.setBinding(topic, webhook(r.url()));
     const job = await h.push({ topic, retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 100 } } });
     const dead = await waitFor('the job to die', async () =>
       (await h.job(job.id)).state === 'dead' ? h.job(job.id) : null,
@@ -147,7 +147,7 @@ describe('webhook push delivery', () => {
     r.handler = (_req, res) => res.writeHead(422).end('bad order');
     const h = await harness();
     const topic = uniqueName('hook');
-    await h.router.setRoute(topic, webhook(r.url()));
+    await h.bindings.setBinding(topic, webhook(r.url()));
     const job = await h.push({ topic });
     const dead = await waitFor('the job to die', async () =>
       (await h.job(job.id)).state === 'dead' ? h.job(job.id) : null,
@@ -163,7 +163,7 @@ describe('webhook push delivery', () => {
     };
     const h = await harness();
     const topic = uniqueName('hook');
-    await h.router.setRoute(topic, webhook(r.url(), { timeoutMs: 300 }));
+    await h.bindings.setBinding(topic, webhook(r.url(), { timeoutMs: 300 }));
     const job = await h.push({ topic });
     const done = await waitFor('the job to finish', async () =>
       (await h.job(job.id)).state === 'finished' ? h.job(job.id) : null,
@@ -175,7 +175,7 @@ describe('webhook push delivery', () => {
     expect(r.requests[1]!.at - r.requests[0]!.at).toBeGreaterThanOrEqual(300 + 200 - 100);
   });
 
-  it("keeps a fast target unaffected by a slow one beside it, and never exceeds the slow route's concurrency", async () => {
+  it("keeps a fast target unaffected by a slow one beside it, and never exceeds the slow binding's concurrency", async () => {
     const slow = await receiver();
     const fast = await receiver();
     const releaseSlow: (() => void)[] = [];
@@ -183,8 +183,8 @@ describe('webhook push delivery', () => {
     const h = await harness();
     const slowTopic = uniqueName('slow');
     const fastTopic = uniqueName('fast');
-    await h.router.setRoute(slowTopic, webhook(slow.url(), { concurrency: 2, timeoutMs: 20_000 }));
-    await h.router.setRoute(fastTopic, webhook(fast.url(), { concurrency: 4 }));
+    await h.bindings.setBinding(slowTopic, webhook(slow.url(), { concurrency: 2, timeoutMs: 20_000 }));
+    await h.bindings.setBinding(fastTopic, webhook(fast.url(), { concurrency: 4 }));
 
     const slowJobs = await Promise.all(Array.from({ length: 10 }, (_, n) => h.push({ topic: slowTopic, body: { n } })));
     await waitFor('the slow target to hold two requests', () => slow.active === 2);
@@ -215,7 +215,7 @@ describe('webhook push delivery', () => {
     const connect = vi.spyOn(net.Socket.prototype, 'connect');
     const h = await harness();
     const topic = uniqueName('ssrf');
-    await h.router.setRoute(topic, parseSinkConfig({ type: 'webhook', url: 'http://10.0.0.1:8080/hook' }));
+    await h.bindings.setBinding(topic, parseSinkConfig({ type: 'webhook', url: 'http://10.0.0.1:8080/hook' }));
     const job = await h.push({ topic });
     const dead = await waitFor('the job to die', async () =>
       (await h.job(job.id)).state === 'dead' ? h.job(job.id) : null,

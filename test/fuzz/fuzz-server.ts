@@ -1,6 +1,6 @@
 /**
  * The server under fuzz, in its own process so that a crash is seen as a crash (the parent watches its exit):
- * the whole node as `delayq serve` builds it (SQLite in memory, push routes, /metrics), auth on (an admin and an `orders.` token), a small body limit, a restore handler that
+ * the whole node as `delayq serve` builds it (SQLite in memory, delivery bindings, /metrics), auth on (an admin and an `orders.` token), a small body limit, a restore handler that
  * only counts, the real Fastify app listening on 127.0.0.1:PORT. Warnings and errors go to stderr as pino
  * JSON, so the parent can report any 5xx with its cause.
  * Usage: node --import tsx test/fuzz/fuzz-server.ts PORT

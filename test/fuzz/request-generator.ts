@@ -393,7 +393,7 @@ const ROUTES: RouteTemplate[] = [
   { method: 'GET', pattern: '/health', path: () => '/health' },
   { method: 'GET', pattern: '/ready', path: () => '/ready' },
   { method: 'GET', pattern: '/openapi.json', path: () => '/openapi.json' },
-  // push routes and metrics (sink targets stay on loopback, on a port nothing listens on: no traffic leaves the machine)
+  // delivery bindings and metrics (sink targets stay on loopback, on a port nothing listens on: no traffic leaves the machine)
   { method: 'GET', pattern: '/v1/sinks', path: () => '/v1/sinks' },
   { method: 'GET', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink` },
   {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startGrpcServer, type GrpcTestServer } from '../helpers/grpc-server.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 import { REPO_ROOT, runProcess } from '../clients/run-process.js';
@@ -46,7 +46,7 @@ describe.each([
   ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } })],
 ])('gRPC from Python, %s', (_name, overrides) => {
   let server: GrpcTestServer | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
   });
 
@@ -66,6 +66,7 @@ describe.each([
       'ok stream',
       'ok vanish',
       'ok stream-errors',
+      'ok operator',
       'done',
     ]);
   }, 90_000);

@@ -41,7 +41,10 @@ export async function postgresJournalDatabase(): Promise<JournalDatabase> {
       new PostgresJournal({ connectionString: PG_URL, schema: name, maxConnections: o.maxConnections }),
     async truncate() {
       const { rows } = await admin.query(`SELECT to_regclass('${name}.delayq_jobs') AS t`);
-      if (rows[0].t) await admin.query(`TRUNCATE ${name}.delayq_jobs, ${name}.delayq_job_history, ${name}.delayq_meta`);
+      if (rows[0].t)
+        await admin.query(
+          `TRUNCATE ${name}.delayq_jobs, ${name}.delayq_job_history, ${name}.delayq_meta, ${name}.delayq_schedules`,
+        );
     },
     async query<T>(text: string) {
       await admin.query(`SET search_path = ${name}`);
@@ -75,7 +78,7 @@ export async function mysqlJournalDatabase(): Promise<JournalDatabase> {
       );
       if ((rows as { n: number }[])[0]!.n > 0) {
         await admin.query(
-          `TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta`,
+          `TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta; TRUNCATE ${name}.delayq_schedules`,
         );
       }
     },

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { configOptions, DEFAULTS, SINK_DEFAULTS } from '../../src/config.js';
+import { DelayqClient } from '../../src/client/client.js';
+import { configOptions, DEFAULT_SERVER_URL, DEFAULTS, SINK_DEFAULTS } from '../../src/config.js';
 import { DEFAULT_SCHEDULER_OPTIONS } from '../../src/scheduler/scheduler.js';
 import { DEFAULT_SCHEDULE_RUNNER_OPTIONS } from '../../src/schedule/schedule-runner.js';
 
@@ -69,5 +70,14 @@ describe('defaults live in src/config.ts only', () => {
   it('the modules that take the same options read them from DEFAULTS', () => {
     expect(DEFAULT_SCHEDULER_OPTIONS).toEqual(DEFAULTS.scheduler);
     expect(DEFAULT_SCHEDULE_RUNNER_OPTIONS).toEqual(DEFAULTS.schedules);
+  });
+
+  it("the SDK's default server (written out so the SDK loads no config schema) is config's default listener", async () => {
+    const client = new DelayqClient();
+    try {
+      expect(client.url).toBe(DEFAULT_SERVER_URL);
+    } finally {
+      await client.close();
+    }
   });
 });

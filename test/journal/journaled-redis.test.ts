@@ -2,7 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { MARKER_ID } from '../../src/journal/journal-jobs.js';
 import { DelayqService } from '../../src/service.js';
+import { Redis } from 'ioredis';
+import { wakeChannel } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { waitFor } from '../helpers/http-server.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
 import { startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
@@ -94,10 +97,19 @@ describe('JournaledStore between processes', () => {
     await a.start();
     await b.start();
     try {
-      await new Promise((r) => setTimeout(r, 200)); // b's subscription is asynchronous
+      // The subscriptions are asynchronous: wait until both services listen on the wake-up channel.
+      const probe = new Redis('redis://127.0.0.1:6379');
+      try {
+        await waitFor(async () => {
+          const [, listeners] = (await probe.pubsub('NUMSUB', wakeChannel(prefix))) as [string, number];
+          return listeners >= 2;
+        }, 'both services to subscribe');
+      } finally {
+        probe.disconnect();
+      }
       const startedAt = Date.now();
       const waiting = b.reserve({ topics: ['peer'], count: 1, waitMs: 10_000 });
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => b.waitingConsumers === 1, "b's long-poll to wait");
       const { job } = await a.push({ topic: 'peer', body: 'now' }); // due at once: ready on a, nothing to promote
       const got = await waiting;
       expect(got.map((r) => r.job.id)).toEqual([job.id]);

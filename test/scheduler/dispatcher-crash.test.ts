@@ -35,10 +35,10 @@ describe('Dispatcher and a crash mid-delivery', () => {
       child.kill('SIGKILL');
       await exited;
 
-      // A new process on the same file: the route was persisted, the job is still reserved by the dead one.
+      // A new process on the same file: the binding was persisted, the job is still reserved by the dead one.
       const h = await new PushHarness({ path }).start();
       try {
-        expect(h.router.routes().map((route) => route.topic)).toEqual([topic]);
+        expect(h.bindings.bindings().map((b) => b.topic)).toEqual([topic]);
         const stuck = await h.job(jobId!);
         expect(stuck.state).toBe('reserved');
         expect(stuck.deadlineAt! - stuck.reservedAt!).toBe(1000 + 5000); // delivery timeout + margin

@@ -125,9 +125,9 @@ describe('audit of admin actions', () => {
     await fetch(`${server.url}/clearAll`, { method: 'HEAD', headers: bearer(ADMIN_TOKEN) });
     const lines = audits().slice(before);
     expect(lines.map((l) => [l.action, l.actor, l.outcome])).toEqual([
-      ['setSinkRoute', 'ops-admin', 'done'],
-      ['setSinkRoute', 'orders-app', 'refused'],
-      ['deleteSinkRoute', 'ops-admin', 'done'],
+      ['setSinkBinding', 'ops-admin', 'done'],
+      ['setSinkBinding', 'orders-app', 'refused'],
+      ['deleteSinkBinding', 'ops-admin', 'done'],
       ['clearAll', 'ops-admin', 'done'],
     ]);
     expect(lines[0]!.target).toEqual({ topic: 'orders.hooked', type: 'webhook' });

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createService } from '../../src/create-service.js';
 import { buildApp, closeGracefully } from '../../src/server/app.js';
@@ -104,7 +104,7 @@ async function freeClusterPort(taken: number[]): Promise<number> {
 
 describe("the limiter's Redis down", () => {
   let redis: RedisServer | undefined;
-  afterAll(async () => redis?.stop());
+  afterEach(async () => redis?.stop());
 
   it('lets requests through uncounted (no 500), logs it once, and counts again when Redis is back', async () => {
     const port = await freePort();
@@ -147,7 +147,7 @@ describe("the limiter's Redis down", () => {
 
 describe('rate limits shared on a Redis Cluster', () => {
   let servers: RedisServer[] = [];
-  afterAll(async () => {
+  afterEach(async () => {
     for (const server of servers) await server.stop();
   });
 

@@ -155,7 +155,7 @@ describe('topic-scoped tokens', () => {
     expect((await admin('GET', '/clearAll')).body.success).toBe(true);
     expect(server.restore.calls).toEqual(['clearAll']);
   });
-  it('push routes: a scoped token may route its topic to a guarded webhook, but not weaken the guard or pick a broker', async () => {
+  it('delivery bindings: a scoped token may bind its topic to a guarded webhook, but not weaken the guard or pick a broker', async () => {
     const own = uniq('orders.');
     const other = uniq('billing.');
     // Loopback on a port nothing listens on: stored, and the guard would refuse delivery anyway.

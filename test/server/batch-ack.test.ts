@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DelayqClient } from '../../src/client/client.js';
+import { Worker } from '../../src/client/worker.js';
 import { loadConfig } from '../../src/config.js';
 import { LIMITS } from '../../src/core/limits.js';
 import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
@@ -226,6 +227,68 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     expect(scoped.acks).toEqual([
       { id: mailId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_FORBIDDEN' }) },
     ]);
+  });
+
+  it('reserve carrying a stale token among its acks refuses that item only and still reserves', async () => {
+    const [staleId] = await push('pay.carry-stale', 1);
+    const first = (await reserve('pay.carry-stale', 1, { ttrMs: 100 })).reservations[0]!;
+    await waitFor(
+      async () => (await reserve('pay.carry-stale', 1, { waitMs: 200 })).reservations.length === 1,
+      'the lapsed job to be delivered again',
+    );
+    await push('pay.carry', 3);
+    const held = (await reserve('pay.carry', 2)).reservations;
+    const next = await reserve('pay.carry', 2, {
+      acks: [
+        { id: held[0]!.job.id, token: held[0]!.token, op: 'finish' },
+        { id: staleId, token: first.token, op: 'finish' },
+        { id: held[1]!.job.id, token: held[1]!.token, op: 'fail', bury: true },
+      ],
+    });
+    expect(next.acks).toEqual([
+      { id: held[0]!.job.id, op: 'finish', ok: true, state: 'finished' },
+      {
+        id: staleId,
+        op: 'finish',
+        ok: false,
+        error: expect.objectContaining({ code: 'E_TOKEN_MISMATCH', field: 'acks[1].token' }),
+      },
+      { id: held[1]!.job.id, op: 'fail', ok: true, state: 'dead' },
+    ]);
+    expect(next.reservations).toHaveLength(1); // the third job of pay.carry
+    expect(await stateOf(staleId!)).toBe('reserved');
+  });
+
+  it('the SDK Worker carries each batch of finishes on its next reserve: no request of its own for them', async () => {
+    const requests = { carried: 0, acked: 0 };
+    class CountingClient extends DelayqClient {
+      override reserveAndAck(
+        ...args: Parameters<DelayqClient['reserveAndAck']>
+      ): ReturnType<DelayqClient['reserveAndAck']> {
+        requests.carried += args[0].acks?.length ?? 0;
+        return super.reserveAndAck(...args);
+      }
+      override ack(...args: Parameters<DelayqClient['ack']>): ReturnType<DelayqClient['ack']> {
+        requests.acked += args[0].length;
+        return super.ack(...args);
+      }
+    }
+    const client = new CountingClient({ url, token: ALL });
+    const ids = await push('pay.worker', 30);
+    const errors: unknown[] = [];
+    let handled = 0;
+    const worker = new Worker(client, {
+      handlers: { 'pay.worker': () => void handled++ },
+      concurrency: 10,
+      waitMs: 1000,
+      onError: (err) => errors.push(err),
+    }).start();
+    await waitFor(() => handled === 30 && requests.carried === 30, 'thirty handled and their finishes carried');
+    await worker.close();
+    expect(errors).toEqual([]);
+    expect(requests.acked).toBe(0);
+    for (const id of ids) expect(await stateOf(id)).toBe('finished');
+    await client.close();
   });
 
   it('the SDK: client.ack gives one result per item, client.reserveAndAck carries the previous batch', async () => {

@@ -51,7 +51,7 @@ describe('runtime on Redis + PostgreSQL journal, configured', () => {
     const [r] = (await http(url, 'POST', '/v1/reserve', { json: { topics: ['live'], count: 1 } })).body.reservations;
     expect([first, second]).toContain(r.job.id);
     const [reserved, ready] = r.job.id === first ? [first, second] : [second, first];
-    await new Promise((resolve) => setTimeout(resolve, 100)); // `ready` is past due now: expire=false used to end it
+    await new Promise((resolve) => setTimeout(resolve, 100)); // lets `ready` fall past due: expire=false used to end it
     expect((await http(url, 'POST', '/v1/restore', { json: { expire: false } })).body).toMatchObject({
       restored: 0,
       skippedExpired: 0,

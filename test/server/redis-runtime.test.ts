@@ -5,7 +5,7 @@ import { createRuntime, type DelayqRuntime } from '../../src/runtime.js';
 import { buildApp, closeGracefully, type DelayqApp } from '../../src/server/app.js';
 import { http } from '../helpers/http-server.js';
 
-/** The whole node (HTTP API, runtime, push routes) configured for Redis, as `delayq serve --store redis` runs it. */
+/** The whole node (HTTP API, runtime, delivery bindings) configured for Redis, as `delayq serve --store redis` runs it. */
 describe('runtime on the Redis store (127.0.0.1:6379)', () => {
   let runtime: DelayqRuntime;
   let app: DelayqApp;
@@ -40,7 +40,7 @@ describe('runtime on the Redis store (127.0.0.1:6379)', () => {
     expect(finished.status).toBe(200);
     const stats = await http(url, 'GET', '/v1/stats');
     expect(stats.body.topics.find((t: { topic: string }) => t.topic === 'orders').counts.finished).toBe(1);
-    // push routes live in the same Redis
+    // delivery bindings live in the same Redis
     const put = await http(url, 'PUT', '/v1/topics/hooked/sink', {
       json: { type: 'webhook', url: 'http://127.0.0.1:9/x', allowedRanges: ['loopback'] },
     });

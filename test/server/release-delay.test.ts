@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelayqClient } from '../../src/client/client.js';
-import { http, startServer, type TestServer } from '../helpers/http-server.js';
+import { http, startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
 let client: DelayqClient;
@@ -51,7 +51,7 @@ describe('paused topics over HTTP and the SDK', () => {
     expect(stats).toMatchObject({ paused: true, pausedUntil: null, counts: { ready: 1 } });
     // A long-poll waiting on the paused topic gets the job as soon as it is resumed.
     const waiting = client.reserve({ topics: ['pz-a'], waitMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => server.service.waitingConsumers === 1, 'the long-poll to wait');
     expect(await client.resumeTopic('pz-a')).toEqual({ topic: 'pz-a', paused: false, pausedUntil: null });
     const [got] = await waiting;
     expect(got!.job.id).toBe('pz-1');

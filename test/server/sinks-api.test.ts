@@ -12,7 +12,7 @@ import { HttpReceiver } from '../delivery/support/http-receiver.js';
 const dir = mkdtempSync(join(tmpdir(), 'delayq-sinks-api-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('push routes through the HTTP API and the runtime', () => {
+describe('delivery bindings through the HTTP API and the runtime', () => {
   let runtime: DelayqRuntime;
   let app: DelayqApp;
   let url: string;

@@ -320,7 +320,7 @@ describe('RedisStore between processes', () => {
     await waitFor('the peer to hear the earlier due time', async () => dues.includes(now + 30_000));
     expect(dues).toContain(now + 60_000);
     await b.push([aJob({ topic: 'wake', now, delayMs: 90_000 })], now);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50)); // lets time pass: shows no wake-up arrives
     expect(dues).not.toContain(now + 90_000); // not earlier than the head: no wake-up, and no echo to itself
     await a.close();
     await b.close();

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { aJob } from '../helpers/jobs.js';
 import { dueHistogramContract } from './due-histogram.contract.js';
+import { protocolContract } from './protocol.contract.js';
 
 export interface ContractOptions {
   /** Tests this store cannot pass, each with the reason (hono's runTest style). */
@@ -580,6 +581,7 @@ export function storeContract(
     });
 
     dueHistogramContract(test, () => ({ store, topic, other, job }));
+    protocolContract(test, () => ({ store, topic, other, job }));
 
     test('stats counts jobs per topic and state, with the next due time', async () => {
       await store.push([job({ delayMs: 500 }), job({ delayMs: 900 }), job(), job({ topic: other })], T0);

@@ -1,5 +1,5 @@
 /** The CLI's client commands: each is one SDK call against a running server; a table, or JSON with --json. */
-import type { Command } from '@commander-js/extra-typings';
+import { InvalidArgumentError, type Command } from '@commander-js/extra-typings';
 import { DelayqClient } from '../../client/client.js';
 import type { PushRequest } from '../../protocol/schemas.js';
 import { emit, fields, iso, JOB_COLUMNS, jobRow, table } from '../output.js';
@@ -19,10 +19,6 @@ export const jobText = (job: WireJobLike): string =>
   fields({ ...jobRow(job), lastError: job['lastError'], body: job['body'] });
 export const jobsText = (jobs: readonly WireJobLike[]): string => table(jobs.map(jobRow), JOB_COLUMNS);
 
-export function print(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
 /** A body given on the command line: JSON when it parses, else the text itself. */
 export function parseBody(text: string | undefined): unknown {
   if (text === undefined) return undefined;
@@ -33,9 +29,10 @@ export function parseBody(text: string | undefined): unknown {
   }
 }
 
+/** An integer option; anything else is a usage error (exit code 2) naming the option. */
 export const asInt = (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n)) throw new Error(`"${value}" is not an integer`);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError(`"${value}" is not an integer`);
   return n;
 };
 

@@ -1,13 +1,30 @@
-/** `delayq schedule …`: schedules over the SDK (docs/schedules.md), printing JSON. */
+/** `delayq schedule …`: schedules over the SDK (docs/schedules.md); tables, or the API's JSON with --json. */
 import { Option, type Command } from '@commander-js/extra-typings';
-import type { PutScheduleRequest } from '../../protocol/schedule-schemas.js';
-import { clientOf, parseBody, print, type GlobalFlags } from './client-commands.js';
+import type { PutScheduleRequest, Schedule, ScheduleFiresResponse } from '../../protocol/schedule-schemas.js';
+import { emit, fields, iso, table } from '../output.js';
+import { asInt, clientOf, jsonOf, parseBody, type GlobalFlags } from './client-commands.js';
 
-const asInt = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new Error(`"${value}" is not an integer`);
-  return n;
-};
+const SCHEDULE_COLUMNS = ['name', 'topic', 'ticks', 'timeZone', 'paused', 'fired', 'nextFireAt', 'lastJobId'];
+const scheduleRow = (s: Schedule) => ({
+  name: s.name,
+  topic: s.topic,
+  ticks: s.cron !== null ? `cron ${s.cron}` : `every ${s.everyMs} ms`,
+  timeZone: s.timeZone,
+  paused: s.paused,
+  fired: s.fired,
+  nextFireAt: iso(s.nextFireAt),
+  lastJobId: s.lastJobId,
+});
+const scheduleText = (answer: { schedule: Schedule }) => fields(scheduleRow(answer.schedule));
+const firesText = (f: ScheduleFiresResponse): string =>
+  `next fires:\n${table(
+    f.next.map((at) => ({ at: iso(at) })),
+    ['at'],
+  )}last fires:\n${table(
+    f.last.map((l) => ({ tickAt: iso(l.tickAt), jobId: l.jobId, state: l.job.state, attempts: l.job.attempts })),
+    ['tickAt', 'jobId', 'state', 'attempts'],
+  )}`;
+
 const timeOf = (value: string): number | string => (/^\d+$/.test(value) ? Number(value) : value);
 
 export function registerScheduleCommands(program: Command<[], GlobalFlags>): void {
@@ -47,18 +64,24 @@ export function registerScheduleCommands(program: Command<[], GlobalFlags>): voi
       if (flags.priority !== undefined) request.job!.priority = flags.priority;
       if (flags.ttr !== undefined) request.job!.ttrMs = timeOf(flags.ttr);
       if (flags.retry !== undefined) request.job!.retry = flags.retry;
-      print({ schedule: await clientOf(command).putSchedule(name, request) });
+      emit(jsonOf(command), { schedule: await clientOf(command).putSchedule(name, request) }, scheduleText);
     });
 
   schedule
     .command('list')
     .description('every schedule')
-    .action(async (_flags, command) => print({ schedules: await clientOf(command).listSchedules() }));
+    .action(async (_flags, command) =>
+      emit(jsonOf(command), { schedules: await clientOf(command).listSchedules() }, (a) =>
+        table(a.schedules.map(scheduleRow), SCHEDULE_COLUMNS),
+      ),
+    );
   schedule
     .command('get')
     .description('a schedule, its next fire and latest job')
     .argument('<name>')
-    .action(async (name, _flags, command) => print({ schedule: await clientOf(command).getSchedule(name) }));
+    .action(async (name, _flags, command) =>
+      emit(jsonOf(command), { schedule: await clientOf(command).getSchedule(name) }, scheduleText),
+    );
   schedule
     .command('fires')
     .description('its coming ticks and its latest fires with their jobs')
@@ -69,21 +92,25 @@ export function registerScheduleCommands(program: Command<[], GlobalFlags>): voi
       const counts: { next?: number; last?: number } = {};
       if (flags.next !== undefined) counts.next = flags.next;
       if (flags.last !== undefined) counts.last = flags.last;
-      print(await clientOf(command).scheduleFires(name, counts));
+      emit(jsonOf(command), await clientOf(command).scheduleFires(name, counts), firesText);
     });
   schedule
     .command('pause')
     .argument('<name>')
-    .action(async (name, _flags, command) => print({ schedule: await clientOf(command).pauseSchedule(name) }));
+    .action(async (name, _flags, command) =>
+      emit(jsonOf(command), { schedule: await clientOf(command).pauseSchedule(name) }, scheduleText),
+    );
   schedule
     .command('resume')
     .argument('<name>')
-    .action(async (name, _flags, command) => print({ schedule: await clientOf(command).resumeSchedule(name) }));
+    .action(async (name, _flags, command) =>
+      emit(jsonOf(command), { schedule: await clientOf(command).resumeSchedule(name) }, scheduleText),
+    );
   schedule
     .command('delete')
     .argument('<name>')
     .action(async (name, _flags, command) => {
       await clientOf(command).deleteSchedule(name);
-      print({ deleted: true });
+      emit(jsonOf(command), { deleted: true }, () => `deleted ${name}\n`);
     });
 }

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
 import { createRuntime } from '../../runtime.js';
 import { buildApp, closeGracefully } from '../../server/app.js';
-import { startBeanstalkd } from '../../beanstalkd/start.js';
+import { checkBeanstalkdConfig, startBeanstalkd } from '../../beanstalkd/start.js';
 
 export interface ServeFlags {
   config?: string | undefined;
@@ -41,6 +41,8 @@ export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
 
 export async function serve(flags: ServeFlags): Promise<void> {
   const config = loadConfig({ overrides: flagOverrides(flags), file: flags.config });
+  // Refused before anything opens: a start that fails half way would leave the HTTP server running.
+  checkBeanstalkdConfig(config);
   const logger = pino({ level: config.log.level, base: { service: 'delayq' } });
   const runtime = createRuntime(config, { logger });
   await runtime.start();
@@ -55,14 +57,23 @@ export async function serve(flags: ServeFlags): Promise<void> {
     { url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined },
     'delayq listening',
   );
-  const beanstalkd = await startBeanstalkd(runtime.service, config, logger);
-  // gRPC (and its libraries) load only when enabled.
-  const grpc = config.grpc.enabled
-    ? new (await import('../../grpc/grpc-server.js')).DelayqGrpcServer(runtime.service, config, {
-        logger: logger.child({ component: 'grpc' }),
-      })
-    : undefined;
-  if (grpc) logger.info({ grpc: `${config.grpc.host}:${await grpc.listen()}` }, 'delayq gRPC listening');
+  let beanstalkd: Awaited<ReturnType<typeof startBeanstalkd>>;
+  let grpc: import('../../grpc/grpc-server.js').DelayqGrpcServer | undefined;
+  try {
+    beanstalkd = await startBeanstalkd(runtime.service, config, logger);
+    // gRPC (and its libraries) load only when enabled.
+    grpc = config.grpc.enabled
+      ? new (await import('../../grpc/grpc-server.js')).DelayqGrpcServer(runtime.service, config, {
+          logger: logger.child({ component: 'grpc' }),
+        })
+      : undefined;
+    if (grpc) logger.info({ grpc: `${config.grpc.host}:${await grpc.listen()}` }, 'delayq gRPC listening');
+  } catch (err) {
+    // A listener that cannot start (a port in use…) ends the process, not only the start: close what runs.
+    await Promise.allSettled([beanstalkd?.close(), grpc?.close()]);
+    await closeGracefully(app, runtime);
+    throw err;
+  }
 
   let closing = false;
   const shutdown = (signal: string): void => {

@@ -63,7 +63,7 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
 
   program
     .command('pause')
-    .description('pause a topic: reserve and push sinks skip its jobs until resumed (or for --delay)')
+    .description('pause a topic: reserve and delivery skip its jobs until resumed (or for --delay)')
     .argument('<topic>')
     .option('--delay <duration>', 'resume by itself after this long: ms or "30s", "1h"')
     .action(async (topic, flags, command) => {

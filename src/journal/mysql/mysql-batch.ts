@@ -36,7 +36,7 @@ const HISTORY_COLUMNS = [
 ] as const satisfies readonly (keyof HistoryRow)[];
 
 /** Columns a transition may change; the rest of a row is fixed at its push. */
-const UPDATED = ['state', 'run_at', 'attempts', 'last_error', 'loaded', 'updated_at'] as const;
+const UPDATED = ['state', 'run_at', 'priority', 'attempts', 'last_error', 'loaded', 'updated_at'] as const;
 
 /** Forced: take the new values. finished_at comes last in both: assignments run left to right and see earlier ones. */
 const FORCED_UPDATE = [...UPDATED, 'finished_at'].map((c) => `${c} = VALUES(${c})`).join(', ');

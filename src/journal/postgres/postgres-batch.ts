@@ -36,7 +36,16 @@ const HISTORY_COLUMNS = [
 ] as const satisfies readonly (readonly [keyof HistoryRow, string])[];
 
 /** Columns a transition may change; the rest of a row is fixed at its push. */
-const UPDATED = ['state', 'run_at', 'attempts', 'last_error', 'finished_at', 'loaded', 'updated_at'] as const;
+const UPDATED = [
+  'state',
+  'run_at',
+  'priority',
+  'attempts',
+  'last_error',
+  'finished_at',
+  'loaded',
+  'updated_at',
+] as const;
 
 const jobNames = JOB_COLUMNS.map(([c]) => c).join(', ');
 const unnestJobs = (first: number) =>

@@ -6,7 +6,7 @@ import { authorizeTopic } from '../auth.js';
 import { toWireJob } from '../wire.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
 
-const DeadQuery = Type.Object(
+export const DeadQuery = Type.Object(
   {
     topic: Topic,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),

@@ -21,6 +21,7 @@ import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
 import { toWireJob } from '../wire.js';
+import { pushAnswerJson, sendJsonText, pushBatchAnswerJson } from '../job-json.js';
 
 export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(
@@ -36,7 +37,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     async (request, reply) => {
       authorizeTopic(request, request.body.topic);
       const result = await service.push(request.body);
-      return reply.status(result.created ? 201 : 200).send({ created: result.created, job: toWireJob(result.job) });
+      return sendJsonText(reply, result.created ? 201 : 200, pushAnswerJson(result.created, result.job));
     },
   );
 
@@ -50,10 +51,10 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
         response: { 200: PushBatchResponse, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       request.body.jobs.forEach((job, i) => authorizeTopic(request, job.topic, `jobs[${i}].topic`));
       const results = await service.pushBatch(request.body.jobs);
-      return { results: results.map((r) => ({ created: r.created, job: toWireJob(r.job) })) };
+      return sendJsonText(reply, 200, pushBatchAnswerJson(results));
     },
   );
 
@@ -99,7 +100,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
         tags: ['jobs'],
         summary: 'Cancel a delayed, ready or reserved job',
         description:
-          'The answer says whether the job had already gone out: `dispatched` is true when it was reserved (held by a consumer, or being delivered by a push sink) as it was cancelled.',
+          'The answer says whether the job had already gone out: `dispatched` is true when it was reserved (held by a consumer, or being delivered by a sink) as it was cancelled.',
         params: JobIdParams,
         body: CancelRequest,
         response: { 200: CancelResponse, ...errorResponses },

@@ -15,7 +15,8 @@ import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { settleAcks } from '../batch-ack.js';
 import { ReserveAndAckRequest, ReserveAndAckResponse } from '../../protocol/ack-schemas.js';
-import { toWireJob, toWireReservation } from '../wire.js';
+import { toWireJob } from '../wire.js';
+import { reserveAnswerJson, sendJsonText } from '../job-json.js';
 import { reserveForRequest } from '../reserve-for-request.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
 
@@ -40,7 +41,7 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
       authorizeTopic(request, reserve.topics, 'topics');
       const settled = acks === undefined ? undefined : await settleAcks(service, request, acks);
       const reservations = await reserveForRequest(service, request, reply, reserve);
-      return { reservations: reservations.map(toWireReservation), ...(settled === undefined ? {} : { acks: settled }) };
+      return sendJsonText(reply, 200, reserveAnswerJson(reservations, settled));
     },
   );
 

@@ -2,14 +2,14 @@ import Type from 'typebox';
 import { DelayqError } from '../../core/errors.js';
 import { TopicParams } from '../../protocol/schemas.js';
 import { SinkConfigSchema } from '../../delivery/sink-config.js';
-import { publicRoute, type SinkRouter } from '../../delivery/sink-router.js';
+import { publicBinding, type SinkBindings } from '../../delivery/sink-bindings.js';
 import type { DelayqApp } from '../route-context.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
 import { authorizeSinkConfig } from '../sink-route-policy.js';
 import { errorResponses } from '../route-helpers.js';
 
-/** A route as answered: the sink config with secrets masked (so it is described loosely, not re-validated). */
-export const SinkRouteSchema = Type.Object({
+/** A delivery binding as answered: the sink config with secrets masked (so it is described loosely, not re-validated). */
+export const DeliveryBindingSchema = Type.Object({
   topic: Type.String(),
   sink: Type.Object(
     { type: Type.String() },
@@ -19,24 +19,30 @@ export const SinkRouteSchema = Type.Object({
 });
 
 /**
- * Push topics at run time (docs/sinks.md): a topic with a route has its ready jobs delivered to the sink
- * by the dispatcher instead of waiting for `reserve`; deleting the route makes it a pull topic again.
- * Changes are stored in the route store, so every instance sharing it follows within its refresh interval.
+ * Delivery bindings at run time (docs/sinks.md): a topic bound to a sink has its ready jobs delivered there
+ * by the dispatcher instead of waiting for `reserve`; deleting the binding makes it a pull topic again.
+ * Changes are stored in the binding store, so every instance sharing it follows within its refresh interval.
  * Secrets (webhook HMAC keys, URL passwords) are masked in every answer.
  */
-export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
+export function registerSinkRoutes(app: DelayqApp, bindings: SinkBindings): void {
   app.get(
     '/v1/sinks',
     {
       schema: {
         tags: ['sinks'],
-        summary: 'Every push route (secrets masked)',
-        response: { 200: Type.Object({ routes: Type.Array(SinkRouteSchema) }), ...errorResponses },
+        summary: 'Every delivery binding (secrets masked)',
+        response: {
+          200: Type.Object({
+            // The field keeps its first name: clients written against earlier versions read `routes`.
+            routes: Type.Array(DeliveryBindingSchema, { description: 'the delivery bindings, sorted by topic' }),
+          }),
+          ...errorResponses,
+        },
       },
     },
     async (request) => {
-      const routes = await router.listRoutes();
-      return { routes: routes.filter((r) => mayUseTopic(request.principal, r.topic)).map(publicRoute) };
+      const all = await bindings.listBindings();
+      return { routes: all.filter((r) => mayUseTopic(request.principal, r.topic)).map(publicBinding) };
     },
   );
 
@@ -45,17 +51,20 @@ export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
     {
       schema: {
         tags: ['sinks'],
-        summary: "A topic's push route",
+        summary: "A topic's delivery binding",
         params: TopicParams,
-        response: { 200: SinkRouteSchema, ...errorResponses },
+        response: { 200: DeliveryBindingSchema, ...errorResponses },
       },
     },
     async (request) => {
       authorizeTopic(request, request.params.topic);
-      const route = await router.getRoute(request.params.topic);
-      if (!route)
-        throw new DelayqError('E_NOT_FOUND', `topic ${request.params.topic} has no push route (it is a pull topic)`);
-      return publicRoute(route);
+      const binding = await bindings.getBinding(request.params.topic);
+      if (!binding)
+        throw new DelayqError(
+          'E_NOT_FOUND',
+          `topic ${request.params.topic} has no delivery binding (it is a pull topic)`,
+        );
+      return publicBinding(binding);
     },
   );
 
@@ -64,16 +73,16 @@ export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
     {
       schema: {
         tags: ['sinks'],
-        summary: 'Route a topic to a sink (webhook, rabbitmq, nats, mqtt, stomp, redis-stream)',
+        summary: 'Bind a topic to a sink for delivery (webhook, rabbitmq, nats, mqtt, stomp, redis-stream)',
         params: TopicParams,
         body: SinkConfigSchema,
-        response: { 200: SinkRouteSchema, ...errorResponses },
+        response: { 200: DeliveryBindingSchema, ...errorResponses },
       },
     },
     async (request) => {
       authorizeTopic(request, request.params.topic);
       authorizeSinkConfig(request, request.body);
-      return publicRoute(await router.setRoute(request.params.topic, request.body));
+      return publicBinding(await bindings.setBinding(request.params.topic, request.body));
     },
   );
 
@@ -82,14 +91,14 @@ export function registerSinkRoutes(app: DelayqApp, router: SinkRouter): void {
     {
       schema: {
         tags: ['sinks'],
-        summary: 'Make a push topic a pull topic again',
+        summary: "Delete a topic's delivery binding: it becomes a pull topic again",
         params: TopicParams,
         response: { 200: Type.Object({ deleted: Type.Boolean() }), ...errorResponses },
       },
     },
     async (request) => {
       authorizeTopic(request, request.params.topic);
-      return { deleted: await router.deleteRoute(request.params.topic) };
+      return { deleted: await bindings.deleteBinding(request.params.topic) };
     },
   );
 }

@@ -3,7 +3,7 @@ import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { errorResponses } from '../route-helpers.js';
 
-/** Pause and resume a topic: reserve and push sinks skip a paused topic's jobs, in every process on the store. */
+/** Pause and resume a topic: reserve and delivery skip a paused topic's jobs, in every process on the store. */
 export function registerTopicPauseRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(
     '/v1/topics/:topic/pause',

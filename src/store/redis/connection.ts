@@ -122,7 +122,10 @@ export function createRedisClient(connection: RedisConnection, tuning: ClientTun
         sentinels: connection.sentinels,
         name: connection.masterName,
         db: connection.db,
-        failoverDetector: true,
+        // Off: ioredis's detector, when +switch-master arrives while the client is reconnecting (the master was
+        // killed), aborts that connect and the client ends for good ("Connection is closed."). Without it a
+        // dead master's connection reconnects through the sentinels, and a demoted one answers READONLY (above).
+        failoverDetector: false,
       });
     case 'cluster': {
       const {

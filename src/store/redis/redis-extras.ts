@@ -54,6 +54,22 @@ for i, id in ipairs(ARGV) do
 end
 return out`;
 
+/** Drops the numbers of purged jobs (ids in ARGV); nothing to read when no job ever got a number. */
+const FORGET_IDS = `
+if redis.call('HLEN', KEYS[1]) == 0 then return 0 end
+local numbers = redis.call('HMGET', KEYS[1], unpack(ARGV))
+local known = {}
+for _, n in ipairs(numbers) do
+  if n then known[#known + 1] = n end
+end
+if #known == 0 then return 0 end
+redis.call('HDEL', KEYS[1], unpack(ARGV))
+redis.call('HDEL', KEYS[2], unpack(known))
+return #known`;
+
+/** Ids a FORGET_IDS call takes, under Lua's unpack limit. */
+const FORGET_BATCH = 5000;
+
 export class RedisJobNumbers implements JobNumbers {
   private readonly guard: Guard;
   private readonly prefix: () => string;
@@ -78,5 +94,14 @@ export class RedisJobNumbers implements JobNumbers {
   async idOf(number: number): Promise<string | null> {
     const byNumber = this.keys()[2];
     return this.guard((c) => c.hget(byNumber, String(number)));
+  }
+
+  /** Drops the numbers of these ids (their jobs were purged); a number is never given again. */
+  async forget(ids: readonly string[]): Promise<void> {
+    const [, byId, byNumber] = this.keys();
+    for (let i = 0; i < ids.length; i += FORGET_BATCH) {
+      const batch = ids.slice(i, i + FORGET_BATCH);
+      await this.guard((c) => c.eval(FORGET_IDS, 2, byId, byNumber, ...batch));
+    }
   }
 }

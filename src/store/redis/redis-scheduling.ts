@@ -125,17 +125,16 @@ export async function listLapsed(store: PartitionAccess, now: EpochMs, limit: nu
   return lapsed.sort((a, b) => a.deadlineAt - b.deadlineAt).slice(0, limit);
 }
 
-/** expire or purge: partitions one after another, each with what is left of `limit`, so the total never exceeds it. */
+/** expire: partitions one after another, each with what is left of `limit`, so the total never exceeds it. */
 export async function drainPartitions(
   store: PartitionAccess,
-  name: 'expire' | 'purge',
+  name: 'expire',
   at: EpochMs,
   limit: number,
 ): Promise<number> {
   let done = 0;
   for (let p = 0; p < store.parts.length && done < limit; p++) {
-    const args = name === 'expire' ? [at, limit - done, store.nodeIndex(p)] : [at, limit - done];
-    done += Number(await store.run(name, p, args));
+    done += Number(await store.run(name, p, [at, limit - done, store.nodeIndex(p)]));
   }
   return done;
 }

@@ -52,6 +52,8 @@ import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from
 import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { redrive } from './redis-redrive.js';
+import { peekNext, purgeWithNumbers, reserveJob } from './redis-by-id.js';
+import type { PeekState } from '../peek-order.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { WakeBus } from './wake-bus.js';
 import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
@@ -324,12 +326,16 @@ export class RedisStore implements Store {
     return this.fenced('retry', id, [token, runAt, now, this.nodeIndex[this.part(id)]!, nul(error)]);
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error)]);
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
+    return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error), priority ?? '']);
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
-    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '']);
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
+    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '', priority ?? '']);
+  }
+
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return reserveJob(this.access, (i, reply) => this.outcome(i, reply), id, now, options);
   }
 
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
@@ -351,7 +357,7 @@ export class RedisStore implements Store {
   }
 
   purge(before: EpochMs, limit: number): Promise<number> {
-    return drainPartitions(this.access, 'purge', before, limit);
+    return purgeWithNumbers(this.access, this.numbers, before, limit);
   }
 
   nextWakeAt(): Promise<EpochMs | null> {
@@ -370,6 +376,10 @@ export class RedisStore implements Store {
 
   list(query: JobQuery): Promise<JobPage> {
     return listJobs(this.access, query);
+  }
+
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return peekNext(this.access, topic, state);
   }
 
   stats(): Promise<TopicStats[]> {

@@ -23,6 +23,8 @@ export const SCRIPT_NAMES = [
   'get',
   'list',
   'register-node',
+  'reserve-job',
+  'peek',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

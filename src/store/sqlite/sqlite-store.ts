@@ -5,7 +5,6 @@ import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { newToken } from '../../core/ids.js';
 import {
-  emptyCounts,
   pushedJob,
   type HistoryEntry,
   type Job,
@@ -36,9 +35,12 @@ import {
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
+import { sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
+import type { PeekState } from '../peek-order.js';
 import { migrate } from './migrate.js';
 import { GroupCommit } from './group-commit.js';
-import { listSql, SQL } from './statements.js';
+import { SQL } from './statements.js';
+import { listJobs, topicStats } from './sqlite-reads.js';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:'. @defaultValue ./data/delayq.db (set by config) */
@@ -269,19 +271,19 @@ export class SqliteStore implements Store {
     });
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
       this.record(id, now, 'bury', 'dead', row.attempts, error);
-      return this.stmt.toDead.get({ id, now, error }) as JobRow;
+      return this.stmt.toDead.get({ id, now, error, priority: priority ?? null }) as JobRow;
     });
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs): Promise<Outcome<Job>> {
+  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
     return this.fencedTransition(id, token, (row) => {
       const attempt = Math.max(row.attempts - 1, 0);
       if (runAt === undefined) {
         this.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
-        return this.stmt.toReleased.get({ id }) as JobRow;
+        return this.stmt.toReleased.get({ id, priority: priority ?? null }) as JobRow;
       }
       const updated = this.toWaiting(row, runAt, now, null);
       this.record(
@@ -292,8 +294,16 @@ export class SqliteStore implements Store {
         attempt,
         runAt > now ? `released until ${runAt}` : 'released',
       );
-      return this.stmt.giveAttemptBack.get({ id }) as JobRow;
+      return this.stmt.giveAttemptBack.get({ id, priority: priority ?? null }) as JobRow;
     });
+  }
+
+  reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
+    return sqliteReserveJob({ ...this.access, record: (...a) => this.record(...a) }, id, now, options);
+  }
+
+  peekNext(topic: string, state: PeekState): Promise<Job | null> {
+    return sqlitePeekNext(this.access, topic, state);
   }
 
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
@@ -373,6 +383,7 @@ export class SqliteStore implements Store {
       for (const { id } of ids) {
         this.stmt.deleteJob.run(id);
         this.stmt.deleteHistory.run(id);
+        this.stmt.deleteNumber.run(id);
       }
       return ids.length;
     });
@@ -388,24 +399,7 @@ export class SqliteStore implements Store {
   }
 
   async list(query: JobQuery): Promise<JobPage> {
-    const params: Record<string, unknown> = { limit: query.limit + 1 };
-    const present: string[] = [];
-    for (const name of ['topic', 'state', 'bizKey', 'tag', 'cursor'] as const) {
-      if (query[name] !== undefined) {
-        present.push(name);
-        params[name] = query[name];
-      }
-    }
-    const key = present.join(',');
-    let statement = this.listStatements.get(key);
-    if (!statement) {
-      statement = this.conn.prepare(listSql(present));
-      this.listStatements.set(key, statement);
-    }
-    const rows = statement.all(params) as JobRow[];
-    const more = rows.length > query.limit;
-    const jobs = rows.slice(0, query.limit).map(rowToJob);
-    return { jobs, next: more ? jobs[jobs.length - 1]!.id : null };
+    return listJobs(this.conn, this.listStatements, query);
   }
 
   async dueHistogram(query: DueHistogramQuery): Promise<DueCounts> {
@@ -413,18 +407,6 @@ export class SqliteStore implements Store {
   }
 
   async stats(): Promise<TopicStats[]> {
-    const byTopic = new Map<string, TopicStats>();
-    const entry = (topic: string): TopicStats => {
-      let stats = byTopic.get(topic);
-      if (!stats) {
-        stats = { topic, counts: emptyCounts(), nextDueAt: null };
-        byTopic.set(topic, stats);
-      }
-      return stats;
-    };
-    for (const r of this.stmt.stats.all() as { topic: string; state: JobState; n: number }[])
-      entry(r.topic).counts[r.state] = r.n;
-    for (const r of this.stmt.nextDuePerTopic.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
-    return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
+    return topicStats(this.stmt.stats, this.stmt.nextDuePerTopic);
   }
 }

@@ -21,10 +21,12 @@ export const SQL = {
   toFinished: `UPDATE jobs SET state = 'finished', deadline_at = NULL, finished_at = @now
       WHERE id = @id RETURNING *`,
   toDead: `UPDATE jobs SET state = 'dead', token = NULL, deadline_at = NULL, finished_at = @now,
-      last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
+      last_error = COALESCE(@error, last_error), priority = COALESCE(@priority, priority) WHERE id = @id RETURNING *`,
   toReleased: `UPDATE jobs SET state = 'ready', attempts = MAX(attempts - 1, 0), token = NULL, deadline_at = NULL,
-      expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END WHERE id = @id RETURNING *`,
-  giveAttemptBack: `UPDATE jobs SET attempts = MAX(attempts - 1, 0) WHERE id = @id RETURNING *`,
+      expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END, priority = COALESCE(@priority, priority)
+      WHERE id = @id RETURNING *`,
+  giveAttemptBack: `UPDATE jobs SET attempts = MAX(attempts - 1, 0), priority = COALESCE(@priority, priority)
+      WHERE id = @id RETURNING *`,
   toRedriven: `UPDATE jobs SET state = 'ready', attempts = 0, run_at = @now, ready_at = @now, finished_at = NULL,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END WHERE id = @id AND state = 'dead'
       RETURNING id, attempts`,
@@ -57,6 +59,7 @@ export const SQL = {
   purgeCandidates: `SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?`,
   deleteJob: `DELETE FROM jobs WHERE id = ?`,
   deleteHistory: `DELETE FROM job_history WHERE job_id = ?`,
+  deleteNumber: `DELETE FROM job_numbers WHERE id = ?`,
 
   stats: `SELECT topic, state, COUNT(*) AS n FROM jobs GROUP BY topic, state`,
   nextDuePerTopic: `SELECT topic, MIN(run_at) AS at FROM jobs WHERE state = 'delayed' GROUP BY topic`,

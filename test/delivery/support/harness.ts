@@ -3,27 +3,27 @@ import { SinkMetrics } from '../../../src/metrics.js';
 import { Dispatcher } from '../../../src/delivery/dispatcher.js';
 import { DelayqService } from '../../../src/service.js';
 import { createSink } from '../../../src/delivery/create-sink.js';
-import { SinkRouter } from '../../../src/delivery/sink-router.js';
-import { SqliteRouteStore } from '../../../src/delivery/sqlite-route-store.js';
+import { SinkBindings } from '../../../src/delivery/sink-bindings.js';
+import { SqliteBindingStore } from '../../../src/delivery/sqlite-binding-store.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { PushInput } from '../../../src/core/job-input.js';
 import type { Job } from '../../../src/core/job.js';
 
-/** A whole push pipeline on the real clock: SQLite store, service + timer, router, dispatcher, metrics. */
+/** A whole push pipeline on the real clock: SQLite store, service + timer, bindings, dispatcher, metrics. */
 export class PushHarness {
   readonly service: DelayqService;
-  readonly router: SinkRouter;
+  readonly bindings: SinkBindings;
   readonly dispatcher: Dispatcher;
   readonly registry = new Registry();
 
-  /** `path`: a SQLite file holding both jobs and routes (default: in memory). */
+  /** `path`: a SQLite file holding both jobs and bindings (default: in memory). */
   constructor(options: { pollWaitMs?: number; path?: string } = {}) {
     const path = options.path ?? ':memory:';
     this.service = new DelayqService({ store: new SqliteStore({ path, nodeId: `sink-test-${process.pid}` }) });
-    this.router = new SinkRouter({ store: new SqliteRouteStore({ path }), refreshIntervalMs: 60_000 });
+    this.bindings = new SinkBindings({ store: new SqliteBindingStore({ path }), refreshIntervalMs: 60_000 });
     this.dispatcher = new Dispatcher({
       service: this.service,
-      routes: this.router,
+      bindings: this.bindings,
       createSink,
       observer: new SinkMetrics(this.registry),
       pollWaitMs: options.pollWaitMs ?? 2000,
@@ -32,14 +32,14 @@ export class PushHarness {
 
   async start(): Promise<this> {
     await this.service.start();
-    await this.router.start();
+    await this.bindings.start();
     this.dispatcher.start();
     return this;
   }
 
   async stop(): Promise<void> {
     await this.dispatcher.stop();
-    await this.router.close();
+    await this.bindings.close();
     await this.service.close();
   }
 

@@ -104,4 +104,29 @@ except grpc.RpcError as err:
     assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and trailers(err)["delayq-field"] == "acks[0].op", trailers(err)
 b.close()
 print("ok stream-errors", flush=True)
+
+# operator calls: list, dead letters, redrive, pause and resume, a topic's stats, purge
+page = stub.List(pb.ListRequest(topic=f"{p}-s", limit=2))
+assert [j.id for j in page.jobs] == [f"{p}-s0", f"{p}-s1"] and page.HasField("next"), page
+rest = stub.List(pb.ListRequest(topic=f"{p}-s", limit=2, cursor=page.next))
+assert [j.id for j in rest.jobs] == [f"{p}-s2"] and not rest.HasField("next"), rest
+dead = stub.ListDead(pb.ListDeadRequest(topic=f"{p}-s"))
+assert [(j.id, j.last_error) for j in dead.jobs] == [(f"{p}-s2", "nope")], dead
+assert stub.Redrive(pb.RedriveRequest(ids=[f"{p}-s2"])).count == 1
+paused = stub.PauseTopic(pb.PauseTopicRequest(topic=f"{p}-s", delay_ms=60_000))
+assert paused.paused and paused.paused_until > 0, paused
+stats = stub.GetTopicStats(pb.TopicRequest(topic=f"{p}-s"))
+assert stats.paused and stats.counts["ready"] == 1 and stats.counts["finished"] == 2, stats
+assert not stub.ResumeTopic(pb.TopicRequest(topic=f"{p}-s")).paused
+try:
+    stub.Purge(pb.PurgeRequest())
+    raise AssertionError("purge without before accepted")
+except grpc.RpcError as err:
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and trailers(err)["delayq-field"] == "before", trailers(err)
+try:
+    stub.List(pb.ListRequest(limit=5000))
+    raise AssertionError("page of 5000 accepted")
+except grpc.RpcError as err:
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and trailers(err)["delayq-field"] == "limit", trailers(err)
+print("ok operator", flush=True)
 print("done", flush=True)

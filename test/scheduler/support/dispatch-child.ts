@@ -1,12 +1,12 @@
 /**
- * A delayq process for the crash test: jobs and routes in the SQLite file argv[2]; routes argv[4] to the
+ * A delayq process for the crash test: jobs and delivery bindings in the SQLite file argv[2]; binds argv[4] to the
  * webhook argv[3], pushes one job and reports its id, then keeps delivering until it is killed.
  */
 import { PushHarness } from '../../delivery/support/harness.js';
 
 const [path, url, topic] = process.argv.slice(2) as [string, string, string];
 const harness = await new PushHarness({ path }).start();
-await harness.router.setRoute(topic, { type: 'webhook', url, allowedRanges: ['loopback'], timeoutMs: 1000 });
+await harness.bindings.setBinding(topic, { type: 'webhook', url, allowedRanges: ['loopback'], timeoutMs: 1000 });
 const job = await harness.push({
   topic,
   body: { crash: 'test' },

@@ -45,7 +45,7 @@ export interface SecureServer {
 }
 
 /**
- * The real server (SQLite in memory, the runtime: service, push routes, metrics; the Fastify app) listening on `port` — this helper's
+ * The real server (SQLite in memory, the runtime: service, delivery bindings, metrics; the Fastify app) listening on `port` — this helper's
  * ports are 7600–7699 — with authentication on unless `overrides.auth` says otherwise.
  */
 export async function startSecureServer(
@@ -68,7 +68,7 @@ export async function startSecureServer(
   await runtime.start();
   const service = runtime.service;
   const restore = new RecordingRestore();
-  // The whole node, as `delayq serve` builds it (push routes and /metrics included), plus restore/clearAll.
+  // The whole node, as `delayq serve` builds it (delivery bindings and /metrics included), plus restore/clearAll.
   const app = await buildApp(service, config, { logger, restore, sinks: runtime.sinks, metrics: runtime.metrics });
   const url = await app.listen({ host: '127.0.0.1', port });
   return {

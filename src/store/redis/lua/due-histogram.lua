@@ -4,10 +4,10 @@
   ARGV[5] bucket width (ms)  ARGV[6] rank in the due index to start at  ARGV[7] most sets to read
   Returns: {nextRank (-1: done), count1, count2, …}: one count per bucket.
   A delayed set holds jobs at or after its due-index score (its head), so only sets whose head is before
-  `to` are read, in head order. Per set one ZCOUNT over [from, to) skips sets with nothing in range; a set
-  with at most 8 jobs in range per bucket has those jobs' scores read in one ZRANGE (a redis.call costs
-  more than a few entries: most sets are small listpacks), a bigger one gets a ZCOUNT per bucket. A call
-  reads at most ARGV[7] sets so Redis is never held long: the client calls again from nextRank.
+  `to` are read, in head order. Per set one ZRANGE over [from, to), limited to 8 jobs per bucket + 1, reads
+  the scores in range (most sets are small listpacks, and a redis.call costs more than a few entries); a
+  set that fills the limit gets a ZCOUNT per bucket instead. A call reads at most ARGV[7] sets so Redis is
+  never held long: the client calls again from nextRank.
 ]]
 local dueidx, tp, topic = KEYS[2], ARGV[1], ARGV[2]
 local from, to, width = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -17,19 +17,19 @@ local counts = {}
 for i = 1, n do counts[i] = 0 end
 local prefix = topic .. '#'
 local upper = '(' .. ARGV[4]
+local limit, floor = 8 * n + 1, math.floor
 local heads = redis.call('ZRANGE', dueidx, '-inf', upper, 'BYSCORE', 'LIMIT', rank, most)
 for h = 1, #heads do
   local member = heads[h]
   if topic == '' or string.sub(member, 1, #prefix) == prefix then
     local set = tp .. 'delayed:' .. member
-    local inRange = redis.call('ZCOUNT', set, ARGV[3], upper)
-    if inRange > 0 and inRange <= 8 * n then
-      local scores = redis.call('ZRANGE', set, ARGV[3], upper, 'BYSCORE', 'WITHSCORES')
+    local scores = redis.call('ZRANGE', set, ARGV[3], upper, 'BYSCORE', 'LIMIT', 0, limit, 'WITHSCORES')
+    if #scores <= 2 * 8 * n then
       for s = 2, #scores, 2 do
-        local b = math.floor((tonumber(scores[s]) - from) / width) + 1
+        local b = floor((tonumber(scores[s]) - from) / width) + 1
         counts[b] = counts[b] + 1
       end
-    elseif inRange > 0 then
+    else
       for i = 1, n do
         local lo = from + (i - 1) * width
         local hi = math.min(lo + width, to)

@@ -2,18 +2,19 @@
   slot of the ended log first (lua/ended-log.lua).
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] before (ms, exclusive)  ARGV[3] limit
-  Returns: the number of jobs deleted. Fewer than the limit means nothing is left to delete, unless the
-  limit's worth of log entries read included stale ones (jobs redriven since), which the next call skips.
+  Returns: the ids of the jobs deleted (the client drops their job numbers, kept under another hash tag).
+  Fewer than the limit means nothing is left to delete, unless the limit's worth of log entries read
+  included stale ones (jobs redriven since), which the next call skips.
 ]]
 local jobs, ended, counts, tp = KEYS[1], KEYS[5], KEYS[6], ARGV[1]
 local before, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
-local deleted, read = 0, 0
+local deleted, read = {}, 0
 
 local function delete(id, h)
   if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
   redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
-  deleted = deleted + 1
+  deleted[#deleted + 1] = id
 end
 
 -- The log, slot by slot. A slot that began before the cutoff may still hold jobs that ended after it

@@ -1,7 +1,7 @@
 --[[ release: reserved → ready (or delayed at runAt when runAt > now), giving the attempt back; token-fenced.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] token  ARGV[4] now (ms)  ARGV[5] node index
-  ARGV[6] runAt (ms, '' = ready at once at the job's own runAt)
+  ARGV[6] runAt (ms, '' = ready at once at the job's own runAt)  ARGV[7] priority ('' = unchanged)
   Returns: {OUTCOME_OK, record as stored} | loadReserved's refusal.
 ]]
 local jobs, dueidx, reserved, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
@@ -10,6 +10,11 @@ local runAt = ARGV[6] ~= nil and ARGV[6] ~= '' and tonumber(ARGV[6]) or nil
 local packed, h = loadReserved(jobs, id, token)
 if not packed then return h end
 now = stampAfter(h, now)
+-- A new priority: a topic that holds a priority other than 0 is marked, as push.lua marks it.
+if ARGV[7] ~= nil and ARGV[7] ~= '' then
+  h.priority = tonumber(ARGV[7])
+  if h.priority ~= 0 then redis.call('HSET', counts, h.topic .. '|prio', 1) end
+end
 local delayed = runAt ~= nil and runAt > now
 local state = delayed and STATE_DELAYED or STATE_READY
 h.state, h.attempts, h.token, h.deadline = state, math.max(h.attempts - 1, 0), false, false

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { DelayqError } from '../core/errors.js';
-import type { RouteStore, SinkRoute } from './route-store.js';
+import type { BindingStore, DeliveryBinding } from './binding-store.js';
 import type { SinkConfig } from './sink-config.js';
 
+// The tables keep their first names (sink_routes…): files written by earlier versions stay readable.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sink_routes (
   topic      TEXT PRIMARY KEY,
@@ -26,24 +27,24 @@ const SQL = {
   version: 'SELECT version FROM sink_routes_version WHERE id = 1',
 } as const;
 
-interface RouteRow {
+interface BindingRow {
   topic: string;
   sink: string;
   updated_at: number;
 }
 
-export interface SqliteRouteStoreOptions {
+export interface SqliteBindingStoreOptions {
   /** Database file (the job store's file works: the tables are separate), or ':memory:'. */
   path: string;
 }
 
-/** Routes in two small SQLite tables; every write bumps a version row in the same transaction. */
-export class SqliteRouteStore implements RouteStore {
-  private readonly options: SqliteRouteStoreOptions;
+/** Bindings in two small SQLite tables; every write bumps a version row in the same transaction. */
+export class SqliteBindingStore implements BindingStore {
+  private readonly options: SqliteBindingStoreOptions;
   private db: Database.Database | undefined;
   private stmt!: { [K in keyof typeof SQL]: Database.Statement };
 
-  constructor(options: SqliteRouteStoreOptions) {
+  constructor(options: SqliteBindingStoreOptions) {
     this.options = options;
   }
 
@@ -63,19 +64,19 @@ export class SqliteRouteStore implements RouteStore {
   }
 
   private get conn(): Database.Database {
-    if (!this.db) throw new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite route store is not open');
+    if (!this.db) throw new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite binding store is not open');
     return this.db;
   }
 
-  async set(route: SinkRoute): Promise<void> {
+  async set(binding: DeliveryBinding): Promise<void> {
     this.conn.transaction(() => {
-      this.stmt.upsert.run(route.topic, JSON.stringify(route.sink), route.updatedAt);
+      this.stmt.upsert.run(binding.topic, JSON.stringify(binding.sink), binding.updatedAt);
       this.stmt.bump.run();
     })();
   }
 
-  async get(topic: string): Promise<SinkRoute | null> {
-    const row = this.conn && (this.stmt.get.get(topic) as RouteRow | undefined);
+  async get(topic: string): Promise<DeliveryBinding | null> {
+    const row = this.conn && (this.stmt.get.get(topic) as BindingRow | undefined);
     return row ? fromRow(row) : null;
   }
 
@@ -87,8 +88,8 @@ export class SqliteRouteStore implements RouteStore {
     })();
   }
 
-  async list(): Promise<SinkRoute[]> {
-    return this.conn && (this.stmt.list.all() as RouteRow[]).map(fromRow);
+  async list(): Promise<DeliveryBinding[]> {
+    return this.conn && (this.stmt.list.all() as BindingRow[]).map(fromRow);
   }
 
   async version(): Promise<string> {
@@ -96,6 +97,6 @@ export class SqliteRouteStore implements RouteStore {
   }
 }
 
-function fromRow(row: RouteRow): SinkRoute {
+function fromRow(row: BindingRow): DeliveryBinding {
   return { topic: row.topic, sink: JSON.parse(row.sink) as SinkConfig, updatedAt: row.updated_at };
 }

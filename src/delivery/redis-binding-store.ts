@@ -1,29 +1,30 @@
 import { Redis, type Cluster } from 'ioredis';
 import { DelayqError } from '../core/errors.js';
-import type { RouteStore, SinkRoute } from './route-store.js';
+import type { BindingStore, DeliveryBinding } from './binding-store.js';
 import type { SinkConfig } from './sink-config.js';
 
-export interface RedisRouteStoreOptions {
+export interface RedisBindingStoreOptions {
   /** A plain `redis://` URL; or give `connect` (the composition root passes the store's Sentinel/Cluster-aware factory). */
   url?: string;
   /** Builds the (not yet connected, lazyConnect) client. */
   connect?: () => Redis | Cluster;
-  /** Key prefix shared by the instances that should see the same routes. @defaultValue "delayq:" */
+  /** Key prefix shared by the instances that should see the same bindings. @defaultValue "delayq:" */
   prefix?: string;
 }
 
 /**
- * Routes in one Redis hash (`<prefix>sink-routes`: topic → JSON), plus a counter bumped in the same
- * MULTI on every write, so every delayq instance on this Redis sees the same routes and notices changes
+ * Bindings in one Redis hash (`<prefix>{sink-routes}`: topic → JSON; the key keeps its first name so stored
+ * bindings stay readable), plus a counter bumped in the same
+ * MULTI on every write, so every delayq instance on this Redis sees the same bindings and notices changes
  * with one GET. Both keys share a hash tag, so this works on Redis Cluster too.
  */
-export class RedisRouteStore implements RouteStore {
-  private readonly options: RedisRouteStoreOptions;
+export class RedisBindingStore implements BindingStore {
+  private readonly options: RedisBindingStoreOptions;
   private readonly hashKey: string;
   private readonly versionKey: string;
   private redis: Redis | Cluster | undefined;
 
-  constructor(options: RedisRouteStoreOptions) {
+  constructor(options: RedisBindingStoreOptions) {
     this.options = options;
     const prefix = options.prefix ?? 'delayq:';
     this.hashKey = `${prefix}{sink-routes}`;
@@ -40,7 +41,7 @@ export class RedisRouteStore implements RouteStore {
       await redis.connect();
     } catch (err) {
       redis.disconnect();
-      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach Redis for sink routes: ${(err as Error).message}`, {
+      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach Redis for sink bindings: ${(err as Error).message}`, {
         cause: err,
       });
     }
@@ -54,7 +55,7 @@ export class RedisRouteStore implements RouteStore {
   }
 
   private get conn(): Redis | Cluster {
-    if (!this.redis) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis route store is not open');
+    if (!this.redis) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis binding store is not open');
     return this.redis;
   }
 
@@ -63,16 +64,16 @@ export class RedisRouteStore implements RouteStore {
       return await work(this.conn);
     } catch (err) {
       if (err instanceof DelayqError) throw err;
-      throw new DelayqError('E_STORE_UNAVAILABLE', `Redis sink routes: ${(err as Error).message}`, { cause: err });
+      throw new DelayqError('E_STORE_UNAVAILABLE', `Redis sink bindings: ${(err as Error).message}`, { cause: err });
     }
   }
 
-  async set(route: SinkRoute): Promise<void> {
-    const value = JSON.stringify({ sink: route.sink, updatedAt: route.updatedAt });
-    await this.call((r) => r.multi().hset(this.hashKey, route.topic, value).incr(this.versionKey).exec());
+  async set(binding: DeliveryBinding): Promise<void> {
+    const value = JSON.stringify({ sink: binding.sink, updatedAt: binding.updatedAt });
+    await this.call((r) => r.multi().hset(this.hashKey, binding.topic, value).incr(this.versionKey).exec());
   }
 
-  async get(topic: string): Promise<SinkRoute | null> {
+  async get(topic: string): Promise<DeliveryBinding | null> {
     const value = await this.call((r) => r.hget(this.hashKey, topic));
     return value === null ? null : parse(topic, value);
   }
@@ -82,7 +83,7 @@ export class RedisRouteStore implements RouteStore {
     return Number(replies?.[0]?.[1] ?? 0) > 0;
   }
 
-  async list(): Promise<SinkRoute[]> {
+  async list(): Promise<DeliveryBinding[]> {
     const all = await this.call((r) => r.hgetall(this.hashKey));
     return Object.entries(all)
       .map(([topic, value]) => parse(topic, value))
@@ -94,7 +95,7 @@ export class RedisRouteStore implements RouteStore {
   }
 }
 
-function parse(topic: string, value: string): SinkRoute {
+function parse(topic: string, value: string): DeliveryBinding {
   const { sink, updatedAt } = JSON.parse(value) as { sink: SinkConfig; updatedAt: number };
   return { topic, sink, updatedAt };
 }

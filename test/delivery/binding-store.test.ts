@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisRouteStore } from '../../src/delivery/redis-route-store.js';
-import type { RouteStore } from '../../src/delivery/route-store.js';
+import { RedisBindingStore } from '../../src/delivery/redis-binding-store.js';
+import type { BindingStore } from '../../src/delivery/binding-store.js';
 import { parseSinkConfig } from '../../src/delivery/sink-config.js';
-import { publicRoute, SinkRouter } from '../../src/delivery/sink-router.js';
-import { SqliteRouteStore } from '../../src/delivery/sqlite-route-store.js';
+import { publicBinding, SinkBindings } from '../../src/delivery/sink-bindings.js';
+import { SqliteBindingStore } from '../../src/delivery/sqlite-binding-store.js';
 import { uniqueName, waitFor } from './support/harness.js';
 import { requireServer } from './support/local-server.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'delayq-routes-'));
+const dir = mkdtempSync(join(tmpdir(), 'delayq-bindings-'));
 const redisPrefixes: string[] = [];
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -24,30 +24,30 @@ beforeAll(() => requireServer('Redis', 6379));
 const hook = (n: number) =>
   parseSinkConfig({ type: 'webhook', url: `https://hooks.example/${n}`, secret: 'sixteen-chars-secret!' });
 
-/** Two route stores over the same data, as two delayq instances would have. */
-const kinds: [string, () => [RouteStore, RouteStore]][] = [
+/** Two binding stores over the same data, as two delayq instances would have. */
+const kinds: [string, () => [BindingStore, BindingStore]][] = [
   [
-    'SqliteRouteStore (one file, two connections)',
+    'SqliteBindingStore (one file, two connections)',
     () => {
-      const path = join(dir, `${uniqueName('routes')}.db`);
-      return [new SqliteRouteStore({ path }), new SqliteRouteStore({ path })];
+      const path = join(dir, `${uniqueName('bindings')}.db`);
+      return [new SqliteBindingStore({ path }), new SqliteBindingStore({ path })];
     },
   ],
   [
-    'RedisRouteStore (one hash, two clients)',
+    'RedisBindingStore (one hash, two clients)',
     () => {
       const prefix = `${uniqueName('t')}:`;
       redisPrefixes.push(prefix);
       return [
-        new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix }),
-        new RedisRouteStore({ url: 'redis://127.0.0.1:6379', prefix }),
+        new RedisBindingStore({ url: 'redis://127.0.0.1:6379', prefix }),
+        new RedisBindingStore({ url: 'redis://127.0.0.1:6379', prefix }),
       ];
     },
   ],
 ];
 
 describe.each(kinds)('%s', (_name, make) => {
-  it('sets, gets, lists, replaces and deletes routes, bumping the version on every write', async () => {
+  it('sets, gets, lists, replaces and deletes bindings, bumping the version on every write', async () => {
     const [store] = make();
     await store.open();
     const v0 = await store.version();
@@ -67,22 +67,22 @@ describe.each(kinds)('%s', (_name, make) => {
     await store.close();
   });
 
-  it('lets a second instance see route changes on its next refresh (shared routes)', async () => {
+  it('lets a second instance see binding changes on its next refresh (shared bindings)', async () => {
     const [storeA, storeB] = make();
-    const a = new SinkRouter({ store: storeA, refreshIntervalMs: 50 });
-    const b = new SinkRouter({ store: storeB, refreshIntervalMs: 50 });
+    const a = new SinkBindings({ store: storeA, refreshIntervalMs: 50 });
+    const b = new SinkBindings({ store: storeB, refreshIntervalMs: 50 });
     await a.start();
     await b.start();
     const heard: [string, string | null][] = [];
-    b.subscribe((topic, route) => heard.push([topic, route ? route.sink.type : null]));
+    b.subscribe((topic, binding) => heard.push([topic, binding ? binding.sink.type : null]));
     try {
-      await a.setRoute('orders', { type: 'webhook', url: 'https://hooks.example/x' });
-      await waitFor('instance b to see the route', () => b.routes().length === 1);
-      expect(b.routes()[0]).toMatchObject({ topic: 'orders', sink: { type: 'webhook', concurrency: 8 } });
-      await a.setRoute('orders', { type: 'nats', servers: ['nats://127.0.0.1:4222'] });
-      await waitFor('instance b to see the change', () => b.routes()[0]?.sink.type === 'nats');
-      await a.deleteRoute('orders');
-      await waitFor('instance b to see the deletion', () => b.routes().length === 0);
+      await a.setBinding('orders', { type: 'webhook', url: 'https://hooks.example/x' });
+      await waitFor('instance b to see the binding', () => b.bindings().length === 1);
+      expect(b.bindings()[0]).toMatchObject({ topic: 'orders', sink: { type: 'webhook', concurrency: 8 } });
+      await a.setBinding('orders', { type: 'nats', servers: ['nats://127.0.0.1:4222'] });
+      await waitFor('instance b to see the change', () => b.bindings()[0]?.sink.type === 'nats');
+      await a.deleteBinding('orders');
+      await waitFor('instance b to see the deletion', () => b.bindings().length === 0);
       expect(heard).toEqual([
         ['orders', 'webhook'],
         ['orders', 'nats'],
@@ -95,36 +95,38 @@ describe.each(kinds)('%s', (_name, make) => {
   });
 });
 
-describe('SinkRouter', () => {
+describe('SinkBindings', () => {
   it('refuses a bad topic or sink config with the field named, and stores nothing', async () => {
-    const router = new SinkRouter({ store: new SqliteRouteStore({ path: ':memory:' }) });
-    await router.start();
+    const bindings = new SinkBindings({ store: new SqliteBindingStore({ path: ':memory:' }) });
+    await bindings.start();
     try {
-      await expect(router.setRoute('bad topic!', { type: 'webhook', url: 'https://x.example' })).rejects.toMatchObject({
+      await expect(
+        bindings.setBinding('bad topic!', { type: 'webhook', url: 'https://x.example' }),
+      ).rejects.toMatchObject({
         code: 'E_VALIDATION',
         field: 'topic',
       });
-      await expect(router.setRoute('orders', { type: 'rabbitmq', url: 'http://nope' })).rejects.toMatchObject({
+      await expect(bindings.setBinding('orders', { type: 'rabbitmq', url: 'http://nope' })).rejects.toMatchObject({
         code: 'E_VALIDATION',
         field: 'sink.url',
       });
-      await expect(router.setRoute('orders', { type: 'nats', servers: [] })).rejects.toMatchObject({
+      await expect(bindings.setBinding('orders', { type: 'nats', servers: [] })).rejects.toMatchObject({
         field: 'sink.servers',
       });
-      expect(await router.listRoutes()).toEqual([]);
+      expect(await bindings.listBindings()).toEqual([]);
     } finally {
-      await router.close();
+      await bindings.close();
     }
   });
 
-  it('masks secrets and passwords when a route is shown', () => {
-    const shown = publicRoute({
+  it('masks secrets and passwords when a binding is shown', () => {
+    const shown = publicBinding({
       topic: 'orders',
       updatedAt: 1,
       sink: parseSinkConfig({ type: 'rabbitmq', url: 'amqp://user:hunter2@127.0.0.1:5672' }),
     });
     expect(JSON.stringify(shown)).not.toContain('hunter2');
-    const hookShown = publicRoute({ topic: 'o', updatedAt: 1, sink: hook(1) });
+    const hookShown = publicBinding({ topic: 'o', updatedAt: 1, sink: hook(1) });
     expect(JSON.stringify(hookShown)).not.toContain('sixteen-chars-secret!');
   });
 });
