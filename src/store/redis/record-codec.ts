@@ -59,34 +59,52 @@ export interface StoredEntry {
 }
 
 const MSGPACK_ARRAY_4 = 0x94;
+// The layout's numbers as this module's own constants, so the decoder reads no other module's bindings.
+const FLAGS_AT = HEAD_AT.flags;
+const ATTEMPTS_AT = HEAD_AT.attempts;
+const PRIORITY_AT = HEAD_AT.priority;
+const TTR_AT = HEAD_AT.ttrMs;
+const CREATED_AT = HEAD_AT.createdAt;
+const RUN_AT = HEAD_AT.runAt;
+const BUCKET_AT = HEAD_AT.bucket;
+const FIXED_HEAD = HEAD_BYTES;
+const TIME = TIME_BYTES;
+const MASK = STATE_MASK;
+const RESERVED = STATE_CODE.reserved;
+const FINISHED = STATE_CODE.finished;
+const HAS_TTL = FLAG.ttlMs;
+const HAS_READY_AT = FLAG.readyAt;
+const HAS_RESERVED_AT = FLAG.reservedAt;
+const HAS_FINISHED_AT = FLAG.finishedAt;
+const HAS_LAST_ERROR = FLAG.lastError;
 
 /** Decodes a record as stored; pure, so records may be decoded in any order or interleaved. */
 export function decodeRecord(b: Buffer, withHistory = false): StoredRecord {
-  const flags = b[HEAD_AT.flags]!;
-  const code = flags & STATE_MASK;
-  let pos = HEAD_BYTES;
+  const flags = b[FLAGS_AT]!;
+  const code = flags & MASK;
+  let pos = FIXED_HEAD;
   // Each optional time is read only when its flag is set, in OPTIONAL_TIMES order.
-  const ttlMs = flags & FLAG.ttlMs ? b.readIntBE(pos, TIME_BYTES) : null;
-  if (ttlMs !== null) pos += TIME_BYTES;
-  const readyAt = flags & FLAG.readyAt ? b.readIntBE(pos, TIME_BYTES) : null;
-  if (readyAt !== null) pos += TIME_BYTES;
-  const reservedAt = flags & FLAG.reservedAt ? b.readIntBE(pos, TIME_BYTES) : null;
-  if (reservedAt !== null) pos += TIME_BYTES;
-  const finishedAt = flags & FLAG.finishedAt ? b.readIntBE(pos, TIME_BYTES) : null;
-  if (finishedAt !== null) pos += TIME_BYTES;
+  const ttlMs = flags & HAS_TTL ? b.readIntBE(pos, TIME) : null;
+  if (ttlMs !== null) pos += TIME;
+  const readyAt = flags & HAS_READY_AT ? b.readIntBE(pos, TIME) : null;
+  if (readyAt !== null) pos += TIME;
+  const reservedAt = flags & HAS_RESERVED_AT ? b.readIntBE(pos, TIME) : null;
+  if (reservedAt !== null) pos += TIME;
+  const finishedAt = flags & HAS_FINISHED_AT ? b.readIntBE(pos, TIME) : null;
+  if (finishedAt !== null) pos += TIME;
   let lastError: string | null = null;
-  if (flags & FLAG.lastError) {
+  if (flags & HAS_LAST_ERROR) {
     const n = b.readUInt32BE(pos);
     lastError = b.toString('utf8', pos + 4, pos + 4 + n);
     pos += 4 + n;
   }
   let deadlineAt: number | null = null;
   let token: string | null = null;
-  if (code === STATE_CODE.reserved) {
-    deadlineAt = b.readIntBE(pos, TIME_BYTES);
-    pos += TIME_BYTES;
+  if (code === RESERVED) {
+    deadlineAt = b.readIntBE(pos, TIME);
+    pos += TIME;
   }
-  if (code === STATE_CODE.reserved || code === STATE_CODE.finished) {
+  if (code === RESERVED || code === FINISHED) {
     const n = b[pos]!;
     token = b.toString('latin1', pos + 1, pos + 1 + n);
     pos += 1 + n;
@@ -96,19 +114,22 @@ export function decodeRecord(b: Buffer, withHistory = false): StoredRecord {
   pos += 1 + topicLength;
   if (b[pos] !== MSGPACK_ARRAY_4)
     throw new Error(`record body: expected a 4-element msgpack array, found 0x${b[pos]?.toString(16)}`);
-  const at = { pos: pos + 1 };
-  const tag = readString(b, at);
-  const bizKey = readString(b, at);
-  const body = readString(b, at) ?? '';
-  const retry = readString(b, at) ?? '';
+  const tagAt = pos + 1;
+  const bizKeyAt = stringEnd(b, tagAt);
+  const bodyAt = stringEnd(b, bizKeyAt);
+  const retryAt = stringEnd(b, bodyAt);
+  const tag = stringAt(b, tagAt);
+  const bizKey = stringAt(b, bizKeyAt);
+  const body = stringAt(b, bodyAt) ?? '';
+  const retry = stringAt(b, retryAt) ?? '';
   return {
     state: stateOf(code),
-    attempts: b.readUInt16BE(HEAD_AT.attempts),
-    priority: b.readInt16BE(HEAD_AT.priority),
-    ttrMs: b.readUInt32BE(HEAD_AT.ttrMs),
-    createdAt: b.readIntBE(HEAD_AT.createdAt, TIME_BYTES),
-    runAt: b.readIntBE(HEAD_AT.runAt, TIME_BYTES),
-    bucket: b.readUIntBE(HEAD_AT.bucket, 3),
+    attempts: b.readUInt16BE(ATTEMPTS_AT),
+    priority: b.readInt16BE(PRIORITY_AT),
+    ttrMs: b.readUInt32BE(TTR_AT),
+    createdAt: b.readIntBE(CREATED_AT, TIME),
+    runAt: b.readIntBE(RUN_AT, TIME),
+    bucket: b.readUIntBE(BUCKET_AT, 3),
     ttlMs,
     readyAt,
     reservedAt,
@@ -121,34 +142,41 @@ export function decodeRecord(b: Buffer, withHistory = false): StoredRecord {
     bizKey,
     body,
     retry,
-    history: withHistory ? readEntries(b, at.pos) : null,
+    history: withHistory ? readEntries(b, stringEnd(b, retryAt)) : null,
   };
 }
 
-/** A msgpack string (fixstr, str8, str16 or str32) or false (null) at `at.pos`, which it moves past it. */
-function readString(b: Buffer, at: { pos: number }): string | null {
-  const pos = at.pos;
+/** Bytes of the msgpack string header (fixstr, str8, str16, str32) at `pos`; 1 for false. */
+function headerBytes(type: number): number {
+  if (type >= 0xa0 && type <= 0xbf) return 1;
+  if (type === 0xd9) return 2;
+  if (type === 0xda) return 3;
+  if (type === 0xdb) return 5;
+  if (type === 0xc2) return 1;
+  throw new Error(`record body: expected a msgpack string or false, found 0x${type.toString(16)}`);
+}
+
+/** Length of the msgpack string at `pos` (0 for false). */
+function textBytes(b: Buffer, pos: number, type: number): number {
+  if (type >= 0xa0 && type <= 0xbf) return type - 0xa0;
+  if (type === 0xd9) return b[pos + 1]!;
+  if (type === 0xda) return b.readUInt16BE(pos + 1);
+  if (type === 0xdb) return b.readUInt32BE(pos + 1);
+  return 0;
+}
+
+/** Where the msgpack string (or false) at `pos` ends. */
+function stringEnd(b: Buffer, pos: number): number {
   const type = b[pos]!;
-  let start: number;
-  let length: number;
-  if (type >= 0xa0 && type <= 0xbf) {
-    start = pos + 1;
-    length = type - 0xa0;
-  } else if (type === 0xd9) {
-    start = pos + 2;
-    length = b[pos + 1]!;
-  } else if (type === 0xda) {
-    start = pos + 3;
-    length = b.readUInt16BE(pos + 1);
-  } else if (type === 0xdb) {
-    start = pos + 5;
-    length = b.readUInt32BE(pos + 1);
-  } else if (type === 0xc2) {
-    at.pos = pos + 1;
-    return null;
-  } else throw new Error(`record body: expected a msgpack string or false, found 0x${type.toString(16)}`);
-  at.pos = start + length;
-  return b.toString('utf8', start, at.pos);
+  return pos + headerBytes(type) + textBytes(b, pos, type);
+}
+
+/** The msgpack string at `pos`, or null for false. */
+function stringAt(b: Buffer, pos: number): string | null {
+  const type = b[pos]!;
+  if (type === 0xc2) return null;
+  const start = pos + headerBytes(type);
+  return b.toString('utf8', start, start + textBytes(b, pos, type));
 }
 
 function readEntries(b: Buffer, pos: number): StoredEntry[] {
