@@ -80,8 +80,11 @@ async function settle(left: () => string[]): Promise<string[]> {
 let fileBaseline = new Map<string, number>();
 let testBaseline = new Map<string, number>();
 let currentFile = '';
+/** A failed test (a timeout, say) may leave its processes behind: the file's check then stays quiet. */
+let aTestFailed = false;
 
 beforeAll(() => {
+  aTestFailed = false;
   registry.timers.clear();
   registry.label = 'beforeAll';
   fileBaseline = watchedCounts();
@@ -96,6 +99,7 @@ beforeEach((context) => {
 afterEach(async (context) => {
   const extra = await settle(() => extraHandles(testBaseline));
   registry.label = 'between tests';
+  if (context.task.result?.state === 'fail') aTestFailed = true;
   if (extra.length > 0 && context.task.result?.state !== 'fail') {
     throw new Error(`test left running: ${extra.join(', ')} (close what it started, in the test or its afterEach)`);
   }
@@ -113,7 +117,7 @@ const KNOWN_LEAKS: Readonly<Record<string, string>> = {
 afterAll(async () => {
   const extra = await settle(() => [...extraHandles(fileBaseline), ...runningTimers()]);
   registry.timers.clear();
-  if (extra.length === 0) return;
+  if (extra.length === 0 || aTestFailed) return;
   const message = `left running after the file's afterAll: ${extra.join('; ')} (clear or close them)`;
   const path = currentFile;
   const file = Object.keys(KNOWN_LEAKS).find((name) => path.endsWith(name));
