@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './journal-dialect.js';
-import type { JournalSchedule } from './journal-schedule.js';
-
-export type { JournalSchedule };
+import type { JournalSchedule } from './journal.js';
 
 /** Upserts schedule rows, each kept only if it is not older than the stored one. */
 export async function writeSchedules(

@@ -2,9 +2,6 @@ import type { EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
 import type { Store } from '../store/store.js';
-import type { JournalSchedule } from './journal-schedule.js';
-
-export type { JournalSchedule };
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -208,4 +205,18 @@ export interface JournalStatus {
   lastRestore: RestoreSummary | null;
   /** Journal entries queued and not yet committed. */
   pendingJournalWrites: number;
+}
+
+/**
+ * A schedule as the journal keeps it: the record as opaque JSON (src/schedule owns its shape; the journal
+ * sits below it) and its version. A write is applied only if its version (createdAt, revision, cursorAt)
+ * is at least the stored one, so writes from several instances arriving out of order keep the newest;
+ * `record: null` is a deletion (a tombstone one revision above the deleted record).
+ */
+export interface JournalSchedule {
+  name: string;
+  createdAt: number;
+  revision: number;
+  cursorAt: number;
+  record: string | null;
 }
