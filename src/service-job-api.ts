@@ -82,6 +82,11 @@ export class JobApi {
     return this.host.run(() => this.host.store.outcomeOf(validateJobId(id)));
   }
 
+  /** Whether a push needs pushBatch here: it names a retention, or its topic has one configured. */
+  retains(input: PushWithRetention): boolean {
+    return input.retention !== undefined || this.byTopic.has(input.topic);
+  }
+
   /** Pushes jobs, then gives each its retention: its own, else its topic's (jobs.retentionByTopic). */
   async pushBatch(inputs: readonly PushWithRetention[]): Promise<PushResult[]> {
     const own = inputs.map((input, i) =>

@@ -36,10 +36,9 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request, reply) => {
       authorizeTopic(request, request.body.topic);
-      const result =
-        request.body.retention === undefined
-          ? await service.push(request.body)
-          : (await service.jobApi.pushBatch([request.body]))[0]!;
+      const result = service.jobApi.retains(request.body)
+        ? (await service.jobApi.pushBatch([request.body]))[0]!
+        : await service.push(request.body);
       return sendJsonText(reply, result.created ? 201 : 200, pushAnswerJson(result.created, result.job));
     },
   );
