@@ -17,6 +17,10 @@ export async function migrateJournal(db: Kysely<JournalDatabase>, dir: URL): Pro
   const files = readdirSync(dir)
     .filter((f) => /^\d{3}_.+\.sql$/.test(f))
     .sort();
+  // Two files of one version would leave the second unapplied for good: refuse such a build outright.
+  const versions = files.map((f) => f.slice(0, 3));
+  const twice = versions.find((v, i) => versions.indexOf(v) !== i);
+  if (twice) throw new Error(`two journal migrations share version ${twice} in ${dir.pathname}`);
   let count = 0;
   for (const file of files) {
     const version = Number(file.slice(0, 3));
