@@ -10,4 +10,6 @@ if not kept or not packed then return false end
 local h = readHead(packed)
 local space = string.find(kept, ' ', 1, true)
 local token = string.sub(kept, 1, space - 1)
-return { string.sub(kept, space + 1), (h.state == STATE_FINISHED and h.token == token) and 1 or 0 }
+-- 1 when the job finished under the token that reported the outcome (a reply flag, not a state)
+local settled = h.state == STATE_FINISHED and h.token == token
+return { string.sub(kept, space + 1), settled and 1 or 0 }
