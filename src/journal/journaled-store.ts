@@ -104,7 +104,6 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     this.kind = `${inner.kind}+${journal.dialect}`;
     this.capabilities = {
       shared: inner.capabilities.shared,
-      durable: true,
       journaled: true,
       reserveTakesDue: inner.capabilities.reserveTakesDue,
     };

@@ -145,8 +145,6 @@ export interface Store {
 export interface StoreCapabilities {
   /** Several delayq processes may share this store at once, and hear each other's wake-ups via `watch`. */
   readonly shared: boolean;
-  /** The store survives a process crash without an external journal. */
-  readonly durable: boolean;
   /** A journal keeps the jobs and can restore them (journal/journal.ts: isJournaled reads this). */
   readonly journaled: boolean;
   /** reserve also takes due jobs promoteDue has not moved, so promoteDue may leave some (Store.reserve). */

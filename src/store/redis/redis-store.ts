@@ -127,7 +127,7 @@ export class RedisStore implements Store {
       throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
     }
     // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
-    this.capabilities = { shared: true, durable: true, journaled: false, reserveTakesDue: this.partitions === 1 };
+    this.capabilities = { shared: true, journaled: false, reserveTakesDue: this.partitions === 1 };
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));

@@ -69,7 +69,7 @@ const BUSY_TIMEOUT_MS = 50;
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  readonly capabilities: StoreCapabilities = { shared: false, durable: true, journaled: false, reserveTakesDue: false };
+  readonly capabilities: StoreCapabilities = { shared: false, journaled: false, reserveTakesDue: false };
   private db: Database.Database | undefined;
   private stmt!: Statements;
   private readonly listStatements = new Map<string, Database.Statement>();
