@@ -1,6 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
-import { layoutRefusal, toStoreError, unavailable } from './redis-errors.js';
+import { toStoreError, unavailable } from './redis-errors.js';
 import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
 import {
@@ -42,7 +42,7 @@ import {
 } from './keys.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { decodeRecord } from './record-codec.js';
-import { RECORD_LAYOUT, STATE_CODE, stateOf } from './record-layout.js';
+import { STATE_CODE, stateOf } from './record-layout.js';
 import { RedisPusher } from './redis-push.js';
 import type { RedisStoreOptions } from './redis-store-options.js';
 import { reserveJobs } from './redis-reserve.js';
@@ -55,6 +55,7 @@ import { redrive } from './redis-redrive.js';
 import { peekNext, purgeWithNumbers, reserveJob } from './redis-by-id.js';
 import type { PeekState } from '../peek-order.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
+import { registerNode } from './node-registration.js';
 import { WakeBus } from './wake-bus.js';
 import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
 import { persistenceWarnings } from './persistence-check.js';
@@ -189,13 +190,7 @@ export class RedisStore implements Store {
   }
 
   private async registerNode(client: RedisClient): Promise<void> {
-    const register = (k: PartitionKeys) =>
-      runScript(client, 'register-node', [k.nodes, k.counts, k.jobs], [this.options.nodeId, RECORD_LAYOUT]);
-    this.nodeIndex = await Promise.all(
-      this.parts.map((k) =>
-        register(k).then(Number, (err: unknown) => Promise.reject(layoutRefusal(err, this.prefix, RECORD_LAYOUT))),
-      ),
-    );
+    this.nodeIndex = await registerNode(client, this.parts, this.options.nodeId, this.prefix);
   }
 
   async close(): Promise<void> {
