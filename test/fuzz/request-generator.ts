@@ -390,6 +390,41 @@ const ROUTES: RouteTemplate[] = [
     path: () => '/v1/dead/redrive',
     body: (g) => (g.chance(0.5) ? { topic: g.topic(), limit: 10 } : { ids: [g.id(), g.id()] }),
   },
+  // the job API's listings and bulk operations (docs/job-api.md)
+  {
+    method: 'GET',
+    pattern: '/v1/delayed',
+    path: () => '/v1/delayed',
+    query: (g) => ({
+      ...(g.chance(0.5) ? { topic: g.topic() } : {}),
+      ...(g.chance(0.5) ? { from: g.pick([0, Date.now(), -1, 'x']) } : {}),
+      ...(g.chance(0.5) ? { to: g.pick([Date.now() + 3_600_000, 0, 1e15]) } : {}),
+      ...(g.chance(0.5) ? { limit: g.pick([1, 100, 0, 'x']) } : {}),
+    }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/reserved',
+    path: () => '/v1/reserved',
+    query: (g) => ({
+      ...(g.chance(0.5) ? { topic: g.topic() } : {}),
+      ...(g.chance(0.5) ? { limit: g.pick([1, 100, 0, 'x']) } : {}),
+      ...(g.chance(0.3) ? { cursor: g.unicodeString() } : {}),
+    }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/bulk',
+    path: () => '/v1/jobs/bulk',
+    body: (g) => ({
+      action: g.pick(['cancel', 'reschedule', 'redrive', 'delete', 'explode']),
+      selector: g.pick([{ topic: g.topic() }, { bizKey: g.unicodeString() }, { tag: 'x', state: 'delayed' }, {}]),
+      ...(g.chance(0.5) ? { dryRun: g.pick([true, false, 'yes']) } : {}),
+      ...(g.chance(0.3) ? { shiftMs: g.pick([1000, '10m', -1, 'x']) } : {}),
+      ...(g.chance(0.3) ? { limit: g.pick([1, 10, 0, 1e9]) } : {}),
+      ...(g.chance(0.2) ? { cursor: g.unicodeString() } : {}),
+    }),
+  },
   { method: 'GET', pattern: '/health', path: () => '/health' },
   { method: 'GET', pattern: '/ready', path: () => '/ready' },
   { method: 'GET', pattern: '/openapi.json', path: () => '/openapi.json' },
