@@ -124,6 +124,7 @@ describe.each(['sqlite', 'redis'] as const)('clock steps of ±1 hour on the serv
       await producer.stop();
       await consumer.stop();
       await server.stop();
+      await redis.kill(); // started by this test: the leak check wants it gone with the test
     }
   }, 120_000);
 });
