@@ -346,13 +346,16 @@ export class SqlJournal implements Journal {
     }
   }
 
+  /** One upsert statement: a delete-then-insert lets two concurrent writers of one name collide on the key. */
   async setMeta(name: string, value: string): Promise<void> {
-    await this.run((db) =>
-      db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('delayq_meta').where('name', '=', name).execute();
-        await trx.insertInto('delayq_meta').values({ name, value }).execute();
-      }),
-    );
+    await this.run(async (db) => {
+      const insert = db.insertInto('delayq_meta').values({ name, value });
+      await (
+        this.dialect === 'postgres'
+          ? insert.onConflict((oc) => oc.column('name').doUpdateSet({ value }))
+          : insert.onDuplicateKeyUpdate({ value })
+      ).execute();
+    });
   }
 }
 
