@@ -4,7 +4,7 @@ import type { PeekState } from '../store/peek-order.js';
 import { reserveJobJournaled } from './journaled-by-id.js';
 import type { TopicPauses } from '../store/topic-pauses.js';
 import { pino, type Logger } from 'pino';
-import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
+import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../core/job.js';
 import {
@@ -23,7 +23,7 @@ import {
   type StoreWatcher,
 } from '../store/store.js';
 import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from './journal.js';
-import { entry, isMarker, loadedJob, MARKER_RUN_AT, MARKER_TOPIC, toNewJob, withoutLoaded } from './journal-jobs.js';
+import { entry, loadedJob, MARKER_RUN_AT, toNewJob } from './journal-jobs.js';
 import {
   clearAllJobs,
   restoreFromJournal,
@@ -36,7 +36,7 @@ import {
 import { JournalWriter } from './journal-writer.js';
 import { withoutJournaledEnds } from './journaled-ends.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
-import { mergeLists, mergeStats } from './merge-reads.js';
+import { mergedDueHistogram, mergedGet, mergedList, mergedStats } from './merge-reads.js';
 import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.js';
 import { redriveJournaled } from './journal-redrive.js';
 import { cancelJournaled, pushJournaled, rescheduleJournaled } from './journaled-producers.js';
@@ -298,11 +298,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
 
   // ——— reads: the inner store, then the journal for what only it holds ———
 
-  async get(id: string): Promise<Job | null> {
-    const job = await this.inner.get(id);
-    if (job) return job;
-    const row = await this.journal.get(id);
-    return row ? withoutLoaded(row) : null;
+  get(id: string): Promise<Job | null> {
+    return mergedGet(this.inner, this.journal, id);
   }
 
   async history(id: string): Promise<HistoryEntry[]> {
@@ -312,34 +309,16 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.journal.history(id);
   }
 
-  async list(query: JobQuery): Promise<JobPage> {
-    const filter = { topic: query.topic, state: query.state, bizKey: query.bizKey, tag: query.tag };
-    const [inner, journalOnly] = await Promise.all([
-      this.inner.list({ ...query, limit: query.limit + 1 }),
-      this.journal.listJournalOnly(filter, query.cursor ?? null, query.limit + 1),
-    ]);
-    return mergeLists(
-      inner.jobs.filter((j) => !isMarker(j.id)),
-      journalOnly.map(withoutLoaded),
-      query.limit,
-    );
+  list(query: JobQuery): Promise<JobPage> {
+    return mergedList(this.inner, this.journal, query);
   }
 
-  async stats(): Promise<TopicStats[]> {
-    const [inner, journalOnly] = await Promise.all([this.inner.stats(), this.journal.statsJournalOnly()]);
-    return mergeStats(
-      inner.filter((s) => s.topic !== MARKER_TOPIC),
-      journalOnly,
-    );
+  stats(): Promise<TopicStats[]> {
+    return mergedStats(this.inner, this.journal);
   }
 
-  /** The inner store's delayed jobs plus the journal's beyond the horizon. */
-  async dueHistogram(query: DueHistogramQuery): Promise<DueCounts> {
-    const [inner, journalOnly] = await Promise.all([
-      this.inner.dueHistogram(query),
-      this.journal.dueHistogramJournalOnly(query),
-    ]);
-    return addCounts(inner, journalOnly);
+  dueHistogram(query: DueHistogramQuery): Promise<DueCounts> {
+    return mergedDueHistogram(this.inner, this.journal, query);
   }
 
   // ——— journal operations: tiering, detection, restore, clearAll ———

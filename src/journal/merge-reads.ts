@@ -1,5 +1,44 @@
 import { emptyCounts, JOB_STATES, type Job, type TopicStats } from '../core/job.js';
-import type { JobPage } from '../store/store.js';
+import { addCounts, type DueCounts, type DueHistogramQuery } from '../store/due-histogram.js';
+import type { JobPage, JobQuery, Store } from '../store/store.js';
+import type { Journal } from './journal.js';
+import { isMarker, MARKER_TOPIC, withoutLoaded } from './journal-jobs.js';
+
+// Reads of a journaled store: the inner store first, then the journal for the jobs only it holds.
+
+export async function mergedGet(inner: Store, journal: Journal, id: string): Promise<Job | null> {
+  const job = await inner.get(id);
+  if (job) return job;
+  const row = await journal.get(id);
+  return row ? withoutLoaded(row) : null;
+}
+
+export async function mergedList(inner: Store, journal: Journal, query: JobQuery): Promise<JobPage> {
+  const filter = { topic: query.topic, state: query.state, bizKey: query.bizKey, tag: query.tag };
+  const [page, journalOnly] = await Promise.all([
+    inner.list({ ...query, limit: query.limit + 1 }),
+    journal.listJournalOnly(filter, query.cursor ?? null, query.limit + 1),
+  ]);
+  return mergeLists(
+    page.jobs.filter((j) => !isMarker(j.id)),
+    journalOnly.map(withoutLoaded),
+    query.limit,
+  );
+}
+
+export async function mergedStats(inner: Store, journal: Journal): Promise<TopicStats[]> {
+  const [stats, journalOnly] = await Promise.all([inner.stats(), journal.statsJournalOnly()]);
+  return mergeStats(
+    stats.filter((s) => s.topic !== MARKER_TOPIC),
+    journalOnly,
+  );
+}
+
+/** The inner store's delayed jobs plus the journal's beyond the horizon. */
+export async function mergedDueHistogram(inner: Store, journal: Journal, query: DueHistogramQuery): Promise<DueCounts> {
+  const [counts, journalOnly] = await Promise.all([inner.dueHistogram(query), journal.dueHistogramJournalOnly(query)]);
+  return addCounts(counts, journalOnly);
+}
 
 /**
  * One page from two sources both ordered by id (the inner store, and the jobs only the journal holds):
