@@ -1,5 +1,5 @@
 import type { Clock, EpochMs, TimerHandle } from '../core/clock.js';
-import type { Store, WakeTimes } from '../store/store.js';
+import { earliestWake, type Store, type WakeTimes } from '../store/store.js';
 import { DEFAULTS } from '../config.js';
 import { reapLapsed } from './reaper.js';
 
@@ -177,7 +177,6 @@ export class Scheduler {
       }
     }
     if (!exact) return undefined;
-    const times = [next.promoteAt, next.deadlineAt, next.expireAt].filter((t): t is EpochMs => t !== null);
-    return times.length ? Math.min(...times) : null;
+    return earliestWake(next);
   }
 }

@@ -198,6 +198,12 @@ export interface WakeTimes {
   expireAt: EpochMs | null;
 }
 
+/** The earliest of the wake times; null when no work is pending. */
+export function earliestWake(next: WakeTimes): EpochMs | null {
+  const times = [next.promoteAt, next.deadlineAt, next.expireAt].filter((t): t is EpochMs => t !== null);
+  return times.length ? Math.min(...times) : null;
+}
+
 export interface ReserveOptions {
   /** Overrides each job's own TTR for this reservation. */
   ttrMs?: number | undefined;

@@ -1,8 +1,33 @@
 import type Database from 'better-sqlite3';
-import { emptyCounts, type JobState, type TopicStats } from '../../core/job.js';
-import type { JobPage, JobQuery } from '../store.js';
+import type { EpochMs } from '../../core/clock.js';
+import { emptyCounts, type Job, type JobState, type TopicStats } from '../../core/job.js';
+import type { JobPage, JobQuery, LapsedReservation, WakeTimes } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
-import { listSql } from './statements.js';
+import { listSql, type SQL } from './statements.js';
+
+/** The store's prepared statements, one per entry of SQL. */
+export type Statements = { [K in keyof typeof SQL]: Database.Statement };
+
+/** When each kind of scheduler work is next due: promotion, a TTR deadline, a ttl expiry. */
+export function wakeTimesOf(stmt: Statements): WakeTimes {
+  const at = (s: Database.Statement): EpochMs | null => (s.get() as { at: number | null }).at;
+  return { promoteAt: at(stmt.nextDelayed), deadlineAt: at(stmt.nextDeadline), expireAt: at(stmt.nextExpiry) };
+}
+
+/** Reservations whose TTR deadline has passed, earliest first. */
+export function lapsedReservations(lapsed: Database.Statement, now: EpochMs, limit: number): LapsedReservation[] {
+  const rows = lapsed.all(now, limit) as Array<
+    Pick<JobRow, 'id' | 'topic' | 'token' | 'attempts' | 'deadline_at' | 'retry'>
+  >;
+  return rows.map((r) => ({
+    id: r.id,
+    topic: r.topic,
+    token: r.token!,
+    attempts: r.attempts,
+    deadlineAt: r.deadline_at!,
+    retry: JSON.parse(r.retry) as Job['retry'],
+  }));
+}
 
 /** The SQLite store's paged list: one statement per combination of filters, prepared once and cached. */
 export function listJobs(db: Database.Database, cache: Map<string, Database.Statement>, query: JobQuery): JobPage {

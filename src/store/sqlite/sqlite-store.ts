@@ -26,12 +26,12 @@ import {
   type LapsedReservation,
   type Outcome,
   type PromoteResult,
-  type WakeTimes,
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
   type Store,
   type StoreCapabilities,
+  earliestWake,
 } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
@@ -40,25 +40,14 @@ import { bulkBySelector } from '../bulk-by-selector.js';
 import { sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
 import type { PeekState } from '../peek-order.js';
 import { migrate } from './migrate.js';
+import type { SqliteStoreOptions } from './sqlite-store-options.js';
+
+export type { SqliteStoreOptions };
 import { GroupCommit } from './group-commit.js';
 import { SQL } from './statements.js';
-import { listJobs, topicStats } from './sqlite-reads.js';
-
-export interface SqliteStoreOptions {
-  /** Database file, or ':memory:'. @defaultValue ./data/delayq.db (set by config) */
-  path: string;
-  /** Name of this process in job history. */
-  nodeId: string;
-  /**
-   * SQLite `synchronous`: NORMAL (default) survives a process crash (kill -9) with WAL;
-   * FULL also survives power loss, at the cost of an fsync per commit.
-   */
-  synchronous?: 'NORMAL' | 'FULL';
-}
+import { lapsedReservations, listJobs, topicStats, wakeTimesOf, type Statements } from './sqlite-reads.js';
 
 const EXPIRED_REASON = 'ttl elapsed before a consumer reserved it';
-
-type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
 /** SQLite's own busy wait (it blocks the event loop, so keep it short). */
 const BUSY_TIMEOUT_MS = 50;
@@ -343,17 +332,8 @@ export class SqliteStore implements Store {
         topics.add(row.topic);
         this.record(row.id, now, 'promote', 'ready', row.attempts);
       }
-      return { count: rows.length, topics: [...topics], next: this.wakeTimes() };
+      return { count: rows.length, topics: [...topics], next: wakeTimesOf(this.stmt) };
     });
-  }
-
-  private wakeTimes(): WakeTimes {
-    const at = (s: Database.Statement): EpochMs | null => (s.get() as { at: number | null }).at;
-    return {
-      promoteAt: at(this.stmt.nextDelayed),
-      deadlineAt: at(this.stmt.nextDeadline),
-      expireAt: at(this.stmt.nextExpiry),
-    };
   }
 
   /** One process uses this store: no other process's wake-ups to hear. */
@@ -363,17 +343,7 @@ export class SqliteStore implements Store {
   notices(): void {}
 
   async listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
-    const rows = this.stmt.lapsed.all(now, limit) as Array<
-      Pick<JobRow, 'id' | 'topic' | 'token' | 'attempts' | 'deadline_at' | 'retry'>
-    >;
-    return rows.map((r) => ({
-      id: r.id,
-      topic: r.topic,
-      token: r.token!,
-      attempts: r.attempts,
-      deadlineAt: r.deadline_at!,
-      retry: JSON.parse(r.retry) as Job['retry'],
-    }));
+    return lapsedReservations(this.stmt.lapsed, now, limit);
   }
 
   expireDue(now: EpochMs, limit: number): Promise<number> {
@@ -385,8 +355,7 @@ export class SqliteStore implements Store {
   }
 
   async nextWakeAt(): Promise<EpochMs | null> {
-    const times = Object.values(this.wakeTimes()).filter((at): at is number => at !== null);
-    return times.length ? Math.min(...times) : null;
+    return earliestWake(wakeTimesOf(this.stmt));
   }
 
   purge(before: EpochMs, limit: number): Promise<number> {

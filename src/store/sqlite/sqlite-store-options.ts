@@ -1,0 +1,12 @@
+/** How the embedded SQLite store is opened (config.ts's `sqlite` options fill it). */
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:'. @defaultValue ./data/delayq.db (set by config) */
+  path: string;
+  /** Name of this process in job history. */
+  nodeId: string;
+  /**
+   * SQLite `synchronous`: NORMAL (default) survives a process crash (kill -9) with WAL;
+   * FULL also survives power loss, at the cost of an fsync per commit.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+}
