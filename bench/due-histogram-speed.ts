@@ -41,7 +41,7 @@ export async function runDueHistogram(results: Results, failures: string[], jobs
       let total = 0;
       for (let run = 0; run < 3; run++) {
         const started = performance.now();
-        const { counts } = await service.dueHistogram({ from, to: from + spanMs, bucketMs });
+        const { counts } = await service.topics.dueHistogram({ from, to: from + spanMs, bucketMs });
         times.push(performance.now() - started);
         total = counts.reduce((a, b) => a + b, 0);
       }

@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { cpus, hostname, loadavg } from 'node:os';
-import { DelayqService } from '../src/service.js';
+import { DelayqService } from '../src/service/service.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import { aJob } from '../test/helpers/jobs.js';
 import { startRedis } from '../test/helpers/redis-servers.js';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { jobDefaultsOf } from './config.js';
 import type { Clock } from './core/clock.js';
-import { DelayqService } from './service.js';
+import { DelayqService } from './service/service.js';
 import { RedisStore } from './store/redis/redis-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';

@@ -5,7 +5,7 @@
  */
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';
-import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service-events.js';
+import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service/service-events.js';
 import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
 
 type AnyMethod = (...args: unknown[]) => unknown;

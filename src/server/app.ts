@@ -11,7 +11,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RESERVE_MAX_WAIT_MS } from '../protocol/schemas.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { registerAuditLog } from './audit-log.js';
 import type { DelayqApp, RestoreHandler, RouteContext } from './route-context.js';
 import { registerAuth } from './auth.js';
@@ -149,7 +149,7 @@ export async function buildApp(
   await app.register(mykitRoutes, {
     ...context,
     compat,
-    restore: options.restore ?? (service.isJournaled ? journalRestoreHandler(service) : undefined),
+    restore: options.restore ?? (service.journal.available ? journalRestoreHandler(service) : undefined),
   });
   await app.register(youzanRoutes, { ...context, compat });
   return app;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { MARKER_ID } from '../../src/journal/journal-jobs.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { Redis } from 'ioredis';
 import { wakeChannel } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';

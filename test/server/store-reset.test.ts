@@ -192,11 +192,7 @@ describe('a Redis that came back empty, with a PostgreSQL journal', () => {
         ids.push((await http(node.url, 'POST', '/v1/jobs', { json: { topic: 'pay', delayMs: 60_000 } })).body.job.id);
       await redis.restart();
       await waitFor(async () => (await resetsOf(node.url).catch(() => 0)) === 1, 'the reset to be noticed', 10_000);
-      await waitFor(
-        async () => node.runtime.service.journalOperations().status().lastRestore !== null,
-        'the restore',
-        10_000,
-      );
+      await waitFor(async () => node.runtime.service.journal.status().lastRestore !== null, 'the restore', 10_000);
       for (const id of ids) expect((await http(node.url, 'GET', `/v1/jobs/${id}`)).body.job.state).toBe('delayed');
       expect((await http(node.url, 'GET', '/v1/stats')).body.storeResets).toBe(1);
     } finally {

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
@@ -281,7 +281,7 @@ describe('a service drains a burst through the shortcut', () => {
       // host's load (seen: 1,200 and 2,100 of 5,000 taken directly at load 30 on 2 cores, most when idle),
       // so the bound only shows the shortcut at work; the cases above pin down what it does.
       expect(direct).toBeGreaterThan(total / 10);
-      const counts = (await service.stats()).find((s) => s.topic === 'burst')!.counts;
+      const counts = (await service.topics.stats()).find((s) => s.topic === 'burst')!.counts;
       expect(counts).toMatchObject({ delayed: 0, ready: 0, reserved: 0, finished: total });
       for (const id of ['b-0', 'b-2500', `b-${total - 1}`]) {
         expect((await service.history(id)).map((h) => h.event)).toEqual(['push', 'promote', 'reserve', 'finish']);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SCRIPT_NAMES, scriptSource } from '../../src/store/redis/scripts.js';
 import { aJob } from '../helpers/jobs.js';

@@ -6,7 +6,7 @@
  *  - 'reserveWait': how long a reserve call waited (long-poll) and whether it got jobs.
  */
 import { EventEmitter } from 'node:events';
-import type { EpochMs } from './core/clock.js';
+import type { EpochMs } from '../core/clock.js';
 
 export const SERVICE_JOB_EVENTS = [
   'push',

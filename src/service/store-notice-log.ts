@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { DelayqError } from './core/errors.js';
-import type { EpochMs } from './core/clock.js';
-import type { StoreNoticeListener, StoreReset, StoreWarning } from './store/store-notices.js';
+import { DelayqError } from '../core/errors.js';
+import type { EpochMs } from '../core/clock.js';
+import type { StoreNoticeListener, StoreReset, StoreWarning } from '../store/store-notices.js';
 
 /**
  * The service's side of the store's notices: a reset (the store came back empty) is logged at error level

@@ -3,9 +3,9 @@
  * error, outcomes on reads, retention per job or topic, bulk operations by selector, and the due-time
  * and reserved listings. DelayqService owns one (`service.jobApi`) and hands it its guard and wake-ups.
  */
-import type { EpochMs } from './core/clock.js';
-import { invalid } from './core/errors.js';
-import { delayIn, validateJobId, validateTopic, type PushInput } from './core/job-input.js';
+import type { EpochMs } from '../core/clock.js';
+import { invalid } from '../core/errors.js';
+import { delayIn, validateJobId, validateTopic, type PushInput } from '../core/job-input.js';
 import {
   normalizeError,
   normalizeResult,
@@ -14,12 +14,12 @@ import {
   type JobOutcome,
   type Retention,
   type RetentionInput,
-} from './core/job-outcome.js';
-import { normalizeSelector, type SelectorInput } from './core/job-selector.js';
-import { LIMITS } from './core/limits.js';
-import type { BulkAction, BulkResult } from './store/bulk.js';
-import type { DuePage, ReservedPage } from './store/listings.js';
-import type { PushResult, Store } from './store/store.js';
+} from '../core/job-outcome.js';
+import { normalizeSelector, type SelectorInput } from '../core/job-selector.js';
+import { LIMITS } from '../core/limits.js';
+import type { BulkAction, BulkResult } from '../store/bulk.js';
+import type { DuePage, ReservedPage } from '../store/listings.js';
+import type { PushResult, Store } from '../store/store.js';
 
 /** What the job API needs of DelayqService. */
 export interface JobApiHost {
