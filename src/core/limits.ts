@@ -33,6 +33,10 @@ export const LIMITS = {
   reserveStreamCreditMax: 1000,
   /** Acknowledgements in one `POST /v1/ack` (or carried by one reserve). */
   ackBatchMax: 1000,
+  /** Jobs in one `POST /v1/jobs/batch`. */
+  pushBatchMax: 1000,
+  /** JSON text of the jobs the SDK gathers into one batch push: well under the server's smallest body limit. */
+  pushCoalesceMaxBytes: 512 * 1024,
   /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
   pastRunAtToleranceMs: 366 * 86_400_000,
   /** Schedule names: as topics, without `:` (a fired job's id is `<name>:<tick epoch ms>`). */

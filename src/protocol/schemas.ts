@@ -105,7 +105,10 @@ export const PushRequest = Type.Object(
 );
 export type PushRequest = Static<typeof PushRequest>;
 
-export const PushBatchRequest = Type.Object({ jobs: Type.Array(PushRequest, { minItems: 1, maxItems: 1000 }) }, strict);
+export const PushBatchRequest = Type.Object(
+  { jobs: Type.Array(PushRequest, { minItems: 1, maxItems: LIMITS.pushBatchMax }) },
+  strict,
+);
 export type PushBatchRequest = Static<typeof PushBatchRequest>;
 
 const Backoff = Type.Union([
