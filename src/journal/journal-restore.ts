@@ -45,6 +45,7 @@ export async function restoreFromJournal(
   const summary = emptySummary(now);
   const writing = new Set<Promise<void>>();
   let failure: { err: unknown } | undefined;
+  await ctx.journal.prepareRestoreScan();
   let reading: Promise<JournalJob[]> = ctx.journal.listUnfinished(null, ctx.batchSize);
   try {
     for (;;) {
