@@ -1,4 +1,5 @@
 import { DEFAULTS } from '../config.js';
+import type { JobEventLog } from '../store/job-event-log.js';
 import type { JobNumbers } from '../store/job-numbers.js';
 import type { PeekState } from '../store/peek-order.js';
 import { reserveJobJournaled } from './journaled-by-id.js';
@@ -95,12 +96,15 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
   readonly pauses: TopicPauses;
   readonly numbers: JobNumbers;
+  /** Job events are the inner store's: on Redis, one stream every process reads (docs/events.md). */
+  readonly jobEvents: JobEventLog;
 
   constructor(inner: Store, journal: Journal, options: JournaledStoreOptions) {
     this.inner = inner;
     this.journal = journal;
     this.pauses = inner.pauses;
     this.numbers = inner.numbers;
+    this.jobEvents = inner.jobEvents;
     this.kind = `${inner.kind}+${journal.dialect}`;
     this.capabilities = {
       shared: inner.capabilities.shared,

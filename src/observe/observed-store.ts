@@ -23,10 +23,11 @@ const outcomeEvent =
   (event: ServiceJobEventName, nowArg: number): Reporter =>
   (events, args, result) => {
     const outcome = result as Outcome<Job | { job: Job }>;
-    if (!outcome.ok) return;
-    // cancel answers { job, dispatched }; the other transitions the job itself.
+    if (!outcome.ok || outcome.repeated) return;
+    // cancel answers { job, dispatched } and was given its reason; the other transitions the job itself.
     const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
-    events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt });
+    const error = event === 'cancel' ? ((args[2] as string | undefined) ?? null) : job.lastError;
+    events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt, error });
   };
 
 const REPORTERS: Record<string, Reporter> = {

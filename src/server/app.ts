@@ -21,6 +21,7 @@ import { clientErrorHandler, frameworkErrorHandler } from './framework-errors.js
 import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
 import { registerJobApiRoutes } from './routes/job-api.js';
+import { registerJobEventRoutes } from './routes/job-events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes } from './routes/mykit.js';
@@ -139,6 +140,7 @@ export async function buildApp(
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   registerJobApiRoutes(app, context);
+  registerJobEventRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);

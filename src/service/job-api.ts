@@ -11,6 +11,7 @@ import {
   normalizeResult,
   normalizeRetention,
   type ErrorInput,
+  type JobError,
   type JobOutcome,
   type Retention,
   type RetentionInput,
@@ -64,17 +65,18 @@ export class JobApi {
     );
   }
 
-  /** Keeps a finish's result (the finish follows; a refused one is explained by the finish's refusal). */
-  async recordResult(id: string, token: string, result: unknown): Promise<void> {
+  /** Keeps a finish's result (the finish follows; a refused one is explained by the finish's refusal); its JSON text. */
+  async recordResult(id: string, token: string, result: unknown): Promise<string | null> {
     const text = normalizeResult(result);
     await this.host.store.recordOutcome(id, token, { result: text, error: null }, this.host.now());
+    return text;
   }
 
-  /** Keeps a fail's error (text or structured) and answers its message for the job's lastError. */
-  async recordError(id: string, token: string, input: ErrorInput | undefined): Promise<string | null> {
+  /** Keeps a fail's error (text or structured) and answers it (its message becomes the job's lastError). */
+  async recordError(id: string, token: string, input: ErrorInput | undefined): Promise<JobError | null> {
     const error = normalizeError(input);
     if (error !== null) await this.host.store.recordOutcome(id, token, { result: null, error }, this.host.now());
-    return error?.message ?? null;
+    return error;
   }
 
   /** The outcome kept with a job, if any. */

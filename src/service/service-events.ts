@@ -40,6 +40,8 @@ export interface ServiceJobEvent {
   dueAt?: EpochMs;
   /** On reserve: when the job became ready (readyAt − dueAt is its promote lateness). */
   readyAt?: EpochMs | null;
+  /** retry and bury: the job's lastError; cancel: the reason given. */
+  error?: string | null;
 }
 
 export interface StoreCallEvent {

@@ -22,6 +22,7 @@ import { ReadyWaiters } from '../scheduler/ready-waiters.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
 import { observeStore } from '../observe/observed-store.js';
+import { JobEventFeed } from './job-event-feed.js';
 import { StoreNoticeLog } from './store-notice-log.js';
 import { notFoundError, unwrap } from '../store/outcome-errors.js';
 import {
@@ -72,6 +73,8 @@ export class DelayqService {
   readonly topics: TopicApi;
   /** Restore, restore one job, clear-all and status, when a SQL journal backs the store (journal-api.ts). */
   readonly journal: JournalApi;
+  /** Ended and failed jobs for followers (SSE, SDK iterator; job-event-feed.ts). */
+  readonly jobEvents: JobEventFeed;
 
   constructor(options: ServiceOptions) {
     // A shared store's clock wins over the local one: processes on one Redis agree on time.
@@ -82,6 +85,7 @@ export class DelayqService {
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
     this.runScheduler = options.runScheduler ?? true;
     this.storeNotices = new StoreNoticeLog(this.logger);
+    this.jobEvents = new JobEventFeed(this.events, this.store.jobEvents);
     this.store.notices(this.storeNotices); // before open: open-time notices count too
     this.scheduler = new Scheduler(
       this.store,
@@ -129,6 +133,7 @@ export class DelayqService {
   async start(): Promise<void> {
     if (this.state.phase !== 'new') return;
     await this.store.open();
+    this.jobEvents.start();
     await this.paused.start();
     if (this.store.capabilities.shared) {
       this.store.watch({
@@ -165,6 +170,7 @@ export class DelayqService {
     await this.loader?.stop();
     this.paused.stop();
     await this.scheduler.stop();
+    this.jobEvents.stop();
     await this.store.close();
     this.state.closed();
   }
@@ -313,8 +319,13 @@ export class DelayqService {
   finish(id: string, token: string, result?: unknown): Promise<Job> {
     return this.run(async () => {
       validateJobId(id);
-      if (result !== undefined) await this.jobApi.recordResult(id, token, result);
-      return unwrap(await this.store.finish(id, token, this.clock.now()), id, 'finish');
+      if (result !== undefined)
+        this.jobEvents.note(id, { result: await this.jobApi.recordResult(id, token, result), error: null });
+      try {
+        return unwrap(await this.store.finish(id, token, this.clock.now()), id, 'finish');
+      } finally {
+        this.jobEvents.forget(id);
+      }
     });
   }
 
@@ -328,10 +339,16 @@ export class DelayqService {
       const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
       const decision = decideFailure(current.retry, current.attempts, now, request);
       const error = await this.jobApi.recordError(id, token, request.error);
-      const outcome =
-        decision.action === 'retry'
-          ? await this.store.retry(id, token, decision.runAt, now, error)
-          : await this.store.bury(id, token, now, error, priority);
+      if (error !== null) this.jobEvents.note(id, { result: null, error });
+      let outcome;
+      try {
+        outcome =
+          decision.action === 'retry'
+            ? await this.store.retry(id, token, decision.runAt, now, error?.message ?? null)
+            : await this.store.bury(id, token, now, error?.message ?? null, priority);
+      } finally {
+        this.jobEvents.forget(id);
+      }
       const job = unwrap(outcome, id, 'fail');
       this.afterWrite([job]);
       return { job, decision };

@@ -1,6 +1,7 @@
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
+import type { JobEventLog } from './job-event-log.js';
 import type { JobNumbers } from './job-numbers.js';
 import type { PeekState } from './peek-order.js';
 import type { StoreNoticeListener } from './store-notices.js';
@@ -30,6 +31,8 @@ export interface Store {
   readonly pauses: TopicPauses;
   /** Integer job numbers for the beanstalkd front end (job-numbers.ts). */
   readonly numbers: JobNumbers;
+  /** Job events for followers (job-event-log.ts): one log every process on a shared store reads. */
+  readonly jobEvents: JobEventLog;
 
   /** Connect, migrate or load scripts. Safe to call twice. */
   open(): Promise<void>;

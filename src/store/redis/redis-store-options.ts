@@ -19,6 +19,8 @@ export interface RedisStoreOptions {
    * @defaultValue true
    */
   leaveDueToConsumers?: boolean | undefined;
+  /** Approximate MAXLEN of the job event stream. @defaultValue config's events.maxLength */
+  eventsMaxLength?: number;
   /** @defaultValue 2000 */
   commandTimeoutMs?: number;
   /** @defaultValue 2000 */

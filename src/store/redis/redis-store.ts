@@ -1,4 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
+import { DEFAULTS } from '../../config.js';
+import { RedisJobEventLog } from './redis-job-event-log.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
 import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
@@ -106,6 +108,7 @@ export class RedisStore implements Store {
     () => this.prefix,
   );
   private readonly noticeFanout = new NoticeFanout();
+  readonly jobEvents: RedisJobEventLog;
   private readonly marker: ResetMarker;
 
   constructor(options: RedisStoreOptions) {
@@ -132,6 +135,13 @@ export class RedisStore implements Store {
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
+    // XREAD blocks well inside the command timeout, so a wait for events never counts as a dead connection.
+    this.jobEvents = new RedisJobEventLog(
+      () => this.client,
+      `{${this.prefix}:events}`,
+      options.eventsMaxLength ?? DEFAULTS.events.maxLength,
+      Math.max(50, Math.floor((options.commandTimeoutMs ?? DEFAULTS.redis.commandTimeoutMs) / 2)),
+    );
     this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
     // After a wipe the node names are gone too: register again, so history names the right nodes.
     this.marker = new ResetMarker(
@@ -200,6 +210,7 @@ export class RedisStore implements Store {
     this.clock.stop();
     this.marker.close();
     await this.bus.close();
+    this.jobEvents.close();
     this.client = undefined;
     this.opening = undefined;
     await client.quit().catch(() => client.disconnect());

@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { DEFAULTS } from '../../config.js';
+import { LocalJobEventLog } from '../local-job-event-log.js';
 import type { DueCounts, DueHistogramQuery } from '../due-histogram.js';
 import { sqliteDueHistogram } from './sqlite-due-histogram.js';
 import type { EpochMs } from '../../core/clock.js';
@@ -67,6 +69,7 @@ export class SqliteStore implements Store {
   private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
   readonly pauses = new SqliteTopicPauses(this.access);
   readonly numbers = new SqliteJobNumbers(this.access);
+  readonly jobEvents: LocalJobEventLog;
   // The job API (issue 23): bodies in sqlite-job-api.ts and store/bulk-by-selector.ts.
   private readonly jobApi = new SqliteJobApi(this.access);
   recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
@@ -80,6 +83,7 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
+    this.jobEvents = new LocalJobEventLog(options.eventsMaxLength ?? DEFAULTS.events.maxLength);
   }
 
   async open(): Promise<void> {
