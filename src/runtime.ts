@@ -9,7 +9,12 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createService, type CreateServiceOptions } from './create-service.js';
-import { createMetricsRegistry, registerStoreResetCounter, SinkMetrics } from './metrics.js';
+import {
+  createMetricsRegistry,
+  registerStoreResetCounter,
+  registerStoreWriteLossCounter,
+  SinkMetrics,
+} from './metrics.js';
 import { registerServiceMetrics } from './observe/service-metrics.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import type { DelayqService } from './service/service.js';
@@ -52,6 +57,7 @@ export class DelayqRuntime {
     this.metrics = createMetricsRegistry();
     registerServiceMetrics(service, this.metrics, config.metrics);
     registerStoreResetCounter(this.metrics, () => service.storeNotices.resets);
+    registerStoreWriteLossCounter(this.metrics, () => service.storeNotices.writeLosses);
     this.sinks = new SinkBindings({
       store: bindingStore,
       refreshIntervalMs: config.sinks.refreshIntervalMs,

@@ -55,6 +55,8 @@ export class InnerMonitor {
   forwardNotices(listener: StoreNoticeListener, now: () => EpochMs): void {
     this.inner.notices({
       onWarning: (warning) => listener.onWarning(warning),
+      // reconciliation compares every unfinished journal row with the inner store anyway: no check to start
+      onWriteLoss: (loss) => listener.onWriteLoss(loss),
       onReset: (reset) => {
         listener.onReset(reset);
         void this.check(now()).catch((err: unknown) =>

@@ -106,7 +106,9 @@ describe('a Redis that came back empty', () => {
       (nodeId) => new RedisStore({ url: redis.url, prefix: p, partitions: 2, nodeId }),
     );
     const resets: StoreReset[][] = [[], []];
-    stores.forEach((s, i) => s.notices({ onReset: (r) => resets[i]!.push(r), onWarning: () => undefined }));
+    stores.forEach((s, i) =>
+      s.notices({ onReset: (r) => resets[i]!.push(r), onWriteLoss: () => undefined, onWarning: () => undefined }),
+    );
     await Promise.all(stores.map((s) => s.open()));
     try {
       await redis.flushAll();
@@ -134,14 +136,14 @@ describe('a Redis that came back empty', () => {
     admin.disconnect();
     const second = new RedisStore({ url: redis.url, prefix: p, partitions: 4, nodeId: 'two' });
     const resets: StoreReset[] = [];
-    second.notices({ onReset: (r) => resets.push(r), onWarning: () => undefined });
+    second.notices({ onReset: (r) => resets.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
     await second.open();
     await second.close();
     expect(resets.map((r) => r.parts)).toEqual([[2]]);
     // A first start (no marker anywhere) is not a reset.
     const fresh = new RedisStore({ url: redis.url, prefix: prefix(), partitions: 4, nodeId: 'three' });
     const none: StoreReset[] = [];
-    fresh.notices({ onReset: (r) => none.push(r), onWarning: () => undefined });
+    fresh.notices({ onReset: (r) => none.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
     await fresh.open();
     await fresh.close();
     expect(none).toEqual([]);
@@ -158,7 +160,7 @@ describe('a Redis that came back empty', () => {
       nodeId: 'n',
     });
     const warnings: StoreWarning[] = [];
-    store.notices({ onReset: () => undefined, onWarning: (w) => warnings.push(w) });
+    store.notices({ onReset: () => undefined, onWriteLoss: () => undefined, onWarning: (w) => warnings.push(w) });
     await store.open();
     await store.close();
     expect(warnings).toHaveLength(1);
@@ -209,7 +211,7 @@ describe('a Redis with AOF (appendfsync always), killed with SIGKILL and started
     const url = `redis://127.0.0.1:${port}`;
     const store = new RedisStore({ url, prefix: 'aof', partitions: 4, nodeId: 'aof' });
     const resets: StoreReset[] = [];
-    store.notices({ onReset: (r) => resets.push(r), onWarning: () => undefined });
+    store.notices({ onReset: (r) => resets.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
     await store.open();
     try {
       const now = store.clock.now();
@@ -228,7 +230,7 @@ describe('a Redis with AOF (appendfsync always), killed with SIGKILL and started
       // a process opening now finds every marker: nothing is reported
       const later = new RedisStore({ url, prefix: 'aof', partitions: 4, nodeId: 'aof-2' });
       const laterResets: StoreReset[] = [];
-      later.notices({ onReset: (r) => laterResets.push(r), onWarning: () => undefined });
+      later.notices({ onReset: (r) => laterResets.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
       await later.open();
       await later.close();
       expect(laterResets).toEqual([]);

@@ -38,7 +38,6 @@ import {
   DEFAULT_PREFIX,
   partitionKeys,
   partitionOf,
-  PREFIX_RE,
   wakeChannel,
   type PartitionKeys,
 } from './keys.js';
@@ -46,7 +45,7 @@ import { PartitionBatcher } from './partition-batcher.js';
 import { decodeRecord } from './record-codec.js';
 import { STATE_CODE, stateOf } from './record-layout.js';
 import { RedisPusher } from './redis-push.js';
-import type { RedisStoreOptions } from './redis-store-options.js';
+import { checkLayout, type RedisStoreOptions } from './redis-store-options.js';
 import { reserveJobs } from './redis-reserve.js';
 import { RedisClock } from './redis-clock.js';
 import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
@@ -62,6 +61,7 @@ import { WakeBus } from './wake-bus.js';
 import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
 import { persistenceWarnings } from './persistence-check.js';
 import { ResetMarker } from './reset-marker.js';
+import { FailoverWatch } from './failover-watch.js';
 import * as jobApi from './redis-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
 
@@ -110,6 +110,7 @@ export class RedisStore implements Store {
   private readonly noticeFanout = new NoticeFanout();
   readonly jobEvents: RedisJobEventLog;
   private readonly marker: ResetMarker;
+  private readonly failovers: FailoverWatch;
 
   constructor(options: RedisStoreOptions) {
     const parsed = options.url === undefined ? undefined : parseRedisUrl(options.url);
@@ -120,16 +121,7 @@ export class RedisStore implements Store {
     this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULT_PREFIX;
     this.partitions = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
-    if (!Number.isInteger(this.delayBuckets) || this.delayBuckets < 1 || this.delayBuckets > 65_536) {
-      throw new DelayqError('E_CONFIG', 'redis.delayBuckets: an integer from 1 to 65536', {
-        field: 'redis.delayBuckets',
-      });
-    }
-    if (!PREFIX_RE.test(this.prefix))
-      throw new DelayqError('E_CONFIG', 'redis.prefix: 1–64 of letters, digits, . _ : -', { field: 'redis.prefix' });
-    if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 1024) {
-      throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
-    }
+    checkLayout(this);
     // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
     this.capabilities = { shared: true, journaled: false, reserveTakesDue: this.partitions === 1 };
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
@@ -150,6 +142,11 @@ export class RedisStore implements Store {
       () => this.clock.now(),
       this.noticeFanout,
       () => this.registerNode(this.conn),
+    );
+    this.failovers = new FailoverWatch(
+      () => this.client,
+      () => this.clock.now(),
+      this.noticeFanout,
     );
     this.access = {
       parts: this.parts,
@@ -190,12 +187,14 @@ export class RedisStore implements Store {
     await this.clock.sync();
     this.clock.start();
     await this.marker.open(client);
+    await this.failovers.open();
     // After a reconnect the server may be another one (failover) or a restarted one without its data:
     // register the node name again and re-sample the clock offset.
     client.on('ready', () => {
       void this.registerNode(client).catch(() => undefined);
       void this.clock.sync().catch(() => undefined);
       void this.marker.check().catch(() => undefined);
+      void this.failovers.check().catch(() => undefined);
     });
   }
 
@@ -209,6 +208,7 @@ export class RedisStore implements Store {
     await this.opening?.catch(() => undefined);
     this.clock.stop();
     this.marker.close();
+    this.failovers.close();
     await this.bus.close();
     this.jobEvents.close();
     this.client = undefined;
@@ -241,7 +241,9 @@ export class RedisStore implements Store {
   ): Promise<unknown> {
     const k = this.parts[partition]!;
     try {
-      return await runScript(this.conn, name, k.scriptKeys, [k.topicPrefix, ...args], buffers);
+      const reply = await runScript(this.conn, name, k.scriptKeys, [k.topicPrefix, ...args], buffers);
+      this.failovers.wrote();
+      return reply;
     } catch (err) {
       throw toStoreError(err);
     }
