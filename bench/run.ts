@@ -17,7 +17,7 @@ import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
 import { ProtocolDrain } from './protocol-drain.js';
 import { runScheduleFires } from './schedule-fires.js';
-import { runDueHistogram } from './due-histogram-speed.js';
+import { runDueHistogram, type DueStore } from './due-histogram-speed.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -378,7 +378,7 @@ async function main(): Promise<void> {
     await drain.close();
   }
 
-  if (want('due')) await runDueHistogram(results, failures, mode.dueJobs);
+  if (want('due')) await runDueHistogram(results, failures, mode.dueJobs, pick(['redis', 'embedded']) as DueStore[]);
   if (want('schedules'))
     await runScheduleFires(results, failures, { schedules: mode.schedules, seconds: mode.scheduleS, runs });
 

@@ -8,6 +8,7 @@ import type { Job } from '../../src/core/job.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DUE_COUNTER_MS } from '../../src/store/redis/due-counters.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
+import { RECORD_LAYOUT, UPGRADABLE_LAYOUT } from '../../src/store/redis/record-layout.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
@@ -153,4 +154,34 @@ describe('RedisStore due-time counters', () => {
       }
     }, 120_000);
   }
+
+  it('are built in place when a store opens a partition of layout 3 (written before the counters)', async () => {
+    const prefix = prefixes.next();
+    const options = { url: 'redis://127.0.0.1:6379', prefix, nodeId: 'due', partitions: PARTITIONS };
+    const before = new RedisStore(options);
+    await before.open();
+    const jobs = Array.from({ length: 300 }, (_, i) => aJob({ topic: TOPICS[i % 2]!, runAt: T0 + 1 + i * 997_001 }));
+    await before.push(jobs, T0);
+    await before.cancel(jobs[0]!.id, T0);
+    const built = await Promise.all(TOPICS.map((topic) => storedCounters(redis, prefix, topic)));
+    await before.close();
+    // As a layout-3 delayq left it: no counters, and its mark.
+    for (let p = 0; p < PARTITIONS; p++) {
+      const k = partitionKeys(prefix, p);
+      await redis.del(...TOPICS.map((topic) => `${k.topicPrefix}due:${topic}`));
+      await redis.hset(k.counts, '#layout', String(UPGRADABLE_LAYOUT));
+    }
+    const after = new RedisStore(options);
+    await after.open();
+    try {
+      expect(await Promise.all(TOPICS.map((topic) => storedCounters(redis, prefix, topic)))).toEqual(built);
+      expect(built[0]!.size).toBeGreaterThan(0);
+      for (let p = 0; p < PARTITIONS; p++)
+        expect(await redis.hget(partitionKeys(prefix, p).counts, '#layout')).toBe(String(RECORD_LAYOUT));
+      const day = { from: T0, to: T0 + 4 * 24 * HOUR, bucketMs: HOUR };
+      expect((await after.dueHistogram(day)).reduce((a, b) => a + b, 0)).toBe(299);
+    } finally {
+      await after.close();
+    }
+  });
 });

@@ -30,6 +30,7 @@ export const SCRIPT_NAMES = [
   'delete-ended',
   'reserve-job',
   'peek',
+  'upgrade-layout',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
