@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { createService } from '../../src/create-service.js';
 import type { WireJobEvent } from '../../src/protocol/job-event-schemas.js';
 import { buildApp, closeGracefully, type DelayqApp } from '../../src/server/app.js';
-import type { DelayqService } from '../../src/service.js';
+import type { DelayqService } from '../../src/service/service.js';
 import { waitFor } from '../helpers/http-server.js';
 import { postgresJournalDatabase, PG_URL, type JournalDatabase } from '../helpers/journal-databases.js';
 import { prefixPool } from '../helpers/redis-prefix.js';

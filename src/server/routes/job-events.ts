@@ -9,7 +9,7 @@ import { invalid } from '../../core/errors.js';
 import { validateJobId } from '../../core/job-input.js';
 import { JobEventsQuery, TopicEventsQuery, WireJobEvent, WireStreamEnd } from '../../protocol/job-event-schemas.js';
 import { checkLastEventId, endedEventOf, type JobEventFilter } from '../../service/job-event-feed.js';
-import type { DelayqService } from '../../service.js';
+import type { DelayqService } from '../../service/service.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { errorResponses } from '../route-helpers.js';
