@@ -126,7 +126,7 @@ export class InnerMonitor {
   }
 
   private async writeMarker(now: EpochMs): Promise<void> {
-    await this.inner.push([markerJob()], now);
+    await this.inner.pushMany([markerJob()], now);
     await this.journal.setMeta(MARKER_META, String(now));
   }
 

@@ -31,7 +31,7 @@ const outcomeEvent =
   };
 
 const REPORTERS: Record<string, Reporter> = {
-  push(events, args, result) {
+  pushMany(events, args, result) {
     const now = args[1] as EpochMs;
     for (const { created, job } of result as PushResult[]) {
       if (created) events.job({ event: 'push', topic: job.topic, id: job.id, at: now, dueAt: job.runAt });

@@ -107,7 +107,7 @@ export class JobApi {
     if (groups.size === 0) return results;
     const now = this.host.now();
     await this.host.run(() =>
-      Promise.all([...groups.values()].map((g) => this.host.store.setRetention(g.ids, g.retention, now))),
+      Promise.all([...groups.values()].map((g) => this.host.store.setRetentionMany(g.ids, g.retention, now))),
     );
     return results;
   }

@@ -203,7 +203,7 @@ export class DelayqService {
           throw err;
         }
       });
-      const results = await this.store.push(jobs, now);
+      const results = await this.store.pushMany(jobs, now);
       this.afterWrite(results.filter((r) => r.created).map((r) => r.job));
       return results;
     });

@@ -52,7 +52,7 @@ for (const db of databases) {
       );
       const t0 = clock.now();
       const far = aJob({ topic: 'l', now: t0, delayMs: 2 * HOUR });
-      await store.push([far], t0);
+      await store.pushMany([far], t0);
       loader.start();
       cleanup.push(() => loader.stop());
       const step = async (ms: number) => {

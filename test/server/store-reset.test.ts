@@ -114,7 +114,7 @@ describe('a Redis that came back empty', () => {
       await redis.flushAll();
       await waitFor(() => resets.every((r) => r.length === 1), 'both processes to notice', 10_000);
       const now = stores[1]!.clock.now();
-      await stores[1]!.push([aJob({ id: 'after-wipe', topic: 't', now })], now);
+      await stores[1]!.pushMany([aJob({ id: 'after-wipe', topic: 't', now })], now);
       await waitFor(async () => (await stores[1]!.history('after-wipe')).length === 1, 'the push');
       expect((await stores[1]!.history('after-wipe'))[0]!.node).toBe('node-b');
       // A second loss is a second notice in each process (the markers were written again, once).
@@ -216,7 +216,7 @@ describe('a Redis with AOF (appendfsync always), killed with SIGKILL and started
     try {
       const now = store.clock.now();
       const jobs = Array.from({ length: 50 }, (_, i) => aJob({ topic: 'aof', now, delayMs: i % 2 ? 0 : 60_000 }));
-      expect((await store.push(jobs, now)).every((r) => r.created)).toBe(true);
+      expect((await store.pushMany(jobs, now)).every((r) => r.created)).toBe(true);
       const exited = new Promise((resolve) => server.process.once('exit', resolve));
       server.process.kill('SIGKILL');
       await exited;

@@ -23,7 +23,7 @@ describe('RedisStore refuses a Redis that may evict its keys', () => {
     for (const policy of ['volatile-lru', 'noeviction']) {
       await admin.config('SET', 'maxmemory-policy', policy);
       await store.open();
-      await store.push([aJob()], Date.now());
+      await store.pushMany([aJob()], Date.now());
       await store.close();
     }
     await admin.quit();

@@ -267,9 +267,9 @@ export class RedisStore implements Store {
 
   // ---- producers
 
-  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
-    return this.pusher.push(jobs, now);
+    return this.pusher.pushMany(jobs, now);
   }
 
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
@@ -399,9 +399,9 @@ export class RedisStore implements Store {
   // ---- the job API (issue 23): bodies in redis-job-api.ts and store/bulk-by-selector.ts
   recordOutcome: Store['recordOutcome'] = (id, token, o, now) => jobApi.recordOutcome(this.access, id, token, o, now);
   outcomeOf: Store['outcomeOf'] = (id) => jobApi.outcomeOf(this.access, id);
-  setRetention: Store['setRetention'] = (ids, r, now) => jobApi.setRetention(this.access, ids, r, now);
+  setRetentionMany: Store['setRetentionMany'] = (ids, r, now) => jobApi.setRetentionMany(this.access, ids, r, now);
   purgeRetained: Store['purgeRetained'] = (now, limit) => jobApi.purgeRetained(this.access, now, limit);
-  deleteEnded: Store['deleteEnded'] = (ids) => jobApi.deleteEnded(this.access, ids);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => jobApi.deleteEndedMany(this.access, ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
   listDue: Store['listDue'] = (query) => jobApi.listDue(this.access, query);
   listReserved: Store['listReserved'] = (query) => jobApi.listReserved(this.access, query);

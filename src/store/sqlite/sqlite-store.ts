@@ -74,9 +74,9 @@ export class SqliteStore implements Store {
   private readonly jobApi = new SqliteJobApi(this.access);
   recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
   outcomeOf: Store['outcomeOf'] = (id) => this.jobApi.outcomeOf(id);
-  setRetention: Store['setRetention'] = (ids, retention) => this.jobApi.setRetention(ids, retention);
+  setRetentionMany: Store['setRetentionMany'] = (ids, retention) => this.jobApi.setRetentionMany(ids, retention);
   purgeRetained: Store['purgeRetained'] = (now, limit) => this.jobApi.purgeRetained(now, limit);
-  deleteEnded: Store['deleteEnded'] = (ids) => this.jobApi.deleteEnded(ids);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.jobApi.deleteEndedMany(ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
   listDue: Store['listDue'] = (query) => this.jobApi.listDue(query);
   listReserved: Store['listReserved'] = (query) => this.jobApi.listReserved(query);
@@ -136,7 +136,7 @@ export class SqliteStore implements Store {
     return this.stmt.getJob.get(id) as JobRow | undefined;
   }
 
-  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     return this.write(() =>
       jobs.map((job): PushResult => {
         const ready = job.runAt <= now;
