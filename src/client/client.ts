@@ -93,6 +93,12 @@ export class DelayqClient {
     this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
     this.token = options.token;
     this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
+    const pushWindowMs = options.pushWindowMs ?? 0;
+    if (!Number.isInteger(pushWindowMs) || pushWindowMs < 0 || pushWindowMs > 10_000) {
+      throw new DelayqError('E_VALIDATION', 'pushWindowMs: must be an integer from 0 to 10000', {
+        field: 'pushWindowMs',
+      });
+    }
     if (options.coalescePushes !== false) {
       this.pushes = new PushCoalescer(
         {
@@ -101,7 +107,7 @@ export class DelayqClient {
             (await this.requestText<PushBatchResponse>('POST', '/v1/jobs/batch', `{"jobs":[${texts.join(',')}]}`))
               .results,
         },
-        options.pushWindowMs ?? 0,
+        pushWindowMs,
       );
     }
   }

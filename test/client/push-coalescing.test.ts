@@ -142,6 +142,27 @@ describe.each(Object.keys(shapes))('SDK push coalescing · %s', (shape) => {
     ]);
   });
 
+  it('gathers the pushes of a window across turns, and refuses a bad window naming the option', async () => {
+    const windowed = new DelayqClient({ url, token: ALL, pushWindowMs: 50 });
+    try {
+      const t = `window-${shape}`;
+      const first = windowed.push({ topic: t, body: 1 });
+      await new Promise((resolve) => setImmediate(resolve)); // a later turn, within the window
+      const answers = await Promise.all([first, windowed.push({ topic: t, body: 2 })]);
+      expect(answers.map((a) => a.job.body)).toEqual([1, 2]);
+      expect(count('/v1/jobs/batch')).toBe(1);
+    } finally {
+      await windowed.close();
+    }
+    let refused: unknown;
+    try {
+      new DelayqClient({ url, pushWindowMs: -1 });
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toMatchObject({ code: 'E_VALIDATION', field: 'pushWindowMs' });
+  });
+
   it('sends each push on its own when coalescing is off', async () => {
     const t = `alone-${shape}`;
     await Promise.all(Array.from({ length: 5 }, (_, i) => alone.push({ topic: t, body: i })));
