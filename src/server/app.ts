@@ -111,6 +111,10 @@ export async function buildApp(
         { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release, batch ack' },
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
+        {
+          name: 'events',
+          description: 'follow job events (finished, failed, dead…) as Server-Sent Events (docs/events.md)',
+        },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'delivery bindings: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
         {
