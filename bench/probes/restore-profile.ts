@@ -55,7 +55,7 @@ try {
   timed(journal, 'terminalAmong', 'journal terminalAmong');
   timed(journal, 'setLoaded', 'journal setLoaded');
   timed(journal, 'write', 'journal write (history)');
-  timed(redis, 'push', 'Redis push');
+  timed(redis, 'pushMany', 'Redis push');
   const cpu0 = process.cpuUsage();
   const stop = await startCpuProfile();
   t = performance.now();
