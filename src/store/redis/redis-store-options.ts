@@ -19,8 +19,8 @@ export interface RedisStoreOptions {
    * @defaultValue true
    */
   leaveDueToConsumers?: boolean | undefined;
-  /** @defaultValue 2000 */
+  /** A command not answered within this fails with E_STORE_UNAVAILABLE, ms. @defaultValue config's redis.commandTimeoutMs */
   commandTimeoutMs?: number;
-  /** @defaultValue 2000 */
+  /** One connection attempt gives up after this, ms. @defaultValue config's redis.connectTimeoutMs */
   connectTimeoutMs?: number;
 }

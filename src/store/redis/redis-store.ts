@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
+import { DEFAULTS } from '../../config.js';
 import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
 import {
@@ -33,7 +34,6 @@ import { withDispatched } from '../cancelled.js';
 import {
   DEFAULT_DELAY_BUCKETS,
   DEFAULT_PARTITIONS,
-  DEFAULT_PREFIX,
   partitionKeys,
   partitionOf,
   PREFIX_RE,
@@ -114,7 +114,7 @@ export class RedisStore implements Store {
     if (!connection) throw new DelayqError('E_CONFIG', 'redis: give a url or a connection', { field: 'redis.url' });
     this.connection = connection;
     this.options = options;
-    this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULT_PREFIX;
+    this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULTS.redis.prefix;
     this.partitions = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
     if (!Number.isInteger(this.delayBuckets) || this.delayBuckets < 1 || this.delayBuckets > 65_536) {
@@ -166,8 +166,8 @@ export class RedisStore implements Store {
 
   private async connect(): Promise<void> {
     const client = createRedisClient(this.connection, {
-      commandTimeoutMs: this.options.commandTimeoutMs ?? 2000,
-      connectTimeoutMs: this.options.connectTimeoutMs ?? 2000,
+      commandTimeoutMs: this.options.commandTimeoutMs ?? DEFAULTS.redis.commandTimeoutMs,
+      connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULTS.redis.connectTimeoutMs,
     });
     // Errors surface on the calls (E_STORE_UNAVAILABLE); the event only stops ioredis printing them.
     client.on('error', () => undefined);
