@@ -63,6 +63,8 @@ export const ConfigSchema = obj({
     partitions: Type.Integer({ default: 0, minimum: 0, maximum: 1024 }),
     /** A Redis command not answered within this is failed with E_STORE_UNAVAILABLE (503), ms. @defaultValue 2000 */
     commandTimeoutMs: Type.Integer({ default: 2000, minimum: 50, maximum: 60_000 }),
+    /** One attempt to connect to a Redis server gives up after this; reconnecting goes on in the background, ms. @defaultValue 2000 */
+    connectTimeoutMs: Type.Integer({ default: 2000, minimum: 50, maximum: 60_000 }),
   }),
   journal: obj({
     /**

@@ -10,6 +10,7 @@ import { jobDefaultsOf } from './config.js';
 import type { Clock } from './core/clock.js';
 import { DelayqService } from './service/service.js';
 import { RedisStore } from './store/redis/redis-store.js';
+import { DEFAULT_PARTITIONS } from './store/redis/keys.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
 import { DelayqError } from './core/errors.js';
@@ -43,9 +44,11 @@ export function createStore(config: Config, nodeId: string): Store {
       return new RedisStore({
         url: config.redis.url,
         prefix: config.redis.prefix,
-        partitions: config.redis.partitions || (config.redis.url.startsWith('redis-cluster://') ? 8 : 1),
+        partitions:
+          config.redis.partitions || (config.redis.url.startsWith('redis-cluster://') ? DEFAULT_PARTITIONS : 1),
         commandTimeoutMs: config.redis.commandTimeoutMs,
         eventsMaxLength: config.events.maxLength,
+        connectTimeoutMs: config.redis.connectTimeoutMs,
         nodeId,
       });
   }

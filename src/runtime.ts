@@ -108,7 +108,8 @@ function journaledSchedules(service: DelayqService, store: ScheduleStore): Sched
 function createBindingStore(config: Readonly<Config>): BindingStore {
   if (config.store.kind === 'redis') {
     const { connection } = parseRedisUrl(config.redis.url);
-    const tuning = { commandTimeoutMs: config.redis.commandTimeoutMs, connectTimeoutMs: 2000 };
+    const { commandTimeoutMs, connectTimeoutMs } = config.redis;
+    const tuning = { commandTimeoutMs, connectTimeoutMs };
     return new RedisBindingStore({
       connect: () => createRedisClient(connection, tuning),
       prefix: `${config.redis.prefix}:`,

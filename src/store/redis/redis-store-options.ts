@@ -23,9 +23,9 @@ export interface RedisStoreOptions {
   leaveDueToConsumers?: boolean | undefined;
   /** Approximate MAXLEN of the job event stream. @defaultValue config's events.maxLength */
   eventsMaxLength?: number;
-  /** @defaultValue 2000 */
+  /** A command not answered within this fails with E_STORE_UNAVAILABLE, ms. @defaultValue config's redis.commandTimeoutMs */
   commandTimeoutMs?: number;
-  /** @defaultValue 2000 */
+  /** One connection attempt gives up after this, ms. @defaultValue config's redis.connectTimeoutMs */
   connectTimeoutMs?: number;
 }
 

@@ -3,6 +3,7 @@ import { DEFAULTS } from '../../config.js';
 import { RedisJobEventLog } from './redis-job-event-log.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
+import { DEFAULTS } from '../../config.js';
 import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
 import {
@@ -35,7 +36,6 @@ import { withDispatched } from '../cancelled.js';
 import {
   DEFAULT_DELAY_BUCKETS,
   DEFAULT_PARTITIONS,
-  DEFAULT_PREFIX,
   partitionKeys,
   partitionOf,
   wakeChannel,
@@ -118,7 +118,7 @@ export class RedisStore implements Store {
     if (!connection) throw new DelayqError('E_CONFIG', 'redis: give a url or a connection', { field: 'redis.url' });
     this.connection = connection;
     this.options = options;
-    this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULT_PREFIX;
+    this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULTS.redis.prefix;
     this.partitions = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
     checkLayout(this);
@@ -173,8 +173,8 @@ export class RedisStore implements Store {
 
   private async connect(): Promise<void> {
     const client = createRedisClient(this.connection, {
-      commandTimeoutMs: this.options.commandTimeoutMs ?? 2000,
-      connectTimeoutMs: this.options.connectTimeoutMs ?? 2000,
+      commandTimeoutMs: this.options.commandTimeoutMs ?? DEFAULTS.redis.commandTimeoutMs,
+      connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULTS.redis.connectTimeoutMs,
     });
     // Errors surface on the calls (E_STORE_UNAVAILABLE); the event only stops ioredis printing them.
     client.on('error', () => undefined);
