@@ -18,7 +18,7 @@ import { decideFailure, type FailureDecision } from '../core/retry-policy.js';
 import { isJournaled } from '../journal/journal.js';
 import { JournalLoader } from '../scheduler/loader.js';
 import { PausedTopics } from '../scheduler/paused-topics.js';
-import { ReadyWaiters } from '../scheduler/ready-waiters.js';
+import { ReadyWaiters, type WaitOutcome } from '../scheduler/ready-waiters.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
 import { observeStore } from '../observe/observed-store.js';
@@ -155,6 +155,20 @@ export class DelayqService {
   /** Long-poll requests waiting right now. */
   get waitingConsumers(): number {
     return this.waiters.size;
+  }
+
+  /** Grows whenever jobs may have become ready; read it before a reserve try, pass it to waitReady. */
+  get readyEpoch(): number {
+    return this.waiters.epoch;
+  }
+
+  /**
+   * Waits until jobs of `topics` may be ready (or the time is up, or `signal` aborts), without reserving: for
+   * a front end that batches its reserve tries itself (the beanstalkd listener). `seenEpoch` (readyEpoch before
+   * the try that found nothing) makes a notification in between return at once.
+   */
+  waitReady(topics: readonly string[], waitMs: number, signal?: AbortSignal, seenEpoch?: number): Promise<WaitOutcome> {
+    return this.waiters.wait(topics, waitMs, signal, seenEpoch);
   }
 
   /**
