@@ -196,6 +196,15 @@ export const ConfigSchema = obj({
      */
     allowUnauthenticated: Type.Boolean({ default: false }),
   }),
+  events: obj({
+    /**
+     * Job events kept for followers to resume from (Last-Event-ID, docs/events.md): in memory on SQLite, the
+     * Redis stream's approximate MAXLEN on Redis. @defaultValue 10000
+     */
+    maxLength: Type.Integer({ default: 10_000, minimum: 100, maximum: 10_000_000 }),
+    /** How often an idle event stream sends a comment line, so proxies keep it open, ms. @defaultValue 15000 */
+    heartbeatMs: Type.Integer({ default: 15_000, minimum: 100, maximum: 300_000 }),
+  }),
   log: obj({
     /** pino level. @defaultValue info */
     level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),

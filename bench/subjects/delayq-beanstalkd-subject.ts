@@ -4,7 +4,7 @@
 // (as delayq-subject.ts does); every job is durable in Redis.
 import { Redis } from 'ioredis';
 import { BeanstalkdServer } from '../../src/beanstalkd/server.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { BeanstalkdSubject } from './beanstalkd-subject.js';
 import { redisCpuMs, redisCommandCalls, usedMemory } from './delayq-subject.js';

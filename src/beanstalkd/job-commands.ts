@@ -216,7 +216,7 @@ export async function peekJob(conn: Connection, number: number): Promise<Reply> 
 
 /** peek-ready (the job reserve takes next), peek-delayed (due first) or peek-buried (buried first) of the used tube. */
 export async function peekState(conn: Connection, state: PeekState): Promise<Reply> {
-  const next = await conn.ctx.service.peekNext(conn.used, state);
+  const next = await conn.ctx.service.topics.peekNext(conn.used, state);
   return next ? withBody('FOUND', conn, next) : NOT_FOUND;
 }
 
@@ -224,7 +224,7 @@ export async function kick(conn: Connection, bound: number): Promise<Reply> {
   const { service } = conn.ctx;
   const limit = Math.min(bound, KICK_MAX);
   if (limit === 0) return 'KICKED 0\r\n';
-  const counts = (await service.stats()).find((s) => s.topic === conn.used)?.counts;
+  const counts = (await service.topics.stats()).find((s) => s.topic === conn.used)?.counts;
   if (counts && counts.dead > 0) return `KICKED ${await service.redrive({ topic: conn.used, limit })}\r\n`;
   const { jobs } = await service.list({ topic: conn.used, state: 'delayed', limit });
   let kicked = 0;

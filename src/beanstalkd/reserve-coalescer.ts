@@ -1,5 +1,5 @@
 import type { Reservation } from '../core/job.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 
 interface Ask {
   resolve(r: Reservation | undefined): void;

@@ -13,6 +13,8 @@ import type {
 } from '../protocol/ack-schemas.js';
 import { fetchTransport, poolTransport, type HttpMethod, type Transport } from './transport.js';
 import { PushCoalescer } from './push-coalescer.js';
+import { eventSourceOf, followEvents, type EventSource, type FollowOptions } from './event-stream.js';
+import type { WireJobEvent } from '../protocol/job-event-schemas.js';
 import type {
   CancelRequest,
   CancelResponse,
@@ -346,6 +348,24 @@ export class DelayqClient {
         options,
       )
     ).schedule;
+  }
+
+  /**
+   * Follows a topic's job events (finished, failed, dead, cancelled, expired) as they happen, on every
+   * instance of a shared store: `for await (const e of client.events({ topic }))`. Reconnects and resumes
+   * (Last-Event-ID) when the stream drops; breaking out of the loop or `signal` stops it.
+   */
+  events(options: FollowOptions & { topic: string }): AsyncGenerator<WireJobEvent, void, undefined> {
+    return followEvents(this.eventSource(), `/v1/events?topic=${encodeURIComponent(options.topic)}`, options, false);
+  }
+
+  /** Follows one job's events; the iterator ends after the job ends (its last event is the ending one). */
+  jobEvents(id: string, options: FollowOptions = {}): AsyncGenerator<WireJobEvent, void, undefined> {
+    return followEvents(this.eventSource(), `/v1/jobs/${encodeURIComponent(id)}/events`, options, true);
+  }
+
+  private eventSource(): EventSource {
+    return eventSourceOf(this.transport, this.token, errorFromResponse);
   }
 
   private async request<T>(method: HttpMethod, path: string, body: unknown, options: RequestOptions = {}): Promise<T> {

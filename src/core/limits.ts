@@ -56,6 +56,8 @@ export const LIMITS = {
   bulkMaxPerCall: 1000,
   /** Page size of the due-time and reserved listings. */
   listingMaxPage: 1000,
+  /** Bytes an event stream may have written and its client not yet read: a slower follower is cut off and resumes. */
+  eventStreamMaxBufferedBytes: 1024 * 1024,
   /** Longest retention a job or topic may ask for (it only shortens the store-wide retention). */
   retentionMaxMs: 366 * 86_400_000,
 } as const;

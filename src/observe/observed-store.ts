@@ -5,7 +5,7 @@
  */
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';
-import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service-events.js';
+import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service/service-events.js';
 import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
 
 type AnyMethod = (...args: unknown[]) => unknown;
@@ -23,14 +23,15 @@ const outcomeEvent =
   (event: ServiceJobEventName, nowArg: number): Reporter =>
   (events, args, result) => {
     const outcome = result as Outcome<Job | { job: Job }>;
-    if (!outcome.ok) return;
-    // cancel answers { job, dispatched }; the other transitions the job itself.
+    if (!outcome.ok || outcome.repeated) return;
+    // cancel answers { job, dispatched } and was given its reason; the other transitions the job itself.
     const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
-    events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt });
+    const error = event === 'cancel' ? ((args[2] as string | undefined) ?? null) : job.lastError;
+    events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt, error });
   };
 
 const REPORTERS: Record<string, Reporter> = {
-  push(events, args, result) {
+  pushMany(events, args, result) {
     const now = args[1] as EpochMs;
     for (const { created, job } of result as PushResult[]) {
       if (created) events.job({ event: 'push', topic: job.topic, id: job.id, at: now, dueAt: job.runAt });
