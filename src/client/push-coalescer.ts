@@ -73,7 +73,8 @@ export class PushCoalescer {
         if (end > start && bytes > LIMITS.pushCoalesceMaxBytes) break;
         end++;
       }
-      void this.sendBatch(queue.slice(start, end));
+      const batch = queue.slice(start, end);
+      this.sendBatch(batch).catch((err: unknown) => batch.forEach((p) => p.reject(err)));
       start = end;
     }
   }
