@@ -19,15 +19,19 @@ type Reporter = (
   clock: Clock,
 ) => void | Promise<void>;
 
+/** The service event of one transition's outcome; a refusal has none. */
+function reportOutcome(events: ServiceEvents, event: ServiceJobEventName, result: unknown, at: EpochMs): void {
+  const outcome = result as Outcome<Job | { job: Job }>;
+  if (!outcome.ok) return;
+  // cancel answers { job, dispatched }; the other transitions the job itself.
+  const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
+  events.job({ event, topic: job.topic, id: job.id, at, dueAt: job.runAt });
+}
+
 const outcomeEvent =
   (event: ServiceJobEventName, nowArg: number): Reporter =>
-  (events, args, result) => {
-    const outcome = result as Outcome<Job | { job: Job }>;
-    if (!outcome.ok) return;
-    // cancel answers { job, dispatched }; the other transitions the job itself.
-    const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
-    events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt });
-  };
+  (events, args, result) =>
+    reportOutcome(events, event, result, args[nowArg] as EpochMs);
 
 const REPORTERS: Record<string, Reporter> = {
   push(events, args, result) {
@@ -38,6 +42,9 @@ const REPORTERS: Record<string, Reporter> = {
   },
   cancel: outcomeEvent('cancel', 1),
   finish: outcomeEvent('finish', 2),
+  finishMany(events, args, result) {
+    for (const outcome of result as unknown[]) reportOutcome(events, 'finish', outcome, args[1] as EpochMs);
+  },
   retry: outcomeEvent('retry', 3),
   bury: outcomeEvent('bury', 2),
   release: outcomeEvent('release', 2),
