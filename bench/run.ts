@@ -392,7 +392,7 @@ async function main(): Promise<void> {
     loadBefore,
     loadAfter: loadavg(),
     command: quick ? 'npm run bench:quick' : `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
-    mode,
+    mode: { ...mode, restore: restoreCount },
     notes,
     failures,
     chartFile: relative(dirname(out), chartPath),

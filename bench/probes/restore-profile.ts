@@ -2,7 +2,10 @@
 // Redis of its own, then times the restore with a CPU profile of this process over the restore only, and the
 // journal's read alone (the keyset pages, no writes) for comparison.
 // Usage: npx tsx bench/probes/restore-profile.ts postgres|mysql [N=200000] [REDIS_PORT]
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { MysqlJournal } from '../../src/journal/mysql/mysql-journal.js';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
@@ -10,7 +13,25 @@ import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { fillJournal } from '../journal-restore.js';
 import { cleanup, startRedis } from '../servers.js';
 import { dropSqlDatabase, MARIADB, newSqlDatabase, POSTGRES } from '../subjects/sql-databases.js';
+import { redisCpuMs } from '../subjects/delayq-subject.js';
 import { startCpuProfile } from './cpu-profile.js';
+
+/** CPU ms of this probe's PostgreSQL backends (found by application_name), per pid, read from /proc. */
+async function backendCpuMs(appName: string): Promise<Map<number, number>> {
+  const client = new pg.Client({ connectionString: POSTGRES.url });
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+    appName,
+  ]);
+  await client.end();
+  const tick = 10; // ms per clock tick (USER_HZ 100)
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick);
+  }
+  return cpu;
+}
 
 const [dialect = 'postgres', countArg = '200000'] = process.argv.slice(2);
 const count = Number(countArg);
@@ -18,9 +39,10 @@ const sql = dialect === 'postgres' ? POSTGRES : MARIADB;
 const server = await startRedis();
 const name = await newSqlDatabase(sql);
 const admin = new Redis({ host: '127.0.0.1', port: server.port });
+const appName = `dq_restore_probe_${randomBytes(3).toString('hex')}`;
 const journal =
   sql.dialect === 'postgres'
-    ? new PostgresJournal({ connectionString: sql.url, schema: name })
+    ? new PostgresJournal({ connectionString: `${sql.url}?application_name=${appName}`, schema: name })
     : new MysqlJournal({ uri: `${sql.url}/${name}` });
 const redis = new RedisStore({ url: `redis://127.0.0.1:${server.port}`, nodeId: 'probe', commandTimeoutMs: 30_000 });
 const store = new JournaledStore(redis, journal, { nodeId: 'probe', clock: redis.clock });
@@ -56,6 +78,8 @@ try {
   timed(journal, 'setLoaded', 'journal setLoaded');
   timed(journal, 'write', 'journal write (history)');
   timed(redis, 'pushMany', 'Redis push');
+  const redis0 = await redisCpuMs(admin);
+  const pg0 = sql.dialect === 'postgres' ? await backendCpuMs(appName) : new Map<number, number>();
   const cpu0 = process.cpuUsage();
   const stop = await startCpuProfile();
   t = performance.now();
@@ -67,6 +91,13 @@ try {
     `restore ${summary.restored}: ${wallS.toFixed(1)} s, ${(count / wallS).toFixed(0)} jobs/s, ` +
       `client CPU ${((cpu.user + cpu.system) / count).toFixed(1)} µs/job`,
   );
+  const redisUs = ((await redisCpuMs(admin)) - redis0) * 1000;
+  console.log(`  Redis server CPU ${(redisUs / count).toFixed(1)} µs/job`);
+  if (sql.dialect === 'postgres') {
+    let ms = 0;
+    for (const [pid, after] of await backendCpuMs(appName)) ms += after - (pg0.get(pid) ?? 0);
+    console.log(`  PostgreSQL backends' CPU ${((ms * 1000) / count).toFixed(1)} µs/job`);
+  }
   for (const [label, ms] of busy) console.log(`  ${label}: ${(ms / 1000).toFixed(1)} s busy`);
 } finally {
   await store.close();

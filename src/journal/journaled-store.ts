@@ -212,6 +212,12 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.transition(id, this.inner.finish(id, token, now), 'finish', now, null, true);
   }
 
+  /** The inner store settles the batch in one call; then each item is journaled as its own finish would be. */
+  finishMany: Store['finishMany'] = async (items, now) => {
+    const outcomes = await this.inner.finishMany(items, now);
+    return Promise.all(outcomes.map((o, i) => this.transition(items[i]!.id, o, 'finish', now, null, true)));
+  };
+
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
     return this.transition(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
   }
@@ -227,7 +233,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
   private async transition(
     id: string,
-    pending: Promise<Outcome<Job>>,
+    pending: Outcome<Job> | Promise<Outcome<Job>>,
     event: 'finish' | 'retry' | 'bury' | 'release',
     now: EpochMs,
     reason: string | null,

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
-import { DelayqError } from '../core/errors.js';
+import { DelayqError, settled } from '../core/errors.js';
 import { defaultNodeId, newJobId } from '../core/ids.js';
 import { DEFAULT_JOB_DEFAULTS } from '../config.js';
 import {
@@ -27,6 +27,7 @@ import { StoreNoticeLog } from './store-notice-log.js';
 import { notFoundError, unwrap } from '../store/outcome-errors.js';
 import {
   type CancelledJob,
+  type FinishItem,
   type JobPage,
   type JobQuery,
   type PushResult,
@@ -340,6 +341,20 @@ export class DelayqService {
       } finally {
         this.jobEvents.forget(id);
       }
+    });
+  }
+
+  /**
+   * finish for many reservations in one store call (batch acknowledgement): in order, each item's job, or the
+   * DelayqError its own finish would have thrown (a stale token refuses its item only).
+   */
+  finishMany(items: readonly FinishItem[]): Promise<(Job | DelayqError)[]> {
+    return this.run(async () => {
+      const checked = items.map(({ id }) => settled(() => validateJobId(id)));
+      const valid = items.filter((_, i) => typeof checked[i] === 'string');
+      const outcomes = await this.store.finishMany(valid, this.clock.now());
+      let k = 0;
+      return checked.map((c) => (typeof c === 'string' ? settled(() => unwrap(outcomes[k++]!, c, 'finish')) : c));
     });
   }
 

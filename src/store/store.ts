@@ -64,6 +64,11 @@ export interface Store {
    * as it is (`repeated: true`), so a client may retry a finish whose answer it lost.
    */
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
+  /**
+   * finish for many reservations in one store call (a batch acknowledgement): each item has its own outcome,
+   * in order, exactly as its own finish would answer. SQLite settles them in one transaction.
+   */
+  finishMany(items: readonly FinishItem[], now: EpochMs): Promise<Outcome<Job>[]>;
   /** reserved → delayed at `runAt` (ready when runAt ≤ now), remembering `error`. The caller decided. */
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
   /** reserved → dead, remembering `error`; with `priority`, the job keeps that priority from now on. The caller decided. */
@@ -219,6 +224,12 @@ export interface LapsedReservation {
   attempts: number;
   deadlineAt: EpochMs;
   retry: Job['retry'];
+}
+
+/** One reservation of a finishMany. */
+export interface FinishItem {
+  id: string;
+  token: string;
 }
 
 export type RedriveTarget = { ids: readonly string[] } | { topic: string; limit: number };

@@ -280,6 +280,40 @@ export function storeContract(
       ]);
     });
 
+    test('finishMany settles each item as its own finish would, in order, a stale token refusing only its item', async () => {
+      const jobs = [job(), job(), job(), job()];
+      await store.push(jobs, T0);
+      const reserved = await store.reserve([topic], 4, T0);
+      const tokenOf = (id: string) => reserved.find((r) => r.job.id === id)!.token;
+      const [a, b, c, d] = jobs.map((j) => j.id) as [string, string, string, string];
+      await store.finish(c, tokenOf(c), T0 + 1);
+      const outcomes = await store.finishMany(
+        [
+          { id: a, token: tokenOf(a) },
+          { id: b, token: 'stale' },
+          { id: c, token: tokenOf(c) },
+          { id: 'missing', token: 'x' },
+          { id: d, token: tokenOf(d) },
+        ],
+        T0 + 2,
+      );
+      expect(outcomes).toMatchObject([
+        { ok: true, value: { id: a, state: 'finished', finishedAt: T0 + 2 } },
+        { ok: false, reason: 'token_mismatch' },
+        { ok: true, repeated: true, value: { id: c, finishedAt: T0 + 1 } },
+        { ok: false, reason: 'not_found' },
+        { ok: true, value: { id: d, state: 'finished', finishedAt: T0 + 2 } },
+      ]);
+      expect(outcomes[0]!.ok && outcomes[0]!.repeated).toBeFalsy();
+      expect((await store.get(b))!.state).toBe('reserved');
+      expect((await store.history(a)).map((h) => `${h.event}:${h.state}`)).toEqual([
+        'push:ready',
+        'reserve:reserved',
+        'finish:finished',
+      ]);
+      expect(await store.finishMany([], T0 + 3)).toEqual([]);
+    });
+
     test('a repeated finish with a stale token stays refused', async () => {
       const j = job({ ttrMs: 1000 });
       await store.pushMany([j], T0);

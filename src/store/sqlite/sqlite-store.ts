@@ -21,6 +21,7 @@ import {
   ok,
   repeatedOk,
   type CancelledJob,
+  type FinishItem,
   tokenMismatch,
   wrongState,
   type JobPage,
@@ -238,12 +239,6 @@ export class SqliteStore implements Store {
     return row;
   }
 
-  /** A finished job asked to finish again with the token that finished it: answered as done. */
-  private repeatedFinish(id: string, token: string): Outcome<Job> | undefined {
-    const row = this.row(id);
-    return row && row.state === 'finished' && row.token === token ? repeatedOk(rowToJob(row)) : undefined;
-  }
-
   private fencedTransition(id: string, token: string, apply: (row: JobRow) => JobRow): Promise<Outcome<Job>> {
     return this.write((): Outcome<Job> => {
       const found = this.fenced(id, token);
@@ -260,12 +255,23 @@ export class SqliteStore implements Store {
     );
   }
 
-  async finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    const outcome = await this.fencedTransition(id, token, (row) => {
-      this.record(id, now, 'finish', 'finished', row.attempts);
-      return this.stmt.toFinished.get({ id, now }) as JobRow;
-    });
-    return (!outcome.ok && outcome.state === 'finished' && this.repeatedFinish(id, token)) || outcome;
+  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.write(() => this.finishOne(id, token, now));
+  }
+
+  /** One transaction for the batch, no savepoint per item: an item's refusal is an outcome, never a throw. */
+  finishMany(items: readonly FinishItem[], now: EpochMs): Promise<Outcome<Job>[]> {
+    return this.write(() => items.map(({ id, token }) => this.finishOne(id, token, now)));
+  }
+
+  /** The update is fenced by the token; only a refused finish reads the row, to say why (or answer a repeat). */
+  private finishOne(id: string, token: string, now: EpochMs): Outcome<Job> {
+    const updated = this.stmt.toFinished.get({ id, token, now }) as JobRow | undefined;
+    if (updated) this.record(id, now, 'finish', 'finished', updated.attempts);
+    if (updated) return ok(rowToJob(updated));
+    const row = this.row(id);
+    if (row?.state === 'finished' && row.token === token) return repeatedOk(rowToJob(row));
+    return !row ? notFound() : row.state !== 'reserved' ? wrongState(row.state as JobState) : tokenMismatch('reserved');
   }
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
