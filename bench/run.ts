@@ -7,8 +7,9 @@
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //            --due-jobs=N (full mode: delayed jobs under the due-time histogram, default 10M)
+//            --bulk-cancel-jobs=N (jobs cancelled by bizKey in scenario bulk-cancel, default 100k)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due,bulk-cancel  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
@@ -17,6 +18,7 @@ import { HttpBench } from './http-bench.js';
 import { ProtocolDrain } from './protocol-drain.js';
 import { runScheduleFires } from './schedule-fires.js';
 import { runDueHistogram } from './due-histogram-speed.js';
+import { runBulkCancel } from './bulk-cancel.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -56,6 +58,7 @@ const mode = quick
       schedules: 200,
       scheduleS: 3,
       dueJobs: 100_000,
+      bulkCancel: 5000,
     }
   : {
       runs: 3,
@@ -76,6 +79,7 @@ const mode = quick
       schedules: 1000,
       scheduleS: 20,
       dueJobs: Number(option('due-jobs') ?? 10_000_000),
+      bulkCancel: Number(option('bulk-cancel-jobs') ?? 100_000),
     };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
@@ -376,6 +380,18 @@ async function main(): Promise<void> {
   }
 
   if (want('due')) await runDueHistogram(results, failures, mode.dueJobs);
+  if (want('bulk-cancel')) {
+    const stores: Key[] = pick(['embedded', 'redis', 'postgres']);
+    await runBulkCancel(
+      results,
+      failures,
+      stores.map((k) => make[k] as () => DelayqSubject),
+      {
+        jobs: mode.bulkCancel,
+        runs,
+      },
+    );
+  }
   if (want('schedules'))
     await runScheduleFires(results, failures, { schedules: mode.schedules, seconds: mode.scheduleS, runs });
 
