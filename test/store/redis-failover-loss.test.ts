@@ -4,6 +4,7 @@
 // alone still gets the writes, from its socket buffer) while the master acknowledges pushes, then the master is
 // killed and the replica promoted without them.
 import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -21,10 +22,57 @@ interface LogLine {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** After a promotion, writes must reach the new master within this (the news, a reconnect, on a loaded host). */
+const FOLLOW_BOUND_MS = 1500;
+
 describe('a failover that loses acknowledged writes (Sentinel)', () => {
   const sentinel = new SentinelTopology([7615, 7616, 7617, 7618, 7619], 'dqloss');
   beforeAll(() => sentinel.start(), 90_000);
   afterAll(() => sentinel.stop());
+
+  it('SENTINEL FAILOVER: the store follows the announced master at once, not when the old one is demoted', async () => {
+    const config = loadConfig({
+      env: {},
+      overrides: { store: { kind: 'redis' }, redis: { url: sentinel.url, prefix: 'follow' } },
+    });
+    const runtime = createRuntime(config, { logger: pino({ level: 'silent' }) });
+    await runtime.start();
+    const app = await buildApp(runtime.service, config, { sinks: runtime.sinks, metrics: runtime.metrics });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const acked: { id: string; at: number }[] = [];
+      let pushing = true;
+      const pusher = (async () => {
+        while (pushing) {
+          const res = await http(url, 'POST', '/v1/jobs', { json: { topic: 'follow', delayMs: 600_000 } });
+          if (res.status === 201) acked.push({ id: res.body.job.id as string, at: Date.now() });
+          await sleep(10);
+        }
+      })();
+      // the promotion's time, heard as the store hears it (polling redis-cli would block this process's loop)
+      const watcher = new Redis({ host: '127.0.0.1', port: sentinel.sentinels[0]!.port });
+      let promotedAt = 0;
+      watcher.on('message', () => (promotedAt ||= Date.now()));
+      await watcher.subscribe('+promoted-slave');
+      await sleep(500);
+      expect(sentinel.sentinels[0]!.cli('sentinel', 'failover', sentinel.masterName)).toContain('OK');
+      await waitFor(async () => promotedAt > 0, 'the promotion', 30_000);
+      await sleep(4000);
+      pushing = false;
+      await pusher;
+      watcher.disconnect();
+      await sentinel.waitHealthy();
+      // a push acknowledged by the old master after the promotion is gone once it resynced from the new one
+      const lostAt: number[] = [];
+      for (const { id, at } of acked) if ((await http(url, 'GET', `/v1/jobs/${id}`)).status === 404) lostAt.push(at);
+      const window = Math.max(promotedAt, ...lostAt) - promotedAt;
+      // without following the sentinels, the old master takes writes until a sentinel demotes it, seconds later
+      expect(window, `pushes lost until ${window} ms after the promotion`).toBeLessThan(FOLLOW_BOUND_MS);
+      expect(acked.filter((a) => a.at > promotedAt + FOLLOW_BOUND_MS).length).toBeGreaterThan(10);
+    } finally {
+      await closeGracefully(app, runtime, 100);
+    }
+  }, 120_000);
 
   it('is logged, counted and shown in /ready; a failover that lost nothing is not', async () => {
     const lines: LogLine[] = [];

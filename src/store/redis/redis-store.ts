@@ -3,27 +3,10 @@ import { DEFAULTS } from '../../config.js';
 import { RedisJobEventLog } from './redis-job-event-log.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
-import { DEFAULTS } from '../../config.js';
-import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import { type Job, type NewJob, type Reservation } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
-import {
-  ok,
-  repeatedOk,
-  type CancelledJob,
-  type JobPage,
-  type JobQuery,
-  type LapsedReservation,
-  type Outcome,
-} from '../store.js';
-import type {
-  PromoteResult,
-  PushResult,
-  RedriveTarget,
-  ReserveOptions,
-  Store,
-  StoreCapabilities,
-  StoreWatcher,
-} from '../store.js';
+import { ok, repeatedOk, type CancelledJob, type Outcome } from '../store.js';
+import type { PromoteResult, PushResult, ReserveOptions, Store, StoreCapabilities, StoreWatcher } from '../store.js';
 import {
   checkEvictionPolicy,
   createRedisClient,
@@ -54,7 +37,6 @@ import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { redrive } from './redis-redrive.js';
 import { peekNext, purgeWithNumbers, reserveJob } from './redis-by-id.js';
-import type { PeekState } from '../peek-order.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { registerNode } from './node-registration.js';
 import { WakeBus } from './wake-bus.js';
@@ -62,6 +44,7 @@ import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
 import { persistenceWarnings } from './persistence-check.js';
 import { ResetMarker } from './reset-marker.js';
 import { FailoverWatch } from './failover-watch.js';
+import { followSentinels, type SentinelFollower } from './sentinel-follower.js';
 import * as jobApi from './redis-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
 
@@ -111,6 +94,7 @@ export class RedisStore implements Store {
   readonly jobEvents: RedisJobEventLog;
   private readonly marker: ResetMarker;
   private readonly failovers: FailoverWatch;
+  private follower: SentinelFollower | undefined;
 
   constructor(options: RedisStoreOptions) {
     const parsed = options.url === undefined ? undefined : parseRedisUrl(options.url);
@@ -179,6 +163,7 @@ export class RedisStore implements Store {
     // Errors surface on the calls (E_STORE_UNAVAILABLE); the event only stops ioredis printing them.
     client.on('error', () => undefined);
     this.client = client;
+    this.follower = followSentinels(this.connection, client);
     await client.connect();
     await checkEvictionPolicy(client);
     for (const warning of await persistenceWarnings(client)) this.noticeFanout.onWarning(warning);
@@ -209,6 +194,7 @@ export class RedisStore implements Store {
     this.clock.stop();
     this.marker.close();
     this.failovers.close();
+    this.follower?.stop();
     await this.bus.close();
     this.jobEvents.close();
     this.client = undefined;
@@ -351,9 +337,7 @@ export class RedisStore implements Store {
     return reserveJob(this.access, (i, reply) => this.outcome(i, reply), id, now, options);
   }
 
-  redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
-    return redrive(this.access, target, now);
-  }
+  redrive: Store['redrive'] = (target, now) => redrive(this.access, target, now);
 
   // ---- the scheduler (redis-scheduling.ts)
 
@@ -361,43 +345,18 @@ export class RedisStore implements Store {
     return promoteDue(this.access, now, limit, this.options.leaveDueToConsumers ?? true);
   }
 
-  listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
-    return listLapsed(this.access, now, limit);
-  }
-
-  expireDue(now: EpochMs, limit: number): Promise<number> {
-    return drainPartitions(this.access, 'expire', now, limit);
-  }
-
-  purge(before: EpochMs, limit: number): Promise<number> {
-    return purgeWithNumbers(this.access, this.numbers, before, limit);
-  }
-
-  nextWakeAt(): Promise<EpochMs | null> {
-    return nextWakeAt(this.access);
-  }
+  listLapsed: Store['listLapsed'] = (now, limit) => listLapsed(this.access, now, limit);
+  expireDue: Store['expireDue'] = (now, limit) => drainPartitions(this.access, 'expire', now, limit);
+  purge: Store['purge'] = (before, limit) => purgeWithNumbers(this.access, this.numbers, before, limit);
+  nextWakeAt: Store['nextWakeAt'] = () => nextWakeAt(this.access);
 
   // ---- reads (redis-reads.ts)
 
-  get(id: string): Promise<Job | null> {
-    return readJob(this.access, id);
-  }
-
-  history(id: string): Promise<HistoryEntry[]> {
-    return readHistory(this.access, id);
-  }
-
-  list(query: JobQuery): Promise<JobPage> {
-    return listJobs(this.access, query);
-  }
-
-  peekNext(topic: string, state: PeekState): Promise<Job | null> {
-    return peekNext(this.access, topic, state);
-  }
-
-  stats(): Promise<TopicStats[]> {
-    return topicStats(this.access);
-  }
+  get: Store['get'] = (id) => readJob(this.access, id);
+  history: Store['history'] = (id) => readHistory(this.access, id);
+  list: Store['list'] = (query) => listJobs(this.access, query);
+  peekNext: Store['peekNext'] = (topic, state) => peekNext(this.access, topic, state);
+  stats: Store['stats'] = () => topicStats(this.access);
 
   // ---- the job API (issue 23): bodies in redis-job-api.ts and store/bulk-by-selector.ts
   recordOutcome: Store['recordOutcome'] = (id, token, o, now) => jobApi.recordOutcome(this.access, id, token, o, now);
