@@ -125,8 +125,8 @@ describe.each(['sqlite', 'redis'] as const)('pipelined runs against delayq on %s
     expect(calls.get('reserve')).toBe(1);
     s.close();
     const service = target.http!.service;
-    await waitForCount(async () => (await service.stats()).find((t) => t.topic === tube)?.counts.ready ?? 0, 50);
-    expect((await service.stats()).find((t) => t.topic === tube)?.counts.reserved).toBe(0);
+    await waitForCount(async () => (await service.topics.stats()).find((t) => t.topic === tube)?.counts.ready ?? 0, 50);
+    expect((await service.topics.stats()).find((t) => t.topic === tube)?.counts.reserved).toBe(0);
   });
 });
 

@@ -282,7 +282,7 @@ export function storeContract(
 
     test('finishMany settles each item as its own finish would, in order, a stale token refusing only its item', async () => {
       const jobs = [job(), job(), job(), job()];
-      await store.push(jobs, T0);
+      await store.pushMany(jobs, T0);
       const reserved = await store.reserve([topic], 4, T0);
       const tokenOf = (id: string) => reserved.find((r) => r.job.id === id)!.token;
       const [a, b, c, d] = jobs.map((j) => j.id) as [string, string, string, string];

@@ -4,6 +4,7 @@ import type { WireTopicStats } from '../../protocol/schemas.js';
 import { parseMetrics, quantileByTopic } from '../../observe/metrics-text.js';
 import { emit, iso, table } from '../output.js';
 import { rawRequest } from '../raw-request.js';
+import { DEFAULT_DUE_HISTOGRAM } from '../../service/due-histogram-input.js';
 import { asInt, clientOf, jsonOf, type GlobalFlags } from './client-commands.js';
 
 const STATES = ['delayed', 'ready', 'reserved', 'finished', 'dead', 'cancelled', 'expired'] as const;
@@ -86,13 +87,19 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
     .command('due')
     .description('the due-time histogram: delayed jobs per bucket (default: the next hour by minute)')
     .option('--topic <topic>', 'one topic (default: all)')
-    .option('--from <time>', 'epoch ms or ISO-8601 (default: now)')
+    .option('--from <time>', 'epoch ms or ISO-8601 (default: the start of the current bucket, as the console asks)')
     .option('--span <ms>', "range length, ms (default: the server's, an hour)", asInt)
     .option('--bucket <ms>', "bucket width, ms (default: the server's, a minute)", asInt)
     .action(async (flags, command) => {
       const { url, token } = command.optsWithGlobals();
+      // Whole-bucket edges, as the console asks: a Redis store answers those from its due-time counters.
+      const bucketMs: number = flags.bucket ?? DEFAULT_DUE_HISTOGRAM.bucketMs;
       const from =
-        flags.from === undefined ? Date.now() : /^\d+$/.test(flags.from) ? Number(flags.from) : Date.parse(flags.from);
+        flags.from === undefined
+          ? Math.floor(Date.now() / bucketMs) * bucketMs
+          : /^\d+$/.test(flags.from)
+            ? Number(flags.from)
+            : Date.parse(flags.from);
       if (Number.isNaN(from))
         command.error(`--from: "${flags.from}" is neither epoch ms nor ISO-8601`, { exitCode: 2 });
       const params = new URLSearchParams({
