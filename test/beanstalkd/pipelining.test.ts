@@ -119,7 +119,7 @@ describe.each(['sqlite', 'redis'] as const)('pipelined runs against delayq on %s
     calls.clear();
     s.send(puts(Array.from({ length: 50 }, (_, i) => `p${i}`)));
     expect((await replies(s, 50)).every((l) => l.startsWith('INSERTED '))).toBe(true);
-    expect(calls.get('push')).toBe(1);
+    expect(calls.get('pushMany')).toBe(1);
     s.send('reserve-with-timeout 0\r\n'.repeat(50));
     expect((await replies(s, 50)).every((l) => l.startsWith('RESERVED '))).toBe(true);
     expect(calls.get('reserve')).toBe(1);
