@@ -8,8 +8,9 @@
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
 //            --restore=N (jobs in the restore scenario; default 1M, quick mode 5000)
 //            --due-jobs=N (full mode: delayed jobs under the due-time histogram, default 10M)
+//            --bulk-cancel-jobs=N (jobs cancelled by bizKey in scenario bulk-cancel, default 100k)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due,bulk-cancel  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
@@ -17,7 +18,8 @@ import { ensureServerBuilt } from './build-server.js';
 import { HttpBench } from './http-bench.js';
 import { ProtocolDrain } from './protocol-drain.js';
 import { runScheduleFires } from './schedule-fires.js';
-import { runDueHistogram } from './due-histogram-speed.js';
+import { runDueHistogram, type DueStore } from './due-histogram-speed.js';
+import { runBulkCancel } from './bulk-cancel.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -57,6 +59,7 @@ const mode = quick
       schedules: 200,
       scheduleS: 3,
       dueJobs: 100_000,
+      bulkCancel: 5000,
     }
   : {
       runs: 3,
@@ -77,6 +80,7 @@ const mode = quick
       schedules: 1000,
       scheduleS: 20,
       dueJobs: Number(option('due-jobs') ?? 10_000_000),
+      bulkCancel: Number(option('bulk-cancel-jobs') ?? 100_000),
     };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
@@ -378,7 +382,19 @@ async function main(): Promise<void> {
     await drain.close();
   }
 
-  if (want('due')) await runDueHistogram(results, failures, mode.dueJobs);
+  if (want('due')) await runDueHistogram(results, failures, mode.dueJobs, pick(['redis', 'embedded']) as DueStore[]);
+  if (want('bulk-cancel')) {
+    const stores: Key[] = pick(['embedded', 'redis', 'postgres']);
+    await runBulkCancel(
+      results,
+      failures,
+      stores.map((k) => make[k] as () => DelayqSubject),
+      {
+        jobs: mode.bulkCancel,
+        runs,
+      },
+    );
+  }
   if (want('schedules'))
     await runScheduleFires(results, failures, { schedules: mode.schedules, seconds: mode.scheduleS, runs });
 

@@ -18,13 +18,36 @@ export const metricsRegistry = createMetricsRegistry();
  * persistence, FLUSHALL, a failover to an empty replica): the jobs it held are gone unless a journal restores them.
  */
 export function registerStoreResetCounter(registry: Registry, resets: () => number): void {
+  registerNoticeCounter(
+    registry,
+    'delayq_store_resets_total',
+    'Times the store was noticed to have come back empty (its jobs lost unless a journal restored them)',
+    resets,
+  );
+}
+
+/**
+ * delayq_store_write_losses_total: times this process noticed that a failover lost writes the store had
+ * acknowledged (a replica promoted without them): the log line names the shard and the time since when.
+ */
+export function registerStoreWriteLossCounter(registry: Registry, losses: () => number): void {
+  registerNoticeCounter(
+    registry,
+    'delayq_store_write_losses_total',
+    'Times a failover was noticed to have lost acknowledged writes (jobs lost unless a journal put them back)',
+    losses,
+  );
+}
+
+/** A counter that follows a count kept elsewhere (the store's notices), read at each scrape. */
+function registerNoticeCounter(registry: Registry, name: string, help: string, count: () => number): void {
   let counted = 0;
   new Counter({
-    name: 'delayq_store_resets_total',
-    help: 'Times the store was noticed to have come back empty (its jobs lost unless a journal restored them)',
+    name,
+    help,
     registers: [registry],
     collect() {
-      const now = resets();
+      const now = count();
       if (now > counted) this.inc(now - counted);
       counted = now;
     },

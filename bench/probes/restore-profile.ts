@@ -77,7 +77,7 @@ try {
   timed(journal, 'terminalAmong', 'journal terminalAmong');
   timed(journal, 'setLoaded', 'journal setLoaded');
   timed(journal, 'write', 'journal write (history)');
-  timed(redis, 'push', 'Redis push');
+  timed(redis, 'pushMany', 'Redis push');
   const redis0 = await redisCpuMs(admin);
   const pg0 = sql.dialect === 'postgres' ? await backendCpuMs(appName) : new Map<number, number>();
   const cpu0 = process.cpuUsage();

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { MysqlJournal } from '../../src/journal/mysql/mysql-journal.js';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';

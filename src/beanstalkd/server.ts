@@ -5,7 +5,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { DelayqError } from '../core/errors.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { Connection } from './connection.js';
 import { BeanstalkdContext } from './context.js';
 

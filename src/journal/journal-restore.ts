@@ -139,7 +139,7 @@ export async function restoreRows(
   summary.alreadyPresent += toUnload.length - unload.length + pastDue.length - skipped.length;
   summary.leftInJournal += unload.length;
   if (toPush.length) {
-    const results = await ctx.inner.push(toPush.map(toNewJob), now);
+    const results = await ctx.inner.pushMany(toPush.map(toNewJob), now);
     const created = results.filter((r) => r.created).map((r) => r.job);
     summary.restored += created.length;
     summary.alreadyPresent += results.length - created.length;

@@ -5,7 +5,7 @@
  */
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';
-import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service-events.js';
+import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service/service-events.js';
 import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
 
 type AnyMethod = (...args: unknown[]) => unknown;
@@ -19,22 +19,29 @@ type Reporter = (
   clock: Clock,
 ) => void | Promise<void>;
 
-/** The service event of one transition's outcome; a refusal has none. */
-function reportOutcome(events: ServiceEvents, event: ServiceJobEventName, result: unknown, at: EpochMs): void {
+/** The service event of one transition's outcome; a refusal or a repeated call has none. */
+function reportOutcome(
+  events: ServiceEvents,
+  event: ServiceJobEventName,
+  result: unknown,
+  at: EpochMs,
+  cancelReason?: unknown,
+): void {
   const outcome = result as Outcome<Job | { job: Job }>;
-  if (!outcome.ok) return;
-  // cancel answers { job, dispatched }; the other transitions the job itself.
+  if (!outcome.ok || outcome.repeated) return;
+  // cancel answers { job, dispatched } and was given its reason; the other transitions the job itself.
   const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
-  events.job({ event, topic: job.topic, id: job.id, at, dueAt: job.runAt });
+  const error = event === 'cancel' ? ((cancelReason as string | undefined) ?? null) : job.lastError;
+  events.job({ event, topic: job.topic, id: job.id, at, dueAt: job.runAt, error });
 }
 
 const outcomeEvent =
   (event: ServiceJobEventName, nowArg: number): Reporter =>
   (events, args, result) =>
-    reportOutcome(events, event, result, args[nowArg] as EpochMs);
+    reportOutcome(events, event, result, args[nowArg] as EpochMs, event === 'cancel' ? args[2] : undefined);
 
 const REPORTERS: Record<string, Reporter> = {
-  push(events, args, result) {
+  pushMany(events, args, result) {
     const now = args[1] as EpochMs;
     for (const { created, job } of result as PushResult[]) {
       if (created) events.job({ event: 'push', topic: job.topic, id: job.id, at: now, dueAt: job.runAt });

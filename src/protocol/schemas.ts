@@ -105,7 +105,10 @@ export const PushRequest = Type.Object(
 );
 export type PushRequest = Static<typeof PushRequest>;
 
-export const PushBatchRequest = Type.Object({ jobs: Type.Array(PushRequest, { minItems: 1, maxItems: 1000 }) }, strict);
+export const PushBatchRequest = Type.Object(
+  { jobs: Type.Array(PushRequest, { minItems: 1, maxItems: LIMITS.pushBatchMax }) },
+  strict,
+);
 export type PushBatchRequest = Static<typeof PushBatchRequest>;
 
 const Backoff = Type.Union([
@@ -357,10 +360,18 @@ export type StatsResponse = Static<typeof StatsResponse>;
 export const TopicParams = Type.Object({ topic: Topic }, strict);
 
 export const HealthResponse = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]),
+  reason: Type.Optional(Type.String({ description: 'why the status is degraded' })),
   store: Type.Optional(Type.String()),
   waitingConsumers: Type.Optional(Type.Integer()),
   storeResets: Type.Optional(StoreResets),
+  storeWriteLosses: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'times this process noticed that a failover lost writes the store had acknowledged (Redis replicates asynchronously); /ready answers degraded for 10 minutes after each: see RELIABILITY.md',
+    }),
+  ),
 });
 export type HealthResponse = Static<typeof HealthResponse>;
 

@@ -1,7 +1,7 @@
 import { DEFAULTS } from '../config.js';
 import type { TimerHandle } from '../core/clock.js';
 import type { PushInput } from '../core/job-input.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { tickJobId, type ScheduleRecord } from './schedule.js';
 import { planTicks, type PlanTiming, type TickPlan } from './schedule-plan.js';
 import type { CursorMove, ScheduleStore } from './schedule-store.js';

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { isDelayqError, type DelayqError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import type { Ack, AckResult } from '../protocol/ack-schemas.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { authorizeTopic } from './auth.js';
 import { toWireJob } from './wire.js';
 

@@ -25,7 +25,7 @@ export async function connectRateLimitRedis(
   const { connection } = parseRedisUrl(config.redis.url);
   const client = createRedisClient(connection, {
     commandTimeoutMs: config.redis.commandTimeoutMs,
-    connectTimeoutMs: 2000,
+    connectTimeoutMs: config.redis.connectTimeoutMs,
   });
   let unreachable = false;
   client.on('error', (err: Error) => {

@@ -1,4 +1,4 @@
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { ScheduleRunner, type ScheduleRunnerOptions } from '../../src/schedule/schedule-runner.js';
 import { Schedules } from '../../src/schedule/schedules.js';
 import { SqliteScheduleStore } from '../../src/schedule/sqlite-schedule-store.js';

@@ -24,7 +24,7 @@ describe('SqliteStore', () => {
     const first = new SqliteStore({ path, nodeId: 'a' });
     await first.open();
     const job = aJob({ delayMs: 1000 });
-    await first.push([job], job.runAt - 1000);
+    await first.pushMany([job], job.runAt - 1000);
     await first.close();
     const second = new SqliteStore({ path, nodeId: 'b' });
     await second.open();

@@ -86,9 +86,9 @@ export function parseRedisUrl(url: string): ParsedRedisUrl {
 export type RedisClient = Redis | Cluster;
 
 export interface ClientTuning {
-  /** A command that gets no answer within this time fails with E_STORE_UNAVAILABLE. @defaultValue 2000 */
+  /** A command that gets no answer within this time fails with E_STORE_UNAVAILABLE (config redis.commandTimeoutMs). */
   commandTimeoutMs: number;
-  /** Connecting to one server gives up after this long. @defaultValue 2000 */
+  /** Connecting to one server gives up after this long (config redis.connectTimeoutMs). */
   connectTimeoutMs: number;
 }
 

@@ -17,12 +17,14 @@
  *   T:ended:M    list  ids of the jobs that ended in minute M (epoch ms / 60000), in the order they ended
  *   T:ended:slots zset M → its start (ms): the minutes of the ended log, which purge walks (lua/ended-log.lua)
  *   T:counts     hash  `topic|stateCode` → jobs (stats in O(partitions × topics))
+ *   T:due:X      hash  `m<minute>` / `h<hour>` (runAt / 60 000 or / 3 600 000) → delayed jobs of topic X due in
+ *                that minute or hour, the due histogram's counters (due-counters.ts; fields at 0 are deleted)
  *   T:draining   hash  topic → when a reserve last took jobs of it (promote.lua leaves such a topic's due
  *                jobs to reserve.lua)
  *   T:nodes      hash  node name ↔ small index used in history entries
  *   T:marker     string a value each process remembers: gone or changed means the partition lost its data
  *                (reset-marker.ts)
- * The topic keys (`T:delayed:X` …) and `T:draining` are the one exception to "keys only in keys.ts": a
+ * The topic keys (`T:delayed:X`, `T:due:X` …) and `T:draining` are the one exception to "keys only in keys.ts": a
  * script that loads a job by id learns its topic from the record, so it appends the topic to `topicPrefix`
  * (ARGV[1]) itself; `draining` is built the same way, by the two scripts that use it.
  * Topics cannot hold braces (core validates them), so a topic never moves a key to another slot.
@@ -52,8 +54,8 @@ export interface PartitionKeys {
   dead(topic: string): string;
 }
 
+/** A RedisStore built without a partition count (config's automatic choice on a Cluster is the same). */
 export const DEFAULT_PARTITIONS = 8;
-export const DEFAULT_PREFIX = 'dq';
 /** Delayed sets per topic and partition while the topic is small; push.lua doubles them as its backlog grows. */
 export const DEFAULT_DELAY_BUCKETS = 128;
 

@@ -1,5 +1,6 @@
 import { TERMINAL_STATES } from '../../core/job.js';
 import { OUTCOME_CODES } from '../outcome-codes.js';
+import { DUE_COUNTER_MS } from './due-counters.js';
 import {
   ENTRY_FIELDS,
   ENTRY_REASON,
@@ -19,8 +20,8 @@ import {
 const upper = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
 
 /**
- * The named constants every script starts with, written from record-layout.ts and outcome-codes.ts when
- * the scripts are loaded, so Lua and TypeScript read one definition. Lua offsets are 1-based.
+ * The named constants every script starts with, written from record-layout.ts, outcome-codes.ts and
+ * due-counters.ts when the scripts are loaded, so Lua and TypeScript read one definition. Lua offsets are 1-based.
  */
 export function luaConstants(): string {
   const lines: string[] = ['-- constants: generated from record-layout.ts (lua-prelude.ts)'];
@@ -40,6 +41,7 @@ export function luaConstants(): string {
   local('TIME', `>i${TIME_BYTES}`);
   for (const [field, at] of Object.entries(HEAD_AT)) local(`HEAD_${upper(field)}_AT`, at + 1);
   local('READY_ID_AT', READY_MEMBER_ID_AT + 1);
+  for (const [slot, ms] of Object.entries(DUE_COUNTER_MS)) local(`DUE_${upper(slot)}_MS`, ms);
   local('OUTCOME_OK', OUTCOME_CODES.ok);
   local('OUTCOME_REPEATED', OUTCOME_CODES.repeated);
   local('OUTCOME_NOT_FOUND', OUTCOME_CODES.notFound);

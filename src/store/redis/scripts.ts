@@ -16,6 +16,7 @@ export const SCRIPT_NAMES = [
   'redrive',
   'due-scores',
   'due-histogram',
+  'due-histogram-scan',
   'promote',
   'lapsed',
   'expire',
@@ -29,12 +30,13 @@ export const SCRIPT_NAMES = [
   'delete-ended',
   'reserve-job',
   'peek',
+  'upgrade-layout',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** Every script takes the six partition keys (keys.ts), except register-node: nodes, counts and jobs. */
 const keyCount = (name: ScriptName): number => (name === 'register-node' ? 3 : 6);
-const commandName = (name: ScriptName): string => `delayq_${name.replace('-', '_')}`;
+const commandName = (name: ScriptName): string => `delayq_${name.replaceAll('-', '_')}`;
 
 const read = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
 

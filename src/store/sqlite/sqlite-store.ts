@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { DEFAULTS } from '../../config.js';
+import { LocalJobEventLog } from '../local-job-event-log.js';
 import type { DueCounts, DueHistogramQuery } from '../due-histogram.js';
 import { sqliteDueHistogram } from './sqlite-due-histogram.js';
 import type { EpochMs } from '../../core/clock.js';
@@ -68,19 +70,21 @@ export class SqliteStore implements Store {
   private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
   readonly pauses = new SqliteTopicPauses(this.access);
   readonly numbers = new SqliteJobNumbers(this.access);
+  readonly jobEvents: LocalJobEventLog;
   // The job API (issue 23): bodies in sqlite-job-api.ts and store/bulk-by-selector.ts.
   private readonly jobApi = new SqliteJobApi(this.access);
   recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
   outcomeOf: Store['outcomeOf'] = (id) => this.jobApi.outcomeOf(id);
-  setRetention: Store['setRetention'] = (ids, retention) => this.jobApi.setRetention(ids, retention);
+  setRetentionMany: Store['setRetentionMany'] = (ids, retention) => this.jobApi.setRetentionMany(ids, retention);
   purgeRetained: Store['purgeRetained'] = (now, limit) => this.jobApi.purgeRetained(now, limit);
-  deleteEnded: Store['deleteEnded'] = (ids) => this.jobApi.deleteEnded(ids);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.jobApi.deleteEndedMany(ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
   listDue: Store['listDue'] = (query) => this.jobApi.listDue(query);
   listReserved: Store['listReserved'] = (query) => this.jobApi.listReserved(query);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
+    this.jobEvents = new LocalJobEventLog(options.eventsMaxLength ?? DEFAULTS.events.maxLength);
   }
 
   async open(): Promise<void> {
@@ -133,7 +137,7 @@ export class SqliteStore implements Store {
     return this.stmt.getJob.get(id) as JobRow | undefined;
   }
 
-  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     return this.write(() =>
       jobs.map((job): PushResult => {
         const ready = job.runAt <= now;

@@ -17,6 +17,8 @@ if state == STATE_DELAYED then
   redis.call('ZREM', delayed, id)
   local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
   if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
+  dueCount(topic, h.runAt, -1)
+  dueFlush(tp)
 elseif state == STATE_READY then
   redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
   redis.call('ZREM', expiry, id)

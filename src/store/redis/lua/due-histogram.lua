@@ -1,43 +1,60 @@
---[[ due-histogram: delayed jobs per due-time bucket in this partition, read only, a slice of sets a call.
+--[[ due-histogram: delayed jobs per due-time bucket in this partition, read only, from the due counters.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] topic ('' = all)  ARGV[3] from (ms)  ARGV[4] to (ms, exclusive)
-  ARGV[5] bucket width (ms)  ARGV[6] rank in the due index to start at  ARGV[7] most sets to read
-  Returns: {nextRank (-1: done), count1, count2, …}: one count per bucket.
-  A delayed set holds jobs at or after its due-index score (its head), so only sets whose head is before
-  `to` are read, in head order. Per set one ZRANGE over [from, to), limited to 8 jobs per bucket + 1, reads
-  the scores in range (most sets are small listpacks, and a redis.call costs more than a few entries); a
-  set that fills the limit gets a ZCOUNT per bucket instead. A call reads at most ARGV[7] sets so Redis is
-  never held long: the client calls again from nextRank.
+  ARGV[5] bucket width (ms); from, to and the width are whole minutes (redis-due-histogram.ts checks)
+  Returns: {count1, count2, …}: one count per bucket.
+  Each bucket is read as its whole hours plus the minutes before the first and after the last, so a call
+  reads at most 2 × 59 + width / hour fields per bucket and topic (the counters: record.lua dueCount).
+  All topics: those with delayed jobs in this partition (counts `topic|STATE_DELAYED` above 0).
 ]]
-local dueidx, tp, topic = KEYS[2], ARGV[1], ARGV[2]
+local counts, tp, topic = KEYS[6], ARGV[1], ARGV[2]
 local from, to, width = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local rank, most = tonumber(ARGV[6]), tonumber(ARGV[7])
 local n = math.ceil((to - from) / width)
-local counts = {}
-for i = 1, n do counts[i] = 0 end
-local prefix = topic .. '#'
-local upper = '(' .. ARGV[4]
-local limit, floor = 8 * n + 1, math.floor
-local heads = redis.call('ZRANGE', dueidx, '-inf', upper, 'BYSCORE', 'LIMIT', rank, most)
-for h = 1, #heads do
-  local member = heads[h]
-  if topic == '' or string.sub(member, 1, #prefix) == prefix then
-    local set = tp .. 'delayed:' .. member
-    local scores = redis.call('ZRANGE', set, ARGV[3], upper, 'BYSCORE', 'LIMIT', 0, limit, 'WITHSCORES')
-    if #scores <= 2 * 8 * n then
-      for s = 2, #scores, 2 do
-        local b = floor((tonumber(scores[s]) - from) / width) + 1
-        counts[b] = counts[b] + 1
-      end
-    else
-      for i = 1, n do
-        local lo = from + (i - 1) * width
-        local hi = math.min(lo + width, to)
-        counts[i] = counts[i] + redis.call('ZCOUNT', set, lo, '(' .. hi)
+local fields, bucketOf = {}, {}
+local function add(field, b)
+  fields[#fields + 1] = field
+  bucketOf[#fields] = b
+end
+for b = 1, n do
+  local lo = from + (b - 1) * width
+  local hi = math.min(lo + width, to)
+  local firstHour = math.ceil(lo / DUE_HOUR_MS) * DUE_HOUR_MS
+  local lastHour = math.floor(hi / DUE_HOUR_MS) * DUE_HOUR_MS
+  if firstHour >= lastHour then
+    for m = lo, hi - 1, DUE_MINUTE_MS do add('m' .. int(m / DUE_MINUTE_MS), b) end
+  else
+    for m = lo, firstHour - 1, DUE_MINUTE_MS do add('m' .. int(m / DUE_MINUTE_MS), b) end
+    for hr = firstHour, lastHour - 1, DUE_HOUR_MS do add('h' .. int(hr / DUE_HOUR_MS), b) end
+    for m = lastHour, hi - 1, DUE_MINUTE_MS do add('m' .. int(m / DUE_MINUTE_MS), b) end
+  end
+end
+local topics = {}
+if topic ~= '' then
+  topics[1] = topic
+else
+  local all = redis.call('HGETALL', counts)
+  local suffix = '|' .. STATE_DELAYED
+  for i = 1, #all, 2 do
+    local field = all[i]
+    if string.sub(field, -#suffix) == suffix and tonumber(all[i + 1]) > 0 then
+      topics[#topics + 1] = string.sub(field, 1, -#suffix - 1)
+    end
+  end
+end
+local out = {}
+for b = 1, n do out[b] = 0 end
+for _, t in ipairs(topics) do
+  local key = tp .. 'due:' .. t
+  -- HMGET in slices, under Lua's unpack limit.
+  for i = 1, #fields, 4000 do
+    local last = math.min(i + 3999, #fields)
+    local got = redis.call('HMGET', key, unpack(fields, i, last))
+    for k = 1, #got do
+      if got[k] then
+        local b = bucketOf[i + k - 1]
+        out[b] = out[b] + tonumber(got[k])
       end
     end
   end
 end
-local out = { #heads < most and -1 or rank + #heads }
-for i = 1, n do out[i + 1] = counts[i] end
 return out

@@ -76,6 +76,7 @@ for i = 1, taken do
   stored[#stored + 1] = id
   stored[#stored + 1] = rewrite(s, h, now, EVENT_PROMOTE, false, node)
   topics[topic] = (topics[topic] or 0) + 1
+  dueCount(topic, h.runAt, -1)
 end
 out[1] = taken
 for topic in pairs(left) do
@@ -89,6 +90,7 @@ for topic, n in pairs(topics) do
   redis.call('HINCRBY', counts, countOf(topic, STATE_DELAYED), -n)
   redis.call('HINCRBY', counts, countOf(topic, STATE_READY), n)
 end
+dueFlush(tp)
 for member in pairs(leaving) do
   local head = redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, 0, 'WITHSCORES')
   if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end

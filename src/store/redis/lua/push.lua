@@ -87,6 +87,7 @@ for k = 1, #ids do
       list[#list + 1] = int(runAt)
       list[#list + 1] = id
       delayed[topic] = delayed[topic] + 1
+      dueCount(topic, runAt, 1)
       if not heads[member] or runAt < heads[member] then heads[member] = runAt end
       if not earliest or runAt < earliest then earliest = runAt end
     end
@@ -103,5 +104,6 @@ if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
 for member, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', int(at), member) end
 for field, count in pairs(added) do redis.call('HINCRBY', counts, field, count) end
 for topic in pairs(prioritized) do redis.call('HSET', counts, topic .. '|prio', 1) end
+dueFlush(tp)
 if earliest and (not head or earliest < head) then out[1] = earliest end
 return out

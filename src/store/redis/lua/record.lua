@@ -137,6 +137,31 @@ local function countOf(topic, state)
   return topic .. '|' .. state
 end
 
+-- Delayed jobs per topic and due minute and hour (due-counters.ts): the hash `due:<topic>` of the partition,
+-- fields `m<minute>` and `h<hour>`. A script that moves jobs into or out of delayed calls dueCount for each
+-- (+1 in, -1 out) and dueFlush once before it returns; a field that reaches 0 is deleted, so the hash holds
+-- only the minutes and hours that have delayed jobs.
+local dueDeltas = {}
+local function dueCount(topic, runAt, n)
+  local deltas = dueDeltas[topic]
+  if not deltas then
+    deltas = {}
+    dueDeltas[topic] = deltas
+  end
+  local minute, hour = 'm' .. int(math.floor(runAt / DUE_MINUTE_MS)), 'h' .. int(math.floor(runAt / DUE_HOUR_MS))
+  deltas[minute] = (deltas[minute] or 0) + n
+  deltas[hour] = (deltas[hour] or 0) + n
+end
+local function dueFlush(tp)
+  for topic, deltas in pairs(dueDeltas) do
+    local key = tp .. 'due:' .. topic
+    for field, n in pairs(deltas) do
+      if n ~= 0 and redis.call('HINCRBY', key, field, n) == 0 then redis.call('HDEL', key, field) end
+    end
+  end
+  dueDeltas = {}
+end
+
 -- The body's fields {tag, bizKey, body, retry} (for the rare scripts that need them).
 local function readBody(s, h)
   local _, fields = cmsgpack.unpack_one(s, h.bodyAt - 1)

@@ -25,6 +25,8 @@ if delayed then
   local member = h.topic .. '#' .. h.bucket
   redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
   redis.call('ZADD', dueidx, 'LT', runAt, member)
+  dueCount(h.topic, runAt, 1)
+  dueFlush(tp)
 else
   if runAt ~= nil then h.runAt, reason = runAt, 'released' end
   redis.call('ZADD', tp .. 'ready:' .. h.topic, h.priority, readyMember(h, id))

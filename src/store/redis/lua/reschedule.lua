@@ -14,6 +14,7 @@ local member = topic .. '#' .. h.bucket
 local delayed = tp .. 'delayed:' .. member
 if old == STATE_DELAYED then
   redis.call('ZREM', delayed, id)
+  dueCount(topic, h.runAt, -1)
 elseif old == STATE_READY then
   redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
   redis.call('ZREM', expiry, id)
@@ -29,7 +30,9 @@ if state == STATE_READY then
 else
   h.readyAt = false
   redis.call('ZADD', delayed, runAt, id)
+  dueCount(topic, runAt, 1)
 end
+dueFlush(tp)
 local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
 if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
 redis.call('HINCRBY', counts, countOf(topic, old), -1)

@@ -24,6 +24,8 @@ if old == STATE_DELAYED then
   redis.call('ZREM', set, id)
   local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
   if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
+  dueCount(topic, h.runAt, -1)
+  dueFlush(tp)
   h.runAt, h.readyAt = math.min(h.runAt, now), now
   before = entry(now, EVENT_PROMOTE, STATE_READY, h.attempts, node, false)
 elseif old == STATE_READY then

@@ -100,6 +100,7 @@ for _, i in ipairs(order) do
         packed = writeHead(h) .. string.sub(s, h.topicAt) .. entry(at, EVENT_PROMOTE, STATE_READY, attempt, node, false)
           .. entry(at, EVENT_RESERVE, STATE_RESERVED, h.attempts, node, false)
         fromDelayed[h.topic] = (fromDelayed[h.topic] or 0) + 1
+        dueCount(h.topic, h.runAt, -1)
         local gone = delayedGone[dueSet] or {}
         delayedGone[dueSet] = gone
         gone[#gone + 1] = id
@@ -138,4 +139,5 @@ for topic, n in pairs(moved) do
   redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), n)
   redis.call('HSET', tp .. 'draining', topic, stamp)
 end
+dueFlush(tp)
 return out

@@ -24,6 +24,8 @@ else
   local member = topic .. '#' .. h.bucket
   redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
   redis.call('ZADD', dueidx, 'LT', runAt, member)
+  dueCount(topic, runAt, 1)
+  dueFlush(tp)
 end
 redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), -1)
 redis.call('HINCRBY', counts, countOf(topic, state), 1)
