@@ -24,6 +24,7 @@ import type {
 } from '../store.js';
 import {
   checkEvictionPolicy,
+  closeClient,
   createRedisClient,
   parseRedisUrl,
   type RedisClient,
@@ -202,7 +203,7 @@ export class RedisStore implements Store {
     await this.bus.close();
     this.client = undefined;
     this.opening = undefined;
-    await client.quit().catch(() => client.disconnect());
+    await closeClient(client);
   }
 
   notices(listener: StoreNoticeListener): void {
