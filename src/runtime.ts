@@ -51,7 +51,7 @@ export class DelayqRuntime {
     this.scheduleRunner = new ScheduleRunner(scheduleStore, service, config.schedules, (err) =>
       logger.error({ err }, 'schedule round failed; retrying'),
     );
-    this.schedules = new Schedules(scheduleStore, service, () => this.scheduleRunner.kick());
+    this.schedules = new Schedules(scheduleStore, service, () => this.scheduleRunner.wakeNow());
     this.service = service;
     this.logger = logger;
     this.metrics = createMetricsRegistry();

@@ -30,7 +30,8 @@ export function checkBeanstalkdAuth(
   if (options.authTokensConfigured && !options.allowUnauthenticated && !LOOPBACK.has(options.host)) {
     throw new DelayqError(
       'E_CONFIG',
-      'beanstalkd.host: the beanstalkd protocol has no authentication, and auth tokens are configured: bind it to loopback, or set beanstalkd.allowUnauthenticated',
+      'beanstalkd.host: the beanstalkd protocol has no authentication, and auth tokens are configured: ' +
+        'bind it to loopback, or set beanstalkd.allowUnauthenticated',
       { field: 'beanstalkd.host' },
     );
   }

@@ -71,7 +71,8 @@ export const RunAt = Type.Union(
   ],
   {
     description:
-      'absolute due time, at most 10 years ahead; a time in the past (up to a year) is kept as given and the job is ready at once, served before later-due jobs of its priority',
+      'absolute due time, at most 10 years ahead; a time in the past (up to a year) is kept as given and the ' +
+      'job is ready at once, served before later-due jobs of its priority',
   },
 );
 export const TimeZone = Type.String({
@@ -188,7 +189,9 @@ export const CancelResponse = Type.Object(
     job: JobSchema,
     dispatched: Type.Boolean({
       description:
-        'true: the job was reserved (out with a consumer, or being delivered by a sink) when it was cancelled, so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ready) and this attempt never went out',
+        'true: the job was reserved (out with a consumer, or being delivered by a sink) when it was cancelled, ' +
+        'so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ' +
+        'ready) and this attempt never went out',
     }),
     attempts: Type.Integer({
       minimum: 0,
@@ -353,7 +356,8 @@ export type WireTopicStats = Static<typeof TopicStatsSchema>;
 const StoreResets = Type.Integer({
   minimum: 0,
   description:
-    'times this process noticed the store came back empty since it started (a Redis restart without persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
+    'times this process noticed the store came back empty since it started (a Redis restart without ' +
+    'persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
 });
 export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema), storeResets: StoreResets });
 export type StatsResponse = Static<typeof StatsResponse>;

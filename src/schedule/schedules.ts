@@ -19,7 +19,7 @@ export class Schedules {
   private readonly service: DelayqService;
   private readonly onChange: () => void;
 
-  /** `onChange` wakes the local runner (ScheduleRunner.kick) after a write. */
+  /** `onChange` wakes the local runner (ScheduleRunner.wakeNow) after a write. */
   constructor(store: ScheduleStore, service: DelayqService, onChange: () => void = () => undefined) {
     this.store = store;
     this.service = service;

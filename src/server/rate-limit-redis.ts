@@ -6,7 +6,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import { createRedisClient, parseRedisUrl, type RedisClient } from '../store/redis/connection.js';
+import { closeClient, createRedisClient, parseRedisUrl, type RedisClient } from '../store/redis/connection.js';
 
 /** Where the shared counters live, under the deployment's key prefix. */
 export function rateLimitNamespace(redisPrefix: string): string {
@@ -44,5 +44,5 @@ export async function connectRateLimitRedis(
 
 /** Closes the client without waiting on a Redis that is gone. */
 export async function closeRateLimitRedis(client: RedisClient): Promise<void> {
-  await client.quit().catch(() => client.disconnect());
+  await closeClient(client);
 }

@@ -23,7 +23,7 @@ export class ScheduleHarness {
       clock: this.clock,
       runScheduler: false,
     });
-    this.schedules = new Schedules(this.store, this.service, () => this.runner?.kick());
+    this.schedules = new Schedules(this.store, this.service, () => this.runner?.wakeNow());
     this.runnerOptions = { leadMs: 2000, graceMs: 2000, refreshIntervalMs: 400 * 86_400_000, ...runnerOptions };
   }
 

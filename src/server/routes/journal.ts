@@ -118,7 +118,8 @@ export function journalRestoreHandler(service: DelayqService): RestoreHandler {
     leftInJournal: number;
     durationMs: number;
   }) =>
-    `restored ${s.restored} of ${s.scanned} unfinished jobs (${s.alreadyPresent} already present, ${s.skippedExpired} past due skipped, ${s.leftInJournal} left in the journal) in ${s.durationMs} ms`;
+    `restored ${s.restored} of ${s.scanned} unfinished jobs (${s.alreadyPresent} already present, ` +
+    `${s.skippedExpired} past due skipped, ${s.leftInJournal} left in the journal) in ${s.durationMs} ms`;
   return {
     restore: async (expire) => text(await service.journal.restore({ expire })),
     restoreJob: async (id) => text(await service.journal.restoreJob(id, { expire: true })),

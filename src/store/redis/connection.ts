@@ -147,6 +147,16 @@ export function createRedisClient(connection: RedisConnection, tuning: ClientTun
   }
 }
 
+/**
+ * Closes a client for good: QUIT when it can be sent (pending replies arrive first), then, unless that ended it,
+ * disconnect, which also cancels a pending reconnect: a client closed while a failover has it reconnecting
+ * must not come back.
+ */
+export async function closeClient(client: RedisClient): Promise<void> {
+  await client.quit().catch(() => undefined);
+  if (client.status !== 'end') client.disconnect();
+}
+
 /** The servers whose eviction policy matters: every master of a Cluster, else the one client. */
 export function masters(client: RedisClient): Redis[] {
   return client instanceof Cluster ? client.nodes('master') : [client];

@@ -9,6 +9,7 @@ import { ok, repeatedOk, type CancelledJob, type Outcome } from '../store.js';
 import type { PromoteResult, PushResult, ReserveOptions, Store, StoreCapabilities, StoreWatcher } from '../store.js';
 import {
   checkEvictionPolicy,
+  closeClient,
   createRedisClient,
   parseRedisUrl,
   type RedisClient,
@@ -199,7 +200,7 @@ export class RedisStore implements Store {
     this.jobEvents.close();
     this.client = undefined;
     this.opening = undefined;
-    await client.quit().catch(() => client.disconnect());
+    await closeClient(client);
   }
 
   notices(listener: StoreNoticeListener): void {
