@@ -3,7 +3,7 @@
  * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
-import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
+import { DelayqError } from '../core/errors.js';
 import type {
   Ack,
   AckResponse,
@@ -11,9 +11,10 @@ import type {
   ReserveAndAckRequest,
   ReserveAndAckResponse,
 } from '../protocol/ack-schemas.js';
-import { fetchTransport, poolTransport, type HttpMethod, type Transport } from './transport.js';
+import { fetchTransport, poolTransport } from './transport.js';
+import { ApiRequester, queryString, type RequestOptions } from './api-request.js';
 import { PushCoalescer } from './push-coalescer.js';
-import { eventSourceOf, followEvents, type EventSource, type FollowOptions } from './event-stream.js';
+import { followEvents, type FollowOptions } from './event-stream.js';
 import type { WireJobEvent } from '../protocol/job-event-schemas.js';
 import type {
   CancelRequest,
@@ -74,25 +75,19 @@ export interface DelayqClientOptions {
   pushWindowMs?: number;
 }
 
-export interface RequestOptions {
-  /** Aborts the request (for reserve: the server then releases anything it reserved for it). */
-  signal?: AbortSignal | undefined;
-}
-
-const KNOWN_CODES = new Set<string>(ERROR_CODES);
+export { errorFromResponse, type RequestOptions } from './api-request.js';
 
 export class DelayqClient {
   readonly url: string;
-  private readonly token: string | undefined;
-  private readonly transport: Transport;
+  private readonly http: ApiRequester;
   private readonly pushes: PushCoalescer | undefined;
 
   constructor(options: DelayqClientOptions = {}) {
     // config.ts's default listener, written out so the SDK does not load the config schema (TypeBox);
     // test/house/defaults.test.ts keeps the two equal.
     this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
-    this.token = options.token;
-    this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
+    const transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
+    this.http = new ApiRequester(this.url, options.token, transport);
     const pushWindowMs = options.pushWindowMs ?? 0;
     if (!Number.isInteger(pushWindowMs) || pushWindowMs < 0 || pushWindowMs > 10_000) {
       throw new DelayqError('E_VALIDATION', 'pushWindowMs: must be an integer from 0 to 10000', {
@@ -102,9 +97,9 @@ export class DelayqClient {
     if (options.coalescePushes !== false) {
       this.pushes = new PushCoalescer(
         {
-          one: (text) => this.requestText('POST', '/v1/jobs', text),
+          one: (text) => this.http.requestText('POST', '/v1/jobs', text),
           batch: async (texts) =>
-            (await this.requestText<PushBatchResponse>('POST', '/v1/jobs/batch', `{"jobs":[${texts.join(',')}]}`))
+            (await this.http.requestText<PushBatchResponse>('POST', '/v1/jobs/batch', `{"jobs":[${texts.join(',')}]}`))
               .results,
         },
         pushWindowMs,
@@ -115,7 +110,7 @@ export class DelayqClient {
   /** Sends the pushes still gathered, then closes the kept-alive connections once every request is answered. */
   close(): Promise<void> {
     this.pushes?.sendNow();
-    return this.transport.close();
+    return this.http.close();
   }
 
   /**
@@ -130,21 +125,22 @@ export class DelayqClient {
         return Promise.reject(err as Error);
       }
     }
-    return this.request('POST', '/v1/jobs', job, options);
+    return this.http.request('POST', '/v1/jobs', job, options);
   }
 
   /** Pushes up to 1000 jobs in one request; all are validated before any is stored. */
   async pushBatch(jobs: PushRequest[], options?: RequestOptions): Promise<PushResponse[]> {
-    return (await this.request<PushBatchResponse>('POST', '/v1/jobs/batch', { jobs }, options)).results;
+    return (await this.http.request<PushBatchResponse>('POST', '/v1/jobs/batch', { jobs }, options)).results;
   }
 
   async get(id: string, options?: RequestOptions): Promise<WireJob> {
-    return (await this.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}`, undefined, options)).job;
+    return (await this.http.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}`, undefined, options))
+      .job;
   }
 
   /** A job with its history (every transition). */
   async getWithHistory(id: string, options?: RequestOptions): Promise<{ job: WireJob; history: WireHistoryEntry[] }> {
-    const answer = await this.request<GetJobResponse>(
+    const answer = await this.http.request<GetJobResponse>(
       'GET',
       `/v1/jobs/${encodeURIComponent(id)}?history=true`,
       undefined,
@@ -155,23 +151,24 @@ export class DelayqClient {
 
   async history(id: string, options?: RequestOptions): Promise<WireHistoryEntry[]> {
     return (
-      await this.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)
+      await this.http.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)
     ).history;
   }
 
   /** Cancels a job; `dispatched` says whether it had already gone out (was reserved), `attempts` how often. */
   async cancel(id: string, reason?: string, options?: RequestOptions): Promise<CancelResponse> {
     const body: CancelRequest = reason === undefined ? {} : { reason };
-    return this.request<CancelResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options);
+    return this.http.request<CancelResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options);
   }
 
   async reschedule(id: string, when: RescheduleRequest, options?: RequestOptions): Promise<WireJob> {
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/reschedule`, when, options))
-      .job;
+    return (
+      await this.http.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/reschedule`, when, options)
+    ).job;
   }
 
   list(query: ListQuery = {}, options?: RequestOptions): Promise<ListResponse> {
-    return this.request('GET', `/v1/jobs${queryString(query)}`, undefined, options);
+    return this.http.request('GET', `/v1/jobs${queryString(query)}`, undefined, options);
   }
 
   /**
@@ -179,7 +176,7 @@ export class DelayqClient {
    * Aborting `signal` drops the request, and the server releases whatever it reserved for it.
    */
   async reserve(request: ReserveRequest, options?: RequestOptions): Promise<WireReservation[]> {
-    return (await this.request<ReserveResponse>('POST', '/v1/reserve', request, options)).reservations;
+    return (await this.http.request<ReserveResponse>('POST', '/v1/reserve', request, options)).reservations;
   }
 
   /**
@@ -187,7 +184,7 @@ export class DelayqClient {
    * `acks`, one per item, in order), then up to `count` jobs are reserved. One round trip per batch.
    */
   reserveAndAck(request: ReserveAndAckRequest, options?: RequestOptions): Promise<ReserveAndAckResponse> {
-    return this.request('POST', '/v1/reserve', request, options);
+    return this.http.request('POST', '/v1/reserve', request, options);
   }
 
   /**
@@ -196,39 +193,46 @@ export class DelayqClient {
    */
   async ack(acks: Ack[], options: RequestOptions & { jobs?: boolean } = {}): Promise<AckResult[]> {
     const body = options.jobs === undefined ? { acks } : { acks, jobs: options.jobs };
-    return (await this.request<AckResponse>('POST', '/v1/ack', body, options)).results;
+    return (await this.http.request<AckResponse>('POST', '/v1/ack', body, options)).results;
   }
 
   async touch(id: string, token: string, ttrMs?: number, options?: RequestOptions): Promise<WireJob> {
     const body = ttrMs === undefined ? { token } : { token, ttrMs };
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/touch`, body, options)).job;
+    return (await this.http.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/touch`, body, options))
+      .job;
   }
 
   /** Finishes a reservation; `result` (any JSON value) is kept with the job (see `outcome`). */
   async finish(id: string, token: string, options?: RequestOptions & { result?: unknown }): Promise<WireJob> {
     const body = options?.result === undefined ? { token } : { token, result: options.result };
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/finish`, body, options)).job;
+    return (await this.http.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/finish`, body, options))
+      .job;
   }
 
   /** A job with what its consumer reported (a finish's result, a fail's error), if anything. */
   async getWithOutcome(id: string, options?: RequestOptions): Promise<{ job: WireJob; outcome: WireOutcome | null }> {
-    const answer = await this.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}`, undefined, options);
+    const answer = await this.http.request<GetJobResponse>(
+      'GET',
+      `/v1/jobs/${encodeURIComponent(id)}`,
+      undefined,
+      options,
+    );
     return { job: answer.job, outcome: answer.outcome ?? null };
   }
 
   /** One bounded slice of a bulk operation by selector; call again with `next` until it is null. */
   bulk(request: BulkRequest, options?: RequestOptions): Promise<BulkResponse> {
-    return this.request('POST', '/v1/jobs/bulk', request, options);
+    return this.http.request('POST', '/v1/jobs/bulk', request, options);
   }
 
   /** Delayed jobs by due time (next to fire first), within [from, to). */
   listDelayed(query: DelayedQuery = {}, options?: RequestOptions): Promise<DelayedResponse> {
-    return this.request('GET', `/v1/delayed${queryString(query)}`, undefined, options);
+    return this.http.request('GET', `/v1/delayed${queryString(query)}`, undefined, options);
   }
 
   /** Reserved jobs by TTR deadline, with the node holding each. */
   listReserved(query: ReservedQuery = {}, options?: RequestOptions): Promise<ReservedResponse> {
-    return this.request('GET', `/v1/reserved${queryString(query)}`, undefined, options);
+    return this.http.request('GET', `/v1/reserved${queryString(query)}`, undefined, options);
   }
 
   /** Fails a reservation: the server retries after the job's backoff, or buries it when no attempts remain. */
@@ -238,18 +242,19 @@ export class DelayqClient {
     failure: Omit<FailRequest, 'token'> = {},
     options?: RequestOptions,
   ): Promise<FailResponse> {
-    return this.request('POST', `/v1/jobs/${encodeURIComponent(id)}/fail`, { token, ...failure }, options);
+    return this.http.request('POST', `/v1/jobs/${encodeURIComponent(id)}/fail`, { token, ...failure }, options);
   }
 
   /** Gives a reservation back (the attempt does not count): ready at once, or after `delayMs` (ms or "30s"). */
   async release(id: string, token: string, options?: RequestOptions & { delayMs?: number | string }): Promise<WireJob> {
     const body = options?.delayMs === undefined ? { token } : { token, delayMs: options.delayMs };
-    return (await this.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/release`, body, options)).job;
+    return (await this.http.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/release`, body, options))
+      .job;
   }
 
   /** Dead → ready: the oldest `limit` dead jobs of a topic, or the given ids. Returns how many moved. */
   async redrive(target: RedriveRequest, options?: RequestOptions): Promise<number> {
-    return (await this.request<CountResponse>('POST', '/v1/dead/redrive', target, options)).count;
+    return (await this.http.request<CountResponse>('POST', '/v1/dead/redrive', target, options)).count;
   }
 
   listDead(
@@ -257,11 +262,11 @@ export class DelayqClient {
     query: { limit?: number; cursor?: string } = {},
     options?: RequestOptions,
   ): Promise<ListResponse> {
-    return this.request('GET', `/v1/dead${queryString({ topic, ...query })}`, undefined, options);
+    return this.http.request('GET', `/v1/dead${queryString({ topic, ...query })}`, undefined, options);
   }
 
   async stats(options?: RequestOptions): Promise<WireTopicStats[]> {
-    return (await this.request<StatsResponse>('GET', '/v1/stats', undefined, options)).topics;
+    return (await this.http.request<StatsResponse>('GET', '/v1/stats', undefined, options)).topics;
   }
 
   /** Pauses a topic: reserve and delivery skip its jobs until resumeTopic, or for `delayMs` (ms or "30s"). */
@@ -270,16 +275,16 @@ export class DelayqClient {
     pause: { delayMs?: number | string } = {},
     options?: RequestOptions,
   ): Promise<TopicPauseResponse> {
-    return this.request('POST', `/v1/topics/${encodeURIComponent(topic)}/pause`, pause, options);
+    return this.http.request('POST', `/v1/topics/${encodeURIComponent(topic)}/pause`, pause, options);
   }
 
   resumeTopic(topic: string, options?: RequestOptions): Promise<TopicPauseResponse> {
-    return this.request('POST', `/v1/topics/${encodeURIComponent(topic)}/resume`, undefined, options);
+    return this.http.request('POST', `/v1/topics/${encodeURIComponent(topic)}/resume`, undefined, options);
   }
 
   async purge(before: number, limit?: number, options?: RequestOptions): Promise<number> {
     return (
-      await this.request<CountResponse>(
+      await this.http.request<CountResponse>(
         'POST',
         '/v1/purge',
         limit === undefined ? { before } : { before, limit },
@@ -289,34 +294,49 @@ export class DelayqClient {
   }
 
   health(options?: RequestOptions): Promise<HealthResponse> {
-    return this.request('GET', '/health', undefined, options);
+    return this.http.request('GET', '/health', undefined, options);
   }
 
   /** Creates or replaces a schedule (docs/schedules.md); it applies from its first tick not yet pushed. */
   async putSchedule(name: string, schedule: PutScheduleRequest, options?: RequestOptions): Promise<Schedule> {
     return (
-      await this.request<{ schedule: Schedule }>('PUT', `/v1/schedules/${encodeURIComponent(name)}`, schedule, options)
+      await this.http.request<{ schedule: Schedule }>(
+        'PUT',
+        `/v1/schedules/${encodeURIComponent(name)}`,
+        schedule,
+        options,
+      )
     ).schedule;
   }
 
   async getSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
     return (
-      await this.request<{ schedule: Schedule }>('GET', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options)
+      await this.http.request<{ schedule: Schedule }>(
+        'GET',
+        `/v1/schedules/${encodeURIComponent(name)}`,
+        undefined,
+        options,
+      )
     ).schedule;
   }
 
   async listSchedules(options?: RequestOptions): Promise<Schedule[]> {
-    return (await this.request<{ schedules: Schedule[] }>('GET', '/v1/schedules', undefined, options)).schedules;
+    return (await this.http.request<{ schedules: Schedule[] }>('GET', '/v1/schedules', undefined, options)).schedules;
   }
 
   /** Deletes a schedule; jobs it already pushed stay. E_NOT_FOUND when there is none. */
   async deleteSchedule(name: string, options?: RequestOptions): Promise<void> {
-    await this.request<{ deleted: boolean }>('DELETE', `/v1/schedules/${encodeURIComponent(name)}`, undefined, options);
+    await this.http.request<{ deleted: boolean }>(
+      'DELETE',
+      `/v1/schedules/${encodeURIComponent(name)}`,
+      undefined,
+      options,
+    );
   }
 
   async pauseSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
     return (
-      await this.request<{ schedule: Schedule }>(
+      await this.http.request<{ schedule: Schedule }>(
         'POST',
         `/v1/schedules/${encodeURIComponent(name)}/pause`,
         undefined,
@@ -335,13 +355,13 @@ export class DelayqClient {
       Object.entries(counts).map(([k, v]): [string, string] => [k, String(v)]),
     ).toString();
     const path = `/v1/schedules/${encodeURIComponent(name)}/fires${query ? `?${query}` : ''}`;
-    return this.request<ScheduleFiresResponse>('GET', path, undefined, options);
+    return this.http.request<ScheduleFiresResponse>('GET', path, undefined, options);
   }
 
   /** Resumes a paused schedule; ticks due while it was paused are not fired. */
   async resumeSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
     return (
-      await this.request<{ schedule: Schedule }>(
+      await this.http.request<{ schedule: Schedule }>(
         'POST',
         `/v1/schedules/${encodeURIComponent(name)}/resume`,
         undefined,
@@ -356,73 +376,16 @@ export class DelayqClient {
    * (Last-Event-ID) when the stream drops; breaking out of the loop or `signal` stops it.
    */
   events(options: FollowOptions & { topic: string }): AsyncGenerator<WireJobEvent, void, undefined> {
-    return followEvents(this.eventSource(), `/v1/events?topic=${encodeURIComponent(options.topic)}`, options, false);
+    return followEvents(
+      this.http.eventSource(),
+      `/v1/events?topic=${encodeURIComponent(options.topic)}`,
+      options,
+      false,
+    );
   }
 
   /** Follows one job's events; the iterator ends after the job ends (its last event is the ending one). */
   jobEvents(id: string, options: FollowOptions = {}): AsyncGenerator<WireJobEvent, void, undefined> {
-    return followEvents(this.eventSource(), `/v1/jobs/${encodeURIComponent(id)}/events`, options, true);
+    return followEvents(this.http.eventSource(), `/v1/jobs/${encodeURIComponent(id)}/events`, options, true);
   }
-
-  private eventSource(): EventSource {
-    return eventSourceOf(this.transport, this.token, errorFromResponse);
-  }
-
-  private async request<T>(method: HttpMethod, path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
-    return this.requestText(method, path, body === undefined ? undefined : JSON.stringify(body), options);
-  }
-
-  private async requestText<T>(
-    method: HttpMethod,
-    path: string,
-    body: string | undefined,
-    options: RequestOptions = {},
-  ): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.token) headers['authorization'] = `Bearer ${this.token}`;
-    let response: { status: number; text: string };
-    try {
-      response = await this.transport.send(method, path, headers, body, options.signal);
-    } catch (err) {
-      if (options.signal?.aborted) throw err;
-      throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${this.url}: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-    const { status, text } = response;
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (status >= 200 && status < 300) return parsed as T;
-    throw errorFromResponse(status, parsed, text);
-  }
-}
-
-function queryString(query: Record<string, string | number | boolean | undefined>): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
-/** An error answer → the DelayqError the server threw (or E_INTERNAL for an answer that is not ours). */
-export function errorFromResponse(status: number, parsed: unknown, text: string): DelayqError {
-  const error = (
-    parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown } } | undefined
-  )?.error;
-  if (error && typeof error.code === 'string' && KNOWN_CODES.has(error.code)) {
-    return new DelayqError(error.code as ErrorCode, typeof error.message === 'string' ? error.message : error.code, {
-      field: typeof error.field === 'string' ? error.field : undefined,
-      details:
-        typeof error.details === 'object' && error.details !== null
-          ? (error.details as Record<string, unknown>)
-          : undefined,
-    });
-  }
-  const code: ErrorCode = status === 503 ? 'E_STORE_UNAVAILABLE' : 'E_INTERNAL';
-  return new DelayqError(code, `HTTP ${status}: ${text.slice(0, 200)}`, { details: { status } });
 }
