@@ -19,10 +19,8 @@ import {
 import {
   notFound,
   ok,
-  repeatedOk,
   type CancelledJob,
   type FinishItem,
-  tokenMismatch,
   wrongState,
   type JobPage,
   type JobQuery,
@@ -48,6 +46,16 @@ import type { SqliteStoreOptions } from './sqlite-store-options.js';
 export type { SqliteStoreOptions };
 import { GroupCommit } from './group-commit.js';
 import { SQL } from './statements.js';
+import {
+  buryRow,
+  fencedRow,
+  finishOne,
+  releaseRow,
+  retryRow,
+  toWaiting,
+  touchRow,
+  type FencedContext,
+} from './sqlite-fenced.js';
 import { lapsedReservations, listJobs, topicStats, wakeTimesOf, type Statements } from './sqlite-reads.js';
 
 const EXPIRED_REASON = 'ttl elapsed before a consumer reserved it';
@@ -64,6 +72,7 @@ export class SqliteStore implements Store {
   readonly capabilities: StoreCapabilities = { shared: false, journaled: false, reserveTakesDue: false };
   private db: Database.Database | undefined;
   private stmt!: Statements;
+  private fencedContext!: FencedContext;
   private readonly listStatements = new Map<string, Database.Statement>();
 
   private readonly options: SqliteStoreOptions;
@@ -98,6 +107,7 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = OFF');
     migrate(db);
     this.stmt = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
+    this.fencedContext = { stmt: this.stmt, record: (...a) => this.record(...a) };
     this.commits = new GroupCommit(db);
     this.db = db;
   }
@@ -184,23 +194,10 @@ export class SqliteStore implements Store {
       const row = this.row(id);
       if (!row) return notFound();
       if (row.state !== 'delayed' && row.state !== 'ready') return wrongState(row.state as JobState);
-      const updated = this.toWaiting(row, runAt, now, null);
+      const updated = toWaiting(this.stmt, row, runAt, now, null);
       this.record(id, now, 'reschedule', updated.state as JobState, updated.attempts, `runAt=${runAt}`);
       return ok(rowToJob(updated));
     });
-  }
-
-  /** delayed at runAt, or ready at once when it is already due. */
-  private toWaiting(row: JobRow, runAt: EpochMs, now: EpochMs, error: string | null): JobRow {
-    const ready = runAt <= now;
-    return this.stmt.toDelayedOrReady.get({
-      id: row.id,
-      state: ready ? 'ready' : 'delayed',
-      runAt,
-      readyAt: ready ? now : null,
-      expireAt: ready && row.ttl_ms !== null ? runAt + row.ttl_ms : null,
-      error,
-    }) as JobRow;
   }
 
   async reserve(
@@ -230,83 +227,37 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Loads a reserved job and checks the token; the transition runs only when this returns a row. */
-  private fenced(id: string, token: string): JobRow | Outcome<Job> {
-    const row = this.row(id);
-    if (!row) return notFound();
-    if (row.state !== 'reserved') return wrongState(row.state as JobState);
-    if (row.token !== token) return tokenMismatch('reserved');
-    return row;
-  }
-
   private fencedTransition(id: string, token: string, apply: (row: JobRow) => JobRow): Promise<Outcome<Job>> {
     return this.write((): Outcome<Job> => {
-      const found = this.fenced(id, token);
+      const found = fencedRow(this.stmt, id, token);
       if ('ok' in found) return found;
       return ok(rowToJob(apply(found)));
     });
   }
 
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
-    return this.fencedTransition(
-      id,
-      token,
-      (row) => this.stmt.touch.get({ id, deadlineAt: now + (ttrMs ?? row.ttr_ms) }) as JobRow,
-    );
+    return this.fencedTransition(id, token, (row) => touchRow(this.fencedContext, row, now, ttrMs));
   }
 
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.write(() => this.finishOne(id, token, now));
+    return this.write(() => finishOne(this.fencedContext, id, token, now));
   }
 
   /** One transaction for the batch, no savepoint per item: an item's refusal is an outcome, never a throw. */
   finishMany(items: readonly FinishItem[], now: EpochMs): Promise<Outcome<Job>[]> {
-    return this.write(() => items.map(({ id, token }) => this.finishOne(id, token, now)));
-  }
-
-  /** The update is fenced by the token; only a refused finish reads the row, to say why (or answer a repeat). */
-  private finishOne(id: string, token: string, now: EpochMs): Outcome<Job> {
-    const updated = this.stmt.toFinished.get({ id, token, now }) as JobRow | undefined;
-    if (updated) this.record(id, now, 'finish', 'finished', updated.attempts);
-    if (updated) return ok(rowToJob(updated));
-    const row = this.row(id);
-    if (row?.state === 'finished' && row.token === token) return repeatedOk(rowToJob(row));
-    return !row ? notFound() : row.state !== 'reserved' ? wrongState(row.state as JobState) : tokenMismatch('reserved');
+    return this.write(() => items.map(({ id, token }) => finishOne(this.fencedContext, id, token, now)));
   }
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => {
-      const updated = this.toWaiting(row, runAt, now, error);
-      this.record(id, now, 'retry', updated.state as JobState, row.attempts, error);
-      return updated;
-    });
+    return this.fencedTransition(id, token, (row) => retryRow(this.fencedContext, row, runAt, now, error));
   }
 
   bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => {
-      this.record(id, now, 'bury', 'dead', row.attempts, error);
-      return this.stmt.toDead.get({ id, now, error, priority: priority ?? null }) as JobRow;
-    });
+    return this.fencedTransition(id, token, (row) => buryRow(this.fencedContext, row, now, error, priority));
   }
 
   release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => {
-      const attempt = Math.max(row.attempts - 1, 0);
-      if (runAt === undefined) {
-        this.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
-        return this.stmt.toReleased.get({ id, priority: priority ?? null }) as JobRow;
-      }
-      const updated = this.toWaiting(row, runAt, now, null);
-      this.record(
-        id,
-        now,
-        'release',
-        updated.state as JobState,
-        attempt,
-        runAt > now ? `released until ${runAt}` : 'released',
-      );
-      return this.stmt.giveAttemptBack.get({ id, priority: priority ?? null }) as JobRow;
-    });
+    return this.fencedTransition(id, token, (row) => releaseRow(this.fencedContext, row, now, runAt, priority));
   }
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
