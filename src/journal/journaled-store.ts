@@ -9,7 +9,6 @@ import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../core/job.js';
 import {
-  wrongState,
   type JobPage,
   type JobQuery,
   type LapsedReservation,
@@ -24,7 +23,7 @@ import {
   type StoreWatcher,
 } from '../store/store.js';
 import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from './journal.js';
-import { entry, loadedJob, MARKER_RUN_AT, toNewJob } from './journal-jobs.js';
+import { MARKER_RUN_AT, toNewJob } from './journal-jobs.js';
 import {
   clearAllJobs,
   restoreFromJournal,
@@ -35,7 +34,13 @@ import {
   type RestoreSummary,
 } from './journal-restore.js';
 import { JournalWriter } from './journal-writer.js';
-import { withoutJournaledEnds } from './journaled-ends.js';
+import {
+  finishManyJournaled,
+  refusedAsJournaled,
+  reserveJournaled,
+  settleJournaled,
+  type SettleEvent,
+} from './journaled-consumers.js';
 import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from './inner-monitor.js';
 import { mergedDueHistogram, mergedGet, mergedList, mergedStats } from './merge-reads.js';
 import { JournalReconciler, type ReconcileSummary } from './journal-reconciler.js';
@@ -185,78 +190,43 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
 
   // ——— consumers ———
 
-  async reserve(
-    topics: readonly string[],
-    count: number,
-    now: EpochMs,
-    options?: ReserveOptions,
-  ): Promise<Reservation[]> {
-    const held = await this.inner.reserve(topics, count, now, options);
-    const reserved = held.length ? await withoutJournaledEnds(this.inner, this.journal, held, now, this.logger) : held;
-    if (reserved.length) {
-      const jobs = reserved.map((r) => r.job);
-      void this.writer.upsert(
-        jobs.map(loadedJob),
-        jobs.map((j) => entry(j, 'reserve', now, this.nodeId)),
-        { force: false, durable: false },
-      );
-    }
-    return reserved;
+  /** Inner store first, the journal asynchronously; jobs the journal already ended are given back (journaled-ends.ts). */
+  reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]> {
+    return reserveJournaled(this.context(), this.logger, topics, count, now, options);
   }
 
   async touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
-    return this.refusedAsJournaled(id, await this.inner.touch(id, token, now, ttrMs));
+    return refusedAsJournaled(this.journal, id, await this.inner.touch(id, token, now, ttrMs));
   }
 
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.finish(id, token, now), 'finish', now, null, true);
+    return this.settle(id, this.inner.finish(id, token, now), 'finish', now, null, true);
   }
 
-  /** The inner store settles the batch in one call; then each item is journaled as its own finish would be. */
-  finishMany: Store['finishMany'] = async (items, now) => {
-    const outcomes = await this.inner.finishMany(items, now);
-    return Promise.all(outcomes.map((o, i) => this.transition(items[i]!.id, o, 'finish', now, null, true)));
-  };
+  finishMany: Store['finishMany'] = (items, now) => finishManyJournaled(this.context(), items, now);
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
+    return this.settle(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
   }
 
   bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.bury(id, token, now, error, priority), 'bury', now, error, true);
+    return this.settle(id, this.inner.bury(id, token, now, error, priority), 'bury', now, error, true);
   }
 
   release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
-    return this.transition(id, this.inner.release(id, token, now, runAt, priority), 'release', now, null, false);
+    return this.settle(id, this.inner.release(id, token, now, runAt, priority), 'release', now, null, false);
   }
 
-  /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
-  private async transition(
+  /** The consumers' transitions (journaled-consumers.ts). */
+  private settle(
     id: string,
-    pending: Outcome<Job> | Promise<Outcome<Job>>,
-    event: 'finish' | 'retry' | 'bury' | 'release',
+    pending: Promise<Outcome<Job>>,
+    event: SettleEvent,
     now: EpochMs,
     reason: string | null,
     durable: boolean,
   ): Promise<Outcome<Job>> {
-    const outcome = await pending;
-    if (outcome.ok && !outcome.repeated) {
-      // a repeated finish changed nothing: the journal has it
-      const job = outcome.value;
-      await this.writer.upsert([loadedJob(job)], [entry(job, event, now, this.nodeId, reason)], {
-        force: durable,
-        durable,
-      });
-      return outcome;
-    }
-    return this.refusedAsJournaled(id, outcome);
-  }
-
-  /** A job only the journal holds (beyond the horizon, purged after it ended) is refused as in every shape: wrong_state. */
-  private async refusedAsJournaled(id: string, outcome: Outcome<Job>): Promise<Outcome<Job>> {
-    if (outcome.ok || outcome.reason !== 'not_found') return outcome;
-    const row = await this.journal.get(id);
-    return row ? wrongState(row.state) : outcome;
+    return settleJournaled(this.context(), id, pending, event, now, reason, durable);
   }
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
