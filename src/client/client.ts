@@ -3,7 +3,8 @@
  * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
-import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
+import { DelayqError } from '../core/errors.js';
+import { errorFromResponse } from './error-answer.js';
 import type {
   Ack,
   AckResponse,
@@ -79,8 +80,6 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
 }
 
-const KNOWN_CODES = new Set<string>(ERROR_CODES);
-
 export class DelayqClient {
   readonly url: string;
   private readonly token: string | undefined;
@@ -93,12 +92,6 @@ export class DelayqClient {
     this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
     this.token = options.token;
     this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
-    const pushWindowMs = options.pushWindowMs ?? 0;
-    if (!Number.isInteger(pushWindowMs) || pushWindowMs < 0 || pushWindowMs > 10_000) {
-      throw new DelayqError('E_VALIDATION', 'pushWindowMs: must be an integer from 0 to 10000', {
-        field: 'pushWindowMs',
-      });
-    }
     if (options.coalescePushes !== false) {
       this.pushes = new PushCoalescer(
         {
@@ -107,7 +100,7 @@ export class DelayqClient {
             (await this.requestText<PushBatchResponse>('POST', '/v1/jobs/batch', `{"jobs":[${texts.join(',')}]}`))
               .results,
         },
-        pushWindowMs,
+        options.pushWindowMs ?? 0,
       );
     }
   }
@@ -123,13 +116,7 @@ export class DelayqClient {
    * together go out as one batch request unless `coalescePushes` is false; each gets its own answer.
    */
   push(job: PushRequest, options?: RequestOptions): Promise<PushResponse> {
-    if (this.pushes && !options?.signal) {
-      try {
-        return this.pushes.add(JSON.stringify(job));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
-    }
+    if (this.pushes && !options?.signal) return this.pushes.add(job);
     return this.request('POST', '/v1/jobs', job, options);
   }
 
@@ -407,22 +394,4 @@ function queryString(query: Record<string, string | number | boolean | undefined
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : '';
-}
-
-/** An error answer → the DelayqError the server threw (or E_INTERNAL for an answer that is not ours). */
-export function errorFromResponse(status: number, parsed: unknown, text: string): DelayqError {
-  const error = (
-    parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown } } | undefined
-  )?.error;
-  if (error && typeof error.code === 'string' && KNOWN_CODES.has(error.code)) {
-    return new DelayqError(error.code as ErrorCode, typeof error.message === 'string' ? error.message : error.code, {
-      field: typeof error.field === 'string' ? error.field : undefined,
-      details:
-        typeof error.details === 'object' && error.details !== null
-          ? (error.details as Record<string, unknown>)
-          : undefined,
-    });
-  }
-  const code: ErrorCode = status === 503 ? 'E_STORE_UNAVAILABLE' : 'E_INTERNAL';
-  return new DelayqError(code, `HTTP ${status}: ${text.slice(0, 200)}`, { details: { status } });
 }
