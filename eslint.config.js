@@ -54,6 +54,7 @@ const LAYERS = {
   journal: ['scheduler', 'delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
   scheduler: ['delivery', 'server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
   delivery: ['server', 'client', 'cli', 'protocol', 'beanstalkd', 'grpc', 'service', 'runtime'],
+  service: ['server', 'client', 'cli', 'beanstalkd', 'grpc', 'schedule', 'delivery', 'runtime'],
   schedule: ['server', 'client', 'cli', 'beanstalkd', 'grpc', 'delivery', 'runtime'],
   beanstalkd: ['server', 'client', 'cli', 'grpc', 'schedule', 'delivery', 'runtime'],
   grpc: ['client', 'cli', 'beanstalkd', 'schedule', 'delivery', 'runtime'],

@@ -61,7 +61,7 @@ async function runOn(kind: DueStore, results: Results, failures: string[], jobs:
         let total = 0;
         for (let run = 0; run < 3; run++) {
           const started = performance.now();
-          const { counts } = await service.dueHistogram({ from, to, bucketMs });
+          const { counts } = await service.topics.dueHistogram({ from, to, bucketMs });
           times.push(performance.now() - started);
           total = counts.reduce((a, b) => a + b, 0);
         }

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DelayqService } from '../src/service.js';
+import { DelayqService } from '../src/service/service.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { fmt, machine, median, summarize } from './lib.js';
 

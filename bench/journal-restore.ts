@@ -23,7 +23,8 @@ export interface RestoreResult {
 
 const FILL_BATCH = 10_000;
 
-async function fill(journal: Journal, count: number, now: number): Promise<void> {
+/** Writes `count` unfinished, loaded jobs straight into the journal (the state a Redis loss leaves behind). */
+export async function fillJournal(journal: Journal, count: number, now: number): Promise<void> {
   for (let i = 0; i < count; i += FILL_BATCH) {
     const rows: JournalJob[] = [];
     for (let k = i; k < Math.min(count, i + FILL_BATCH); k++) {
@@ -63,7 +64,7 @@ export async function restoreScenario(redisPort: number, sql: SqlTarget, count: 
     await store.open();
     const now = store.clock.now();
     const t0 = performance.now();
-    await fill(journal, count, now);
+    await fillJournal(journal, count, now);
     const fillS = (performance.now() - t0) / 1000;
     await admin.flushall(); // Redis lost everything: the restore starts from empty
     const summary = await store.restore({ expire: true }, store.clock.now());

@@ -38,7 +38,7 @@ async function pushSingles(store: Store, total: number, producers: number): Prom
       while (next < total) {
         next++;
         const now = Date.now();
-        await store.push([aJob({ topic: 'bench', now, delayMs: 60_000, body: BODY })], now);
+        await store.pushMany([aJob({ topic: 'bench', now, delayMs: 60_000, body: BODY })], now);
       }
     }),
   );
@@ -55,7 +55,7 @@ async function pushBatches(store: Store, total: number, size: number, inFlight: 
         const n = Math.min(size, total - next);
         next += n;
         const now = Date.now();
-        await store.push(
+        await store.pushMany(
           Array.from({ length: n }, () => aJob({ topic: 'bench', now, delayMs: 60_000, body: BODY })),
           now,
         );

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Dispatcher } from '../src/delivery/dispatcher.js';
-import { DelayqService } from '../src/service.js';
+import { DelayqService } from '../src/service/service.js';
 import { createSink } from '../src/delivery/create-sink.js';
 import { SinkBindings } from '../src/delivery/sink-bindings.js';
 import { SqliteBindingStore } from '../src/delivery/sqlite-binding-store.js';
@@ -58,7 +58,7 @@ while (arrivals.length < jobs) await new Promise((r) => setTimeout(r, 5));
 const lastAt = Date.now();
 let finished = 0;
 for (;;) {
-  finished = (await service.stats()).find((s) => s.topic === 'bench')?.counts.finished ?? 0;
+  finished = (await service.topics.stats()).find((s) => s.topic === 'bench')?.counts.finished ?? 0;
   if (finished >= jobs) break;
   await new Promise((r) => setTimeout(r, 5));
 }

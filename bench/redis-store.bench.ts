@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { cpus, hostname, loadavg } from 'node:os';
-import { DelayqService } from '../src/service.js';
+import { DelayqService } from '../src/service/service.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import { aJob } from '../test/helpers/jobs.js';
 import { startRedis } from '../test/helpers/redis-servers.js';
@@ -56,7 +56,7 @@ async function pushesPerSecond(): Promise<void> {
     Array.from({ length: inFlight }, async () => {
       while (Date.now() < stopAt) {
         const now = Date.now();
-        await store.push([aJob({ topic: 'bench', body: BODY, now, delayMs: 3_600_000 })], now);
+        await store.pushMany([aJob({ topic: 'bench', body: BODY, now, delayMs: 3_600_000 })], now);
         done++;
       }
     }),
@@ -79,7 +79,7 @@ async function bytesPerPendingJob(): Promise<void> {
       aJob({ topic: 'mem', body: BODY, now, delayMs: 3_600_000 + Math.floor(Math.random() * 86_400_000) }),
     );
     jobs.forEach((j) => (j.id = newUlidLike()));
-    await store.push(jobs, now);
+    await store.pushMany(jobs, now);
   }
   const after = await usedMemory();
   log(
@@ -106,7 +106,7 @@ async function burstDrain(): Promise<void> {
   // Enough lead for the (batched) pushes to finish before the due time even on a busy machine.
   const dueAt = store.clock.now() + 3000 + count * 0.15;
   for (let i = 0; i < count; i += 1000) {
-    await store.push(
+    await store.pushMany(
       Array.from({ length: 1000 }, () => aJob({ topic: 'burst', body: BODY, runAt: dueAt, now: dueAt - 1 })),
       store.clock.now(),
     );
@@ -154,7 +154,7 @@ async function lateness(perSecond: number): Promise<void> {
         now: firstDue - 1,
       }),
     );
-    await store.push(jobs, store.clock.now());
+    await store.pushMany(jobs, store.clock.now());
   }
   if (store.clock.now() >= firstDue)
     log(`lateness ${perSecond}/s: WARNING the pushes overran the first due time; not valid`);

@@ -6,6 +6,7 @@ import { durableSection } from './durable-report.js';
 import { fmt } from './lib.js';
 import { dueHistogramSection } from './due-histogram-speed.js';
 import { scheduleFiresSection } from './schedule-fires.js';
+import { bulkCancelSection } from './bulk-cancel.js';
 import { REFERENCE, table, type Results } from './results-table.js';
 import type { LatenessResult } from './scenarios.js';
 import { latenessChart, type Panel } from './svg-chart.js';
@@ -269,6 +270,7 @@ ${table(
 )}
 ${scheduleFiresSection(results, info.mode)}
 ${dueHistogramSection(results, info.mode)}
+${bulkCancelSection(results, info.mode)}
 ## Where the time goes
 
 CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,

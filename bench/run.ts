@@ -6,9 +6,11 @@
 //                                      the 1k/s scenario, then the same with 10M jobs pending (full mode only; BullMQ fills ≈ 8 GB)
 //   npm run bench:quick                quick mode: small counts, 1 run, under a minute
 //   options: --runs=N  --no-mariadb  --out=FILE  --partitions=N (RedisStore; default 1, the config default)
+//            --restore=N (jobs in the restore scenario; default 1M, quick mode 5000)
 //            --due-jobs=N (full mode: delayed jobs under the due-time histogram, default 10M)
+//            --bulk-cancel-jobs=N (jobs cancelled by bizKey in scenario bulk-cancel, default 100k)
 //            --watchdog-s=N (stop after N s; quick mode's default 300 s assumes an idle machine)
-//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due  --systems=redis,bull100,…
+//   for profiling one part: --only=enqueue,bulk,beyond,late1k,late5k,burst,pending,restore,http,drain,schedules,due,bulk-cancel  --systems=redis,bull100,…
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { loadavg } from 'node:os';
@@ -17,6 +19,7 @@ import { HttpBench } from './http-bench.js';
 import { ProtocolDrain } from './protocol-drain.js';
 import { runScheduleFires } from './schedule-fires.js';
 import { runDueHistogram, type DueStore } from './due-histogram-speed.js';
+import { runBulkCancel } from './bulk-cancel.js';
 import { machine } from './lib.js';
 import { report, type RunInfo } from './report.js';
 import { Results, REFERENCE } from './results-table.js';
@@ -56,6 +59,7 @@ const mode = quick
       schedules: 200,
       scheduleS: 3,
       dueJobs: 100_000,
+      bulkCancel: 5000,
     }
   : {
       runs: 3,
@@ -76,11 +80,14 @@ const mode = quick
       schedules: 1000,
       scheduleS: 20,
       dueJobs: Number(option('due-jobs') ?? 10_000_000),
+      bulkCancel: Number(option('bulk-cancel-jobs') ?? 100_000),
     };
 const runs = Number(option('runs') ?? mode.runs);
 /** jobs/s assumed for `POST /v1/jobs/batch` when sizing the burst's lead (an overrun is measured, not hidden). */
 const API_BULK_RATE = 20_000;
 const pending = Number(option('pending') ?? mode.pending);
+/** Jobs in the restore scenario; a smaller count iterates faster on one part of it. */
+const restoreCount = Number(option('restore') ?? mode.restore);
 if (quick && option('pending')) throw new Error('--pending is a full-mode option');
 const withMariadb = flag('mariadb') || (!quick && !flag('no-mariadb'));
 const only = option('only')?.split(',');
@@ -305,9 +312,9 @@ async function main(): Promise<void> {
     });
   }
 
-  scenarioStart('restore', `restore: ${mode.restore} journaled jobs into an empty Redis`);
+  scenarioStart('restore', `restore: ${restoreCount} journaled jobs into an empty Redis`);
   if (want('restore'))
-    await measureRestore(results, failures, redis.port, withMariadb ? [POSTGRES, MARIADB] : [POSTGRES], mode.restore);
+    await measureRestore(results, failures, redis.port, withMariadb ? [POSTGRES, MARIADB] : [POSTGRES], restoreCount);
 
   const http = new HttpBench(redis.port);
   if (want('http')) log('HTTP: push single, push batch, reserve+finish');
@@ -376,6 +383,18 @@ async function main(): Promise<void> {
   }
 
   if (want('due')) await runDueHistogram(results, failures, mode.dueJobs, pick(['redis', 'embedded']) as DueStore[]);
+  if (want('bulk-cancel')) {
+    const stores: Key[] = pick(['embedded', 'redis', 'postgres']);
+    await runBulkCancel(
+      results,
+      failures,
+      stores.map((k) => make[k] as () => DelayqSubject),
+      {
+        jobs: mode.bulkCancel,
+        runs,
+      },
+    );
+  }
   if (want('schedules'))
     await runScheduleFires(results, failures, { schedules: mode.schedules, seconds: mode.scheduleS, runs });
 
@@ -389,7 +408,7 @@ async function main(): Promise<void> {
     loadBefore,
     loadAfter: loadavg(),
     command: quick ? 'npm run bench:quick' : `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
-    mode,
+    mode: { ...mode, restore: restoreCount },
     notes,
     failures,
     chartFile: relative(dirname(out), chartPath),

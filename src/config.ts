@@ -63,6 +63,8 @@ export const ConfigSchema = obj({
     partitions: Type.Integer({ default: 0, minimum: 0, maximum: 1024 }),
     /** A Redis command not answered within this is failed with E_STORE_UNAVAILABLE (503), ms. @defaultValue 2000 */
     commandTimeoutMs: Type.Integer({ default: 2000, minimum: 50, maximum: 60_000 }),
+    /** One attempt to connect to a Redis server gives up after this; reconnecting goes on in the background, ms. @defaultValue 2000 */
+    connectTimeoutMs: Type.Integer({ default: 2000, minimum: 50, maximum: 60_000 }),
   }),
   journal: obj({
     /**
@@ -195,6 +197,15 @@ export const ConfigSchema = obj({
      * refused at start unless this is true. @defaultValue false
      */
     allowUnauthenticated: Type.Boolean({ default: false }),
+  }),
+  events: obj({
+    /**
+     * Job events kept for followers to resume from (Last-Event-ID, docs/events.md): in memory on SQLite, the
+     * Redis stream's approximate MAXLEN on Redis. @defaultValue 10000
+     */
+    maxLength: Type.Integer({ default: 10_000, minimum: 100, maximum: 10_000_000 }),
+    /** How often an idle event stream sends a comment line, so proxies keep it open, ms. @defaultValue 15000 */
+    heartbeatMs: Type.Integer({ default: 15_000, minimum: 100, maximum: 300_000 }),
   }),
   log: obj({
     /** pino level. @defaultValue info */

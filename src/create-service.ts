@@ -8,8 +8,9 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { jobDefaultsOf } from './config.js';
 import type { Clock } from './core/clock.js';
-import { DelayqService } from './service.js';
+import { DelayqService } from './service/service.js';
 import { RedisStore } from './store/redis/redis-store.js';
+import { DEFAULT_PARTITIONS } from './store/redis/keys.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
 import { DelayqError } from './core/errors.js';
@@ -32,14 +33,22 @@ export function createStore(config: Config, nodeId: string): Store {
   switch (config.store.kind) {
     case 'sqlite': {
       if (config.sqlite.path !== ':memory:') mkdirSync(dirname(config.sqlite.path), { recursive: true });
-      return new SqliteStore({ path: config.sqlite.path, nodeId, synchronous: config.sqlite.synchronous });
+      return new SqliteStore({
+        path: config.sqlite.path,
+        nodeId,
+        synchronous: config.sqlite.synchronous,
+        eventsMaxLength: config.events.maxLength,
+      });
     }
     case 'redis':
       return new RedisStore({
         url: config.redis.url,
         prefix: config.redis.prefix,
-        partitions: config.redis.partitions || (config.redis.url.startsWith('redis-cluster://') ? 8 : 1),
+        partitions:
+          config.redis.partitions || (config.redis.url.startsWith('redis-cluster://') ? DEFAULT_PARTITIONS : 1),
         commandTimeoutMs: config.redis.commandTimeoutMs,
+        eventsMaxLength: config.events.maxLength,
+        connectTimeoutMs: config.redis.connectTimeoutMs,
         nodeId,
       });
   }

@@ -2,7 +2,7 @@
  * delayq for embedding: build the service from a Config (or your own Store) and call it in-process,
  * optionally serving the HTTP API with buildApp. The HTTP SDK lives in `delayq/client`.
  */
-export { DelayqService, type ServiceOptions, type ReserveRequest, type FailRequest } from './service.js';
+export { DelayqService, type ServiceOptions, type ReserveRequest, type FailRequest } from './service/service.js';
 export { createService, createStore, type CreateServiceOptions } from './create-service.js';
 export { loadConfig, configOptions, ConfigSchema, type Config, type LoadConfigOptions } from './config.js';
 export { buildApp, type BuildAppOptions, type DelayqApp } from './server/app.js';

@@ -18,17 +18,35 @@ export const metricsRegistry = createMetricsRegistry();
  * persistence, FLUSHALL, a failover to an empty replica): the jobs it held are gone unless a journal restores them.
  */
 export function registerStoreResetCounter(registry: Registry, resets: () => number): void {
-  let counted = 0;
   new Counter({
     name: 'delayq_store_resets_total',
     help: 'Times the store was noticed to have come back empty (its jobs lost unless a journal restored them)',
     registers: [registry],
-    collect() {
-      const now = resets();
-      if (now > counted) this.inc(now - counted);
-      counted = now;
-    },
+    collect: following(resets),
   });
+}
+
+/**
+ * delayq_store_write_losses_total: times this process noticed that a failover lost writes the store had
+ * acknowledged (a replica promoted without them): the log line names the shard and the time since when.
+ */
+export function registerStoreWriteLossCounter(registry: Registry, losses: () => number): void {
+  new Counter({
+    name: 'delayq_store_write_losses_total',
+    help: 'Times a failover was noticed to have lost acknowledged writes (jobs lost unless a journal put them back)',
+    registers: [registry],
+    collect: following(losses),
+  });
+}
+
+/** A counter's collect that follows a count kept elsewhere (the store's notices), read at each scrape. */
+function following(count: () => number): (this: Counter) => void {
+  let counted = 0;
+  return function (this: Counter) {
+    const now = count();
+    if (now > counted) this.inc(now - counted);
+    counted = now;
+  };
 }
 
 /**

@@ -9,10 +9,15 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createService, type CreateServiceOptions } from './create-service.js';
-import { createMetricsRegistry, registerStoreResetCounter, SinkMetrics } from './metrics.js';
+import {
+  createMetricsRegistry,
+  registerStoreResetCounter,
+  registerStoreWriteLossCounter,
+  SinkMetrics,
+} from './metrics.js';
 import { registerServiceMetrics } from './observe/service-metrics.js';
 import { Dispatcher } from './delivery/dispatcher.js';
-import type { DelayqService } from './service.js';
+import type { DelayqService } from './service/service.js';
 import { createSink } from './delivery/create-sink.js';
 import { RedisBindingStore } from './delivery/redis-binding-store.js';
 import type { BindingStore } from './delivery/binding-store.js';
@@ -46,12 +51,13 @@ export class DelayqRuntime {
     this.scheduleRunner = new ScheduleRunner(scheduleStore, service, config.schedules, (err) =>
       logger.error({ err }, 'schedule round failed; retrying'),
     );
-    this.schedules = new Schedules(scheduleStore, service, () => this.scheduleRunner.kick());
+    this.schedules = new Schedules(scheduleStore, service, () => this.scheduleRunner.wakeNow());
     this.service = service;
     this.logger = logger;
     this.metrics = createMetricsRegistry();
     registerServiceMetrics(service, this.metrics, config.metrics);
     registerStoreResetCounter(this.metrics, () => service.storeNotices.resets);
+    registerStoreWriteLossCounter(this.metrics, () => service.storeNotices.writeLosses);
     this.sinks = new SinkBindings({
       store: bindingStore,
       refreshIntervalMs: config.sinks.refreshIntervalMs,
@@ -91,8 +97,8 @@ export class DelayqRuntime {
 
 /** With a SQL journal, schedules are copied into it and put back after each restore of the store. */
 function journaledSchedules(service: DelayqService, store: ScheduleStore): ScheduleStore {
-  if (!service.isJournaled) return store;
-  const operations = service.journalOperations();
+  if (!service.journal.available) return store;
+  const operations = service.journal.operations();
   const journaled = new JournaledScheduleStore(store, operations.journal);
   operations.onRestore(() => journaled.restoreMissing().then(() => undefined));
   return journaled;
@@ -102,7 +108,8 @@ function journaledSchedules(service: DelayqService, store: ScheduleStore): Sched
 function createBindingStore(config: Readonly<Config>): BindingStore {
   if (config.store.kind === 'redis') {
     const { connection } = parseRedisUrl(config.redis.url);
-    const tuning = { commandTimeoutMs: config.redis.commandTimeoutMs, connectTimeoutMs: 2000 };
+    const { commandTimeoutMs, connectTimeoutMs } = config.redis;
+    const tuning = { commandTimeoutMs, connectTimeoutMs };
     return new RedisBindingStore({
       connect: () => createRedisClient(connection, tuning),
       prefix: `${config.redis.prefix}:`,

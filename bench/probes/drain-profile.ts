@@ -1,7 +1,8 @@
 // A burst drained by delayq · Redis, measured during the drain only: CPU of this process and of Redis per
 // job, how busy its event loop was, Redis commands per job, and a CPU profile (.tmp/drain.cpuprofile, open
 // in Chrome DevTools) unless `noprofile` is given (the profiler adds ≈ 25–40 % to the process's CPU here).
-// Usage: npx tsx bench/probes/drain-profile.ts [JOBS=20000] [PARTITIONS=1] [noprofile]
+// Usage: npx tsx bench/probes/drain-profile.ts [JOBS=20000] [PARTITIONS=1] [noprofile] [redis|embedded]
+// (embedded: the SQLite store; the Redis figures then stay at 0)
 import { Redis } from 'ioredis';
 import { sleep } from '../lib.js';
 import { cleanup, startRedis } from '../servers.js';
@@ -19,7 +20,10 @@ const redisUserSys = async (): Promise<[number, number]> => {
   const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1]);
   return [field('used_cpu_user'), field('used_cpu_sys')];
 };
-const subject = new DelayqSubject({ kind: 'redis', port: redis.port, partitions });
+const subject =
+  process.argv[5] === 'embedded'
+    ? new DelayqSubject({ kind: 'sqlite' })
+    : new DelayqSubject({ kind: 'redis', port: redis.port, partitions });
 try {
   await subject.open();
   const dueAt = Date.now() + 3000 + jobs / 5; // enough lead to push them all on a busy machine

@@ -27,7 +27,7 @@ async function fill(store: Store): Promise<number> {
     const batch = [];
     for (let k = i; k < Math.min(N, i + 5000); k++)
       batch.push(aJob({ id: `j${k}`, topic: 'big', now, delayMs: 1000 + Math.floor((k / N) * MONTH) }));
-    await store.push(batch, now);
+    await store.pushMany(batch, now);
   }
   return performance.now() - started;
 }

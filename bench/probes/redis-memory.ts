@@ -68,7 +68,7 @@ try {
       ttlMs: null,
       retry: DEFAULT_RETRY_POLICY,
     }));
-    await store.push(batch, now);
+    await store.pushMany(batch, now);
   }
   for (let done = 0; done < jobs;) {
     const got = await store.reserve(['bench'], 100, now + 1);

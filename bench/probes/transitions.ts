@@ -48,7 +48,7 @@ try {
           ttlMs: null,
           retry: DEFAULT_RETRY_POLICY,
         }));
-        await store.push(batch, now);
+        await store.pushMany(batch, now);
       }
     });
     const at = dueAt + 1;

@@ -26,7 +26,7 @@ const TUBE = 'bench';
 const TTR_S = 30;
 const PRODUCER_CONNECTIONS = 10;
 
-async function connect(port: number): Promise<JackdClient> {
+export async function connect(port: number): Promise<JackdClient> {
   const client = new (await jackdClass())();
   await client.connect({ host: '127.0.0.1', port });
   return client;

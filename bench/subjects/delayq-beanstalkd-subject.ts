@@ -1,42 +1,58 @@
 // delayq on the Redis store behind its beanstalkd front end (src/beanstalkd/), driven by the very same
 // jackd clients as beanstalkd itself (beanstalkd-subject.ts): puts over 10 producer connections, one
-// consumer connection per slot, reserve-with-timeout then delete. The delayq service runs in this process
-// (as delayq-subject.ts does); every job is durable in Redis.
+// consumer connection per slot, reserve-with-timeout then delete. Like beanstalkd, the server runs in its
+// own process: the built dist/ as `delayq serve` runs it (bench/http-server.mjs with a beanstalkd port),
+// warmed up first as a running server would be. Every job is durable in Redis before it is answered.
 import { Redis } from 'ioredis';
-import { BeanstalkdServer } from '../../src/beanstalkd/server.js';
-import { DelayqService } from '../../src/service.js';
-import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { BeanstalkdSubject } from './beanstalkd-subject.js';
+import { ensureServerBuilt, SERVER_SCRIPT } from '../build-server.js';
+import { drainOverBeanstalkd } from '../protocol-drain.js';
+import { IN_FLIGHT, withInFlight } from '../scenarios.js';
+import { cpuMsOf, freePort, startProcess } from '../servers.js';
+import { bodyFor } from '../subject.js';
+import { BeanstalkdSubject, connect } from './beanstalkd-subject.js';
 import { redisCpuMs, redisCommandCalls, usedMemory } from './delayq-subject.js';
+
+/** Jobs put and drained on a tube of their own before measuring: a long-running server is warm (JIT). */
+const WARM_UP_JOBS = 3000;
+const WARM_UP_TUBE = 'bench-warm-up';
 
 export class DelayqBeanstalkdSubject extends BeanstalkdSubject {
   override readonly name = 'delayq · Redis · beanstalkd protocol';
   override readonly family = 'delayq' as const;
   override readonly memoryKind = 'Redis used_memory';
   override readonly note =
-    'delayq RedisStore (1 partition) behind its beanstalkd listener, in the bench process; the same jackd 2.2.2 clients as the beanstalkd row';
+    'delayq RedisStore behind its beanstalkd listener, the server in its own process (built dist/, as beanstalkd ' +
+    'runs in its own); the same jackd 2.2.2 clients as the beanstalkd row; server CPU = delayq process + Redis';
   private readonly redisPort: number;
   private admin: Redis | undefined;
+  private pid = 0;
 
   constructor(redisPort: number) {
     super();
     this.redisPort = redisPort;
   }
 
-  protected override async startServer(): Promise<{ port: number; stop(): Promise<void> }> {
+  protected override async startServer(): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
     this.admin = new Redis({ host: '127.0.0.1', port: this.redisPort, lazyConnect: true });
     await this.admin.connect();
     await this.admin.flushall(); // the benchmark's own Redis, never the shared 6379
-    const store = new RedisStore({ url: `redis://127.0.0.1:${this.redisPort}`, nodeId: 'bench', partitions: 1 });
-    const service = new DelayqService({ store, nodeId: 'bench', clock: store.clock });
-    await service.start();
-    const listener = new BeanstalkdServer(service, { host: '127.0.0.1', port: 0, maxJobSize: 1024 * 1024 });
-    const port = await listener.listen();
+    ensureServerBuilt((line) => process.stderr.write(`${line}\n`));
+    const [httpPort, port] = [await freePort(), await freePort()];
+    // No gRPC port (''); the beanstalkd listener binds last, so once it answers the server is up.
+    const server = await startProcess(
+      'delayq server (beanstalkd protocol)',
+      process.execPath,
+      [SERVER_SCRIPT, String(httpPort), String(this.redisPort), '', String(port)],
+      port,
+      60_000,
+    );
+    this.pid = server.pid;
+    await warmUp(port);
     return {
       port,
+      pid: server.pid,
       stop: async () => {
-        await listener.close();
-        await service.close();
+        await server.stop();
         await this.admin?.quit();
         this.admin = undefined;
       },
@@ -47,11 +63,22 @@ export class DelayqBeanstalkdSubject extends BeanstalkdSubject {
     return usedMemory(this.admin!);
   }
 
+  /** The delayq process and Redis: together they do what beanstalkd's one process does. */
   override async serverCpuMs(): Promise<number> {
-    return redisCpuMs(this.admin!);
+    return (await redisCpuMs(this.admin!)) + cpuMsOf(this.pid);
   }
 
   commandCalls(): Promise<Map<string, { calls: number; usec: number }>> {
     return redisCommandCalls(this.admin!);
   }
+}
+
+async function warmUp(port: number): Promise<void> {
+  const producer = await connect(port);
+  await producer.use(WARM_UP_TUBE);
+  const body = JSON.stringify(bodyFor(0));
+  await withInFlight(WARM_UP_JOBS, IN_FLIGHT, async () => void (await producer.put(body)));
+  await producer.quit();
+  const { missing } = await drainOverBeanstalkd(port, WARM_UP_TUBE, WARM_UP_JOBS);
+  if (missing > 0) throw new Error(`warm-up: ${missing} of ${WARM_UP_JOBS} jobs did not come back`);
 }

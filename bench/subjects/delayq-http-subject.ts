@@ -1,6 +1,7 @@
 // delayq OVER THE API: the built server in its own process (bench/http-server.mjs) on the embedded store, on Redis,
-// or on Redis + the PostgreSQL journal, driven as its users drive it: pushes one request each (100 in
-// flight), consumed either by the SDK Worker (src/client/worker.ts) or by a plain-HTTP consumer written
+// or on Redis + the PostgreSQL journal, driven as its users drive it: one push call per job (100 in flight;
+// the SDK sends the calls of one event-loop turn as one batch request, the plain client one request per
+// push), consumed either by the SDK Worker (src/client/worker.ts) or by a plain-HTTP consumer written
 // from the docs as a Python or PHP client would be (one kept-alive connection; reserve count=100 carrying
 // the previous batch's finishes as acks: one round trip per batch).
 import http from 'node:http';
@@ -50,8 +51,8 @@ export class DelayqHttpSubject implements Subject {
     this.note =
       `over the API: server in its own process (${store}); ` +
       (consumer === 'sdk'
-        ? 'SDK client.push per job, SDK Worker (2 lanes, finishes of a turn as one batch ack)'
-        : 'plain JSON over one kept-alive node:http agent per request flow, reserve count=100 carrying the previous batch as acks');
+        ? 'SDK client.push per job (the pushes of a turn coalesced into one batch request), SDK Worker (2 lanes, acks carried on the next reserve)'
+        : 'plain JSON over one kept-alive node:http agent, one POST /v1/jobs per push, reserve count=100 carrying the previous batch as acks');
   }
 
   async open(): Promise<void> {

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { MysqlJournal } from '../../src/journal/mysql/mysql-journal.js';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -162,14 +162,26 @@ export class DelayqSubject implements Subject {
   /**
    * A consumer as delayq's Worker runs one (src/client/worker.ts), calling the service in-process: the
    * `concurrency` slots shared by two reserve lanes, each long-polling reserve for its own free slots and
-   * finishing each job; never more than `concurrency` jobs held at once. (`lanes` 1: the one loop the
-   * consumer had before; bench/probes/consumer-lanes.ts compares the two.)
+   * finishing each job (the finishes of one turn in one finishMany); never more than `concurrency` jobs held.
+   * (`lanes` 1: the one loop the consumer had before; bench/probes/consumer-lanes.ts compares the two.)
    */
   async consume(concurrency: number, onJob: OnJob, lanes: 1 | 2 = 2): Promise<Consumer> {
     const service = this.svc;
     let stopped = false;
     const abort = new AbortController();
     const finishes = new Set<Promise<unknown>>();
+    // As the Worker acknowledges (ack-batcher.ts): the finishes of one turn go to the store as one finishMany.
+    let gathered: { id: string; token: string }[] = [];
+    let settling: Promise<unknown> | undefined;
+    const finish = (id: string, token: string): Promise<unknown> => {
+      gathered.push({ id, token });
+      return (settling ??= Promise.resolve().then(() => {
+        const items = gathered;
+        gathered = [];
+        settling = undefined;
+        return service.finishMany(items);
+      }));
+    };
     const lane = async (slots: number): Promise<void> => {
       let held = 0;
       let slotFreed: (() => void) | undefined;
@@ -187,7 +199,7 @@ export class DelayqSubject implements Subject {
         for (const r of reserved) {
           onJob(r.job.runAt);
           held++;
-          const done = service.finish(r.job.id, r.token).finally(() => {
+          const done = finish(r.job.id, r.token).finally(() => {
             held--;
             finishes.delete(done);
             slotFreed?.();

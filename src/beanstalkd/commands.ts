@@ -94,7 +94,7 @@ const COMMANDS: Record<string, [arity: number, handler: Handler]> = {
   'list-tubes': [
     0,
     async (c) => {
-      const topics = (await c.ctx.service.stats()).map((s) => s.topic);
+      const topics = (await c.ctx.service.topics.stats()).map((s) => s.topic);
       const local = [...c.ctx.connections].flatMap((x) => [x.used, ...x.watched]);
       return okYaml(yamlList([...new Set(['default', ...topics, ...local])].sort()));
     },
@@ -110,8 +110,8 @@ const COMMANDS: Record<string, [arity: number, handler: Handler]> = {
       t.pauses++;
       t.pauseSeconds = seconds;
       // beanstalkd pauses for `delay` seconds; 0 lifts the pause at once.
-      if (seconds === 0) await c.ctx.service.resumeTopic(tube!);
-      else await c.ctx.service.pauseTopic(tube!, { delayMs: seconds * 1000 });
+      if (seconds === 0) await c.ctx.service.topics.resume(tube!);
+      else await c.ctx.service.topics.pause(tube!, { delayMs: seconds * 1000 });
       return 'PAUSED\r\n';
     },
   ],

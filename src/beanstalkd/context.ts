@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { NumberCache } from './number-cache.js';
 import { ReserveCoalescer } from './reserve-coalescer.js';
 

@@ -1,6 +1,7 @@
 /** The job commands: put, reserve, delete, release, bury, touch, kick, peek (mapping: docs/beanstalkd.md). */
 import { isDelayqError } from '../core/errors.js';
-import type { Job } from '../core/job.js';
+import type { Job, Reservation } from '../core/job.js';
+import type { PushInput } from '../core/job-input.js';
 import type { PeekState } from '../store/peek-order.js';
 import { LIMITS } from '../core/limits.js';
 import { BAD_FORMAT, NOT_FOUND, type Reply } from './replies.js';
@@ -32,30 +33,43 @@ async function orNotFound(run: () => Promise<Reply>): Promise<Reply> {
   }
 }
 
-/** `<WORD> <number> <bytes>\r\n<body>\r\n` (RESERVED, FOUND). */
-async function withBody(word: string, conn: Connection, job: Job): Promise<Buffer> {
-  const number = await conn.ctx.numbers.numberOf(job.id);
-  const bytes = bytesFromBody(JSON.parse(job.body));
-  return Buffer.concat([Buffer.from(`${word} ${number} ${bytes.length}\r\n`), bytes, Buffer.from('\r\n')]);
+/** `<WORD> <number> <bytes>\r\n<body>\r\n` (RESERVED, FOUND); a text body stays a string (no copy into a Buffer). */
+export async function withBody(word: string, conn: Connection, job: Job, number?: number): Promise<Reply> {
+  const n = number ?? (await conn.ctx.numbers.numberOf(job.id));
+  const body: unknown = JSON.parse(job.body);
+  if (typeof body === 'string') return `${word} ${n} ${Buffer.byteLength(body)}\r\n${body}\r\n`;
+  const bytes = bytesFromBody(body);
+  return Buffer.concat([Buffer.from(`${word} ${n} ${bytes.length}\r\n`), bytes, Buffer.from('\r\n')]);
+}
+
+/** What a put asks delayq to push: the job in the connection's used tube. */
+export function pushInputOf(conn: Connection, args: PutArgs, body: Buffer): PushInput {
+  return {
+    topic: conn.used,
+    body: bodyFromBytes(body),
+    priority: priorityFromPri(args.pri),
+    delayMs: Math.min(args.delay * 1000, LIMITS.maxDelayMs),
+    ttrMs: Math.min(Math.max(args.ttr, 1) * 1000, LIMITS.ttrMaxMs),
+    retry: BEANSTALKD_RETRY,
+  };
+}
+
+/** The refusals of a push that are the client's fault, as beanstalkd words them (null: not one of them). */
+export function putRefusal(err: unknown): Reply {
+  // The body's JSON form may be longer than its bytes (escapes, base64).
+  if (isDelayqError(err) && err.code === 'E_BODY_TOO_LARGE') return 'JOB_TOO_BIG\r\n';
+  if (isDelayqError(err) && err.code === 'E_VALIDATION') return BAD_FORMAT;
+  return null;
 }
 
 export async function put(conn: Connection, args: PutArgs, body: Buffer): Promise<Reply> {
   conn.isProducer = true;
-  const { service } = conn.ctx;
   let job: Job;
   try {
-    ({ job } = await service.push({
-      topic: conn.used,
-      body: bodyFromBytes(body),
-      priority: priorityFromPri(args.pri),
-      delayMs: Math.min(args.delay * 1000, LIMITS.maxDelayMs),
-      ttrMs: Math.min(Math.max(args.ttr, 1) * 1000, LIMITS.ttrMaxMs),
-      retry: BEANSTALKD_RETRY,
-    }));
+    ({ job } = await conn.ctx.service.push(pushInputOf(conn, args, body)));
   } catch (err) {
-    // The body's JSON form may be longer than its bytes (escapes, base64).
-    if (isDelayqError(err) && err.code === 'E_BODY_TOO_LARGE') return 'JOB_TOO_BIG\r\n';
-    if (isDelayqError(err) && err.code === 'E_VALIDATION') return BAD_FORMAT;
+    const refusal = putRefusal(err);
+    if (refusal) return refusal;
     throw err;
   }
   conn.ctx.totalJobs++;
@@ -63,7 +77,7 @@ export async function put(conn: Connection, args: PutArgs, body: Buffer): Promis
 }
 
 /** Forgets held jobs whose TTR ran out (delayq took them back); true when one ends within the margin. */
-function deadlineSoon(conn: Connection, now: number): boolean {
+export function deadlineSoon(conn: Connection, now: number): boolean {
   let soon = false;
   for (const [n, h] of conn.held) {
     if (h.deadlineAt <= now) {
@@ -81,28 +95,36 @@ export async function reserve(conn: Connection, timeoutSeconds: number | null): 
   for (;;) {
     const now = service.clock.now();
     if (deadlineSoon(conn, now)) return 'DEADLINE_SOON\r\n';
-    const untilSoon = Math.min(...[...conn.held.values()].map((h) => h.deadlineAt - DEADLINE_SOON_MS - now));
+    let untilSoon = Number.POSITIVE_INFINITY;
+    for (const h of conn.held.values()) untilSoon = Math.min(untilSoon, h.deadlineAt - DEADLINE_SOON_MS - now);
     const waitMs = Math.max(0, Math.min(giveUpAt - performance.now(), untilSoon, LIMITS.reserveMaxWaitMs));
-    // First a try shared with the other connections of this turn; then, if nothing was ready, a long-poll.
-    let got = await conn.ctx.reserves.tryReserve(conn.watched);
-    if (!got && waitMs >= 1 && !conn.isGone) {
+    // A try shared with the other connections of this turn; if nothing was ready, wait for a wake-up (pushes,
+    // promotions, releases) and try again, so the connections woken together share one store call too.
+    const epoch = service.readyEpoch;
+    const [got] = await conn.ctx.reserves.tryReserve(conn.watched, 1);
+    if (got) return handOver(conn, got);
+    if (conn.isGone) return null;
+    if (waitMs >= 1) {
       conn.isWaiting = true;
       try {
-        [got] = await service.reserve({ topics: conn.watched, count: 1, waitMs: Math.floor(waitMs) }, conn.gone.signal);
+        await service.waitReady(conn.watched, Math.floor(waitMs), conn.gone.signal, epoch);
       } finally {
         conn.isWaiting = false;
       }
-    }
-    if (got) {
-      const number = await conn.ctx.numbers.numberOf(got.job.id);
-      conn.held.set(number, { id: got.job.id, token: got.token, deadlineAt: got.deadlineAt });
-      // Gone while reserving: the close handler releases what it holds once this command has ended.
       if (conn.isGone) return null;
-      return withBody('RESERVED', conn, got.job);
+      continue;
     }
-    if (conn.isGone) return null;
     if (performance.now() >= giveUpAt) return 'TIMED_OUT\r\n';
   }
+}
+
+/** A reservation this connection now holds; its RESERVED reply (none when the client has gone meanwhile). */
+export async function handOver(conn: Connection, got: Reservation): Promise<Reply> {
+  const number = await conn.ctx.numbers.numberOf(got.job.id);
+  conn.held.set(number, { id: got.job.id, token: got.token, deadlineAt: got.deadlineAt });
+  // Gone while reserving: the close handler releases what it holds once this command has ended.
+  if (conn.isGone) return null;
+  return withBody('RESERVED', conn, got.job, number);
 }
 
 /** reserve-job: a ready, delayed or buried job by number (a reserved one answers NOT_FOUND, as in beanstalkd). */
@@ -216,7 +238,7 @@ export async function peekJob(conn: Connection, number: number): Promise<Reply> 
 
 /** peek-ready (the job reserve takes next), peek-delayed (due first) or peek-buried (buried first) of the used tube. */
 export async function peekState(conn: Connection, state: PeekState): Promise<Reply> {
-  const next = await conn.ctx.service.peekNext(conn.used, state);
+  const next = await conn.ctx.service.topics.peekNext(conn.used, state);
   return next ? withBody('FOUND', conn, next) : NOT_FOUND;
 }
 
@@ -224,7 +246,7 @@ export async function kick(conn: Connection, bound: number): Promise<Reply> {
   const { service } = conn.ctx;
   const limit = Math.min(bound, KICK_MAX);
   if (limit === 0) return 'KICKED 0\r\n';
-  const counts = (await service.stats()).find((s) => s.topic === conn.used)?.counts;
+  const counts = (await service.topics.stats()).find((s) => s.topic === conn.used)?.counts;
   if (counts && counts.dead > 0) return `KICKED ${await service.redrive({ topic: conn.used, limit })}\r\n`;
   const { jobs } = await service.list({ topic: conn.used, state: 'delayed', limit });
   let kicked = 0;

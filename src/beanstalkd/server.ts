@@ -5,7 +5,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { DelayqError } from '../core/errors.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { Connection } from './connection.js';
 import { BeanstalkdContext } from './context.js';
 
@@ -30,7 +30,8 @@ export function checkBeanstalkdAuth(
   if (options.authTokensConfigured && !options.allowUnauthenticated && !LOOPBACK.has(options.host)) {
     throw new DelayqError(
       'E_CONFIG',
-      'beanstalkd.host: the beanstalkd protocol has no authentication, and auth tokens are configured: bind it to loopback, or set beanstalkd.allowUnauthenticated',
+      'beanstalkd.host: the beanstalkd protocol has no authentication, and auth tokens are configured: ' +
+        'bind it to loopback, or set beanstalkd.allowUnauthenticated',
       { field: 'beanstalkd.host' },
     );
   }

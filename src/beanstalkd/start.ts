@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { BeanstalkdServer, checkBeanstalkdAuth } from './server.js';
 
 /** The listener's configuration checks, for `serve` to run before it opens or binds anything. */

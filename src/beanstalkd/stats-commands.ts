@@ -46,7 +46,7 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
 
 export async function statsTube(conn: Connection, tube: string): Promise<Reply> {
   const { ctx } = conn;
-  const topic = (await ctx.service.stats()).find((s) => s.topic === tube);
+  const topic = (await ctx.service.topics.stats()).find((s) => s.topic === tube);
   const connections = [...ctx.connections];
   const using = connections.filter((c) => c.used === tube).length;
   const watching = connections.filter((c) => c.watched.includes(tube)).length;
@@ -76,7 +76,7 @@ export async function statsTube(conn: Connection, tube: string): Promise<Reply> 
 
 export async function stats(conn: Connection): Promise<Reply> {
   const { ctx } = conn;
-  const topics = await ctx.service.stats();
+  const topics = await ctx.service.topics.stats();
   const sum = (state: 'ready' | 'reserved' | 'delayed' | 'dead'): number =>
     topics.reduce((a, t) => a + t.counts[state], 0);
   const cmd = (name: string): number => ctx.commands.get(name) ?? 0;

@@ -6,6 +6,7 @@ import { isDelayqError } from '../core/errors.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerJobCommands } from './commands/job-commands.js';
 import { registerJobApiCommands } from './commands/job-api-commands.js';
+import { registerEventCommands } from './commands/event-commands.js';
 import { registerOperatorCommands } from './commands/operator-commands.js';
 import { registerTopicCommands } from './commands/topic-commands.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
@@ -52,6 +53,7 @@ program
 registerClientCommands(program);
 registerJobCommands(program);
 registerJobApiCommands(program);
+registerEventCommands(program);
 registerTopicCommands(program);
 registerScheduleCommands(program);
 registerOperatorCommands(program);

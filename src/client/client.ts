@@ -12,6 +12,9 @@ import type {
   ReserveAndAckResponse,
 } from '../protocol/ack-schemas.js';
 import { fetchTransport, poolTransport, type HttpMethod, type Transport } from './transport.js';
+import { PushCoalescer } from './push-coalescer.js';
+import { eventSourceOf, followEvents, type EventSource, type FollowOptions } from './event-stream.js';
+import type { WireJobEvent } from '../protocol/job-event-schemas.js';
 import type {
   CancelRequest,
   CancelResponse,
@@ -61,6 +64,14 @@ export interface DelayqClientOptions {
   token?: string | undefined;
   /** A fetch implementation to send requests through. @defaultValue kept-alive connections of an undici Pool */
   fetch?: typeof fetch;
+  /**
+   * Sends the `push()` calls of one event-loop turn (or of `pushWindowMs`) as one batch request; each call
+   * still gets its own job or its own error (push-coalescer.ts). Pushes with a `signal` go out alone.
+   * @defaultValue true
+   */
+  coalescePushes?: boolean;
+  /** How long a push waits for others to go out with, ms; 0: those of the same event-loop turn. @defaultValue 0 */
+  pushWindowMs?: number;
 }
 
 export interface RequestOptions {
@@ -74,6 +85,7 @@ export class DelayqClient {
   readonly url: string;
   private readonly token: string | undefined;
   private readonly transport: Transport;
+  private readonly pushes: PushCoalescer | undefined;
 
   constructor(options: DelayqClientOptions = {}) {
     // config.ts's default listener, written out so the SDK does not load the config schema (TypeBox);
@@ -81,15 +93,43 @@ export class DelayqClient {
     this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
     this.token = options.token;
     this.transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
+    const pushWindowMs = options.pushWindowMs ?? 0;
+    if (!Number.isInteger(pushWindowMs) || pushWindowMs < 0 || pushWindowMs > 10_000) {
+      throw new DelayqError('E_VALIDATION', 'pushWindowMs: must be an integer from 0 to 10000', {
+        field: 'pushWindowMs',
+      });
+    }
+    if (options.coalescePushes !== false) {
+      this.pushes = new PushCoalescer(
+        {
+          one: (text) => this.requestText('POST', '/v1/jobs', text),
+          batch: async (texts) =>
+            (await this.requestText<PushBatchResponse>('POST', '/v1/jobs/batch', `{"jobs":[${texts.join(',')}]}`))
+              .results,
+        },
+        pushWindowMs,
+      );
+    }
   }
 
-  /** Closes the client's kept-alive connections; idle ones never keep the process alive. */
+  /** Sends the pushes still gathered, then closes the kept-alive connections once every request is answered. */
   close(): Promise<void> {
+    this.pushes?.sendNow();
     return this.transport.close();
   }
 
-  /** Pushes one job; `created: false` when a job with that id already existed (idempotent push). */
+  /**
+   * Pushes one job; `created: false` when a job with that id already existed (idempotent push). Pushes made
+   * together go out as one batch request unless `coalescePushes` is false; each gets its own answer.
+   */
   push(job: PushRequest, options?: RequestOptions): Promise<PushResponse> {
+    if (this.pushes && !options?.signal) {
+      try {
+        return this.pushes.add(JSON.stringify(job));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
     return this.request('POST', '/v1/jobs', job, options);
   }
 
@@ -310,19 +350,40 @@ export class DelayqClient {
     ).schedule;
   }
 
+  /**
+   * Follows a topic's job events (finished, failed, dead, cancelled, expired) as they happen, on every
+   * instance of a shared store: `for await (const e of client.events({ topic }))`. Reconnects and resumes
+   * (Last-Event-ID) when the stream drops; breaking out of the loop or `signal` stops it.
+   */
+  events(options: FollowOptions & { topic: string }): AsyncGenerator<WireJobEvent, void, undefined> {
+    return followEvents(this.eventSource(), `/v1/events?topic=${encodeURIComponent(options.topic)}`, options, false);
+  }
+
+  /** Follows one job's events; the iterator ends after the job ends (its last event is the ending one). */
+  jobEvents(id: string, options: FollowOptions = {}): AsyncGenerator<WireJobEvent, void, undefined> {
+    return followEvents(this.eventSource(), `/v1/jobs/${encodeURIComponent(id)}/events`, options, true);
+  }
+
+  private eventSource(): EventSource {
+    return eventSourceOf(this.transport, this.token, errorFromResponse);
+  }
+
   private async request<T>(method: HttpMethod, path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+    return this.requestText(method, path, body === undefined ? undefined : JSON.stringify(body), options);
+  }
+
+  private async requestText<T>(
+    method: HttpMethod,
+    path: string,
+    body: string | undefined,
+    options: RequestOptions = {},
+  ): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.token) headers['authorization'] = `Bearer ${this.token}`;
     let response: { status: number; text: string };
     try {
-      response = await this.transport.send(
-        method,
-        path,
-        headers,
-        body === undefined ? undefined : JSON.stringify(body),
-        options.signal,
-      );
+      response = await this.transport.send(method, path, headers, body, options.signal);
     } catch (err) {
       if (options.signal?.aborted) throw err;
       throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${this.url}: ${(err as Error).message}`, {

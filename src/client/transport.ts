@@ -21,8 +21,15 @@ export interface Transport {
     body: string | undefined,
     signal?: AbortSignal,
   ): Promise<HttpAnswer>;
+  /** A GET whose answer is read as it arrives (an event stream); the body must be consumed or aborted. */
+  stream(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<StreamAnswer>;
   /** Closes the kept-alive connections (a pending long-poll is dropped). */
   close(): Promise<void>;
+}
+
+export interface StreamAnswer {
+  status: number;
+  body: AsyncIterable<Uint8Array>;
 }
 
 /** `url` may carry a path prefix (a server behind a proxy at /delayq): it is kept in front of every path. */
@@ -45,6 +52,10 @@ export function poolTransport(url: string): Transport {
       });
       return { status: answer.statusCode, text: await answer.body.text() };
     },
+    async stream(path, headers, signal) {
+      const answer = await pool.request({ method: 'GET', path: prefix + path, headers, signal });
+      return { status: answer.statusCode, body: answer.body };
+    },
     close: () => pool.close(),
   };
 }
@@ -59,6 +70,11 @@ export function fetchTransport(url: string, fetchImpl: typeof fetch): Transport 
         ...(signal ? { signal } : {}),
       });
       return { status: response.status, text: await response.text() };
+    },
+    async stream(path, headers, signal) {
+      const response = await fetchImpl(url + path, { headers, signal });
+      const body = response.body ?? (async function* () {})();
+      return { status: response.status, body: body as AsyncIterable<Uint8Array> };
     },
     close: async () => {},
   };

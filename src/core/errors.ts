@@ -57,6 +57,16 @@ export function isDelayqError(err: unknown): err is DelayqError {
   return err instanceof DelayqError;
 }
 
+/** run's value, or the DelayqError it threw (a per-item answer of a batch); any other error is thrown on. */
+export function settled<T>(run: () => T): T | DelayqError {
+  try {
+    return run();
+  } catch (err) {
+    if (isDelayqError(err)) return err;
+    throw err;
+  }
+}
+
 /** Shorthand for the most common error: a request field that is wrong. */
 export function invalid(field: string, message: string): DelayqError {
   return new DelayqError('E_VALIDATION', `${field}: ${message}`, { field });

@@ -33,6 +33,10 @@ export const LIMITS = {
   reserveStreamCreditMax: 1000,
   /** Acknowledgements in one `POST /v1/ack` (or carried by one reserve). */
   ackBatchMax: 1000,
+  /** Jobs in one `POST /v1/jobs/batch`. */
+  pushBatchMax: 1000,
+  /** JSON text of the jobs the SDK gathers into one batch push: well under the server's smallest body limit. */
+  pushCoalesceMaxBytes: 512 * 1024,
   /** How far in the past an absolute runAt may lie before it is refused as a mistake (it runs at once). */
   pastRunAtToleranceMs: 366 * 86_400_000,
   /** Schedule names: as topics, without `:` (a fired job's id is `<name>:<tick epoch ms>`). */
@@ -52,6 +56,8 @@ export const LIMITS = {
   bulkMaxPerCall: 1000,
   /** Page size of the due-time and reserved listings. */
   listingMaxPage: 1000,
+  /** Bytes an event stream may have written and its client not yet read: a slower follower is cut off and resumes. */
+  eventStreamMaxBufferedBytes: 1024 * 1024,
   /** Longest retention a job or topic may ask for (it only shortens the store-wide retention). */
   retentionMaxMs: 366 * 86_400_000,
 } as const;

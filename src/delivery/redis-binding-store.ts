@@ -1,5 +1,6 @@
 import { Redis, type Cluster } from 'ioredis';
 import { DelayqError } from '../core/errors.js';
+import { closeClient } from '../store/redis/connection.js';
 import type { BindingStore, DeliveryBinding } from './binding-store.js';
 import type { SinkConfig } from './sink-config.js';
 
@@ -51,7 +52,7 @@ export class RedisBindingStore implements BindingStore {
   async close(): Promise<void> {
     const redis = this.redis;
     this.redis = undefined;
-    await redis?.quit().catch(() => redis.disconnect());
+    if (redis) await closeClient(redis);
   }
 
   private get conn(): Redis | Cluster {

@@ -11,7 +11,7 @@ import { LIMITS } from '../core/limits.js';
 import { JobId, Token } from '../protocol/schemas.js';
 import { mayUseTopic, type Principal } from '../server/auth.js';
 import { toDelayqError } from '../server/error-handler.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { jobMessageOf, validate } from './convert.js';
 import type { AckMessage, AckResultMessage } from './messages.js';
 

@@ -8,7 +8,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { CallGuard } from './call-guard.js';
 import { delayqPackageDefinition, delayqServiceDefinition, SERVICE_NAME } from './proto.js';
 import { ReserveStreams } from './reserve-stream.js';

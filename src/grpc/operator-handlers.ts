@@ -73,21 +73,21 @@ export function operatorHandlers(context: HandlerContext): UntypedServiceImpleme
       const { topic } = validate<{ topic: string }>(TopicOnly, { topic: request['topic'] ?? '' });
       const body = validate<{ delayMs?: number }>(PauseTopicRequest, bodyOf(request, ['delayMs']));
       authorizeTopic(caller, topic);
-      const pause = await service.pauseTopic(topic, { delayMs: body.delayMs });
+      const pause = await service.topics.pause(topic, { delayMs: body.delayMs });
       return { topic, paused: pause.paused, ...(pause.pausedUntil === null ? {} : { pausedUntil: pause.pausedUntil }) };
     }),
 
     ResumeTopic: unary(context, 'ResumeTopic', async (request: Record<string, unknown>, caller) => {
       const { topic } = validate<{ topic: string }>(TopicOnly, { topic: request['topic'] ?? '' });
       authorizeTopic(caller, topic);
-      await service.resumeTopic(topic);
+      await service.topics.resume(topic);
       return { topic, paused: false };
     }),
 
     GetTopicStats: unary(context, 'GetTopicStats', async (request: Record<string, unknown>, caller) => {
       const { topic } = validate<{ topic: string }>(TopicOnly, { topic: request['topic'] ?? '' });
       authorizeTopic(caller, topic);
-      const stats = (await service.stats()).find((t) => t.topic === topic);
+      const stats = (await service.topics.stats()).find((t) => t.topic === topic);
       if (!stats) throw new DelayqError('E_NOT_FOUND', `topic ${topic} has no jobs`);
       return topicStatsMessageOf(stats);
     }),
@@ -102,7 +102,7 @@ export function operatorHandlers(context: HandlerContext): UntypedServiceImpleme
       authorizeAllTopics(caller);
       const id = jobIdOf(request);
       const body = validate<{ expire?: boolean }>(RestoreJobBody, bodyOf(request, ['expire']));
-      return service.journalOperations().restoreJob(id, { expire: body.expire ?? true });
+      return service.journal.restoreJob(id, { expire: body.expire ?? true });
     }),
   };
 }

@@ -21,7 +21,7 @@ import {
 import { ClearAllBody } from '../server/routes/journal.js';
 import { authorizeAllTopics, authorizeTopic, mayUseTopic } from '../server/auth.js';
 import { authorizeJob } from '../server/route-helpers.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { settleAcks, validateAcks } from './acks.js';
 import type { CallGuard, GrpcCaller } from './call-guard.js';
 import { historyMessageOf, jobMessageOf, pushBodyOf, topicStatsMessageOf, validate } from './convert.js';
@@ -158,13 +158,13 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
     }),
 
     Stats: unary(context, 'Stats', async (_request: unknown, caller) => {
-      const topics = (await service.stats()).filter((t) => mayUseTopic(caller.principal, t.topic));
+      const topics = (await service.topics.stats()).filter((t) => mayUseTopic(caller.principal, t.topic));
       return { topics: topics.map(topicStatsMessageOf) };
     }),
 
     Restore: unary(context, 'Restore', async (request: { expire?: boolean }, caller) => {
       authorizeAllTopics(caller);
-      return service.journalOperations().restore({ expire: request.expire ?? true });
+      return service.journal.restore({ expire: request.expire ?? true });
     }),
 
     ClearAll: unary(context, 'ClearAll', async (request: { confirm?: string; reason?: string }, caller) => {
@@ -173,9 +173,11 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
         confirm: '',
         ...bodyOf(request, ['confirm', 'reason']),
       });
-      return service
-        .journalOperations()
-        .clearAll({ confirm: body.confirm, reason: body.reason, actor: caller.principal?.id ?? 'anonymous' });
+      return service.journal.clearAll({
+        confirm: body.confirm,
+        reason: body.reason,
+        actor: caller.principal?.id ?? 'anonymous',
+      });
     }),
   };
 }

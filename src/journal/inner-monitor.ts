@@ -55,6 +55,8 @@ export class InnerMonitor {
   forwardNotices(listener: StoreNoticeListener, now: () => EpochMs): void {
     this.inner.notices({
       onWarning: (warning) => listener.onWarning(warning),
+      // reconciliation compares every unfinished journal row with the inner store anyway: no check to start
+      onWriteLoss: (loss) => listener.onWriteLoss(loss),
       onReset: (reset) => {
         listener.onReset(reset);
         void this.check(now()).catch((err: unknown) =>
@@ -124,7 +126,7 @@ export class InnerMonitor {
   }
 
   private async writeMarker(now: EpochMs): Promise<void> {
-    await this.inner.push([markerJob()], now);
+    await this.inner.pushMany([markerJob()], now);
     await this.journal.setMeta(MARKER_META, String(now));
   }
 

@@ -18,4 +18,6 @@ export interface JournalDialect {
    * resolves with the ids of the inserted jobs that did not exist before.
    */
   writeBatch(parts: readonly RowBatch[]): Promise<string[]>;
+  /** Readies the job table for a restore's full keyset scan (see Journal.prepareRestoreScan). */
+  prepareRestoreScan(db: Db): Promise<void>;
 }

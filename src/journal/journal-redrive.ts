@@ -19,7 +19,7 @@ export async function redriveJournaled(ctx: RestoreContext, target: RedriveTarge
     else if (!job) {
       const row = await ctx.journal.get(id);
       if (row?.state === 'dead') {
-        const [pushed] = await ctx.inner.push([{ ...toNewJob(row), runAt: now }], now);
+        const [pushed] = await ctx.inner.pushMany([{ ...toNewJob(row), runAt: now }], now);
         journaled.push(loadedJob(pushed!.job));
         count++;
       }

@@ -45,6 +45,7 @@ export async function restoreFromJournal(
   const summary = emptySummary(now);
   const writing = new Set<Promise<void>>();
   let failure: { err: unknown } | undefined;
+  await ctx.journal.prepareRestoreScan();
   let reading: Promise<JournalJob[]> = ctx.journal.listUnfinished(null, ctx.batchSize);
   try {
     for (;;) {
@@ -138,7 +139,7 @@ export async function restoreRows(
   summary.alreadyPresent += toUnload.length - unload.length + pastDue.length - skipped.length;
   summary.leftInJournal += unload.length;
   if (toPush.length) {
-    const results = await ctx.inner.push(toPush.map(toNewJob), now);
+    const results = await ctx.inner.pushMany(toPush.map(toNewJob), now);
     const created = results.filter((r) => r.created).map((r) => r.job);
     summary.restored += created.length;
     summary.alreadyPresent += results.length - created.length;

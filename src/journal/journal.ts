@@ -28,6 +28,11 @@ export interface Journal {
   terminalAmong(ids: readonly string[]): Promise<string[]>;
   /** Those of `ids` still unfinished whose row was last written before `updatedBefore` (process wall clock). */
   staleAmong(ids: readonly string[], updatedBefore: number): Promise<string[]>;
+  /**
+   * Called once before a restore's scan: PostgreSQL refreshes the job table's planner statistics, since without
+   * them (a table filled since its last ANALYZE) each keyset page is planned as a sort of every remaining row.
+   */
+  prepareRestoreScan(): Promise<void>;
   /** Unfinished jobs (finished_at IS NULL) with id > afterId, in id order: the restore scan. */
   listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]>;
   /** Jobs that live only in the journal (loaded = 0), in id order, filtered like Store.list. */

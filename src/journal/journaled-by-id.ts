@@ -22,7 +22,7 @@ export async function reserveJobJournaled(
     if (!row) return notFound();
     if (row.state !== 'delayed' && row.state !== 'dead') return wrongState(row.state);
     const runAt = row.state === 'dead' ? now : row.runAt;
-    await ctx.inner.push([{ ...toNewJob(row), runAt }], now);
+    await ctx.inner.pushMany([{ ...toNewJob(row), runAt }], now);
     if (row.state === 'delayed') await ctx.journal.setLoaded([id], true);
     outcome = await ctx.inner.reserveJob(id, now, options);
   }

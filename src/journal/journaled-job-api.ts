@@ -1,7 +1,7 @@
 /**
  * JournaledStore's job-API methods (issue 23). Outcomes: kept in the inner store and, once kept there
  * (the inner store fences them by token), in the journal, so a job's outcome outlives the inner store's
- * short retention and a restore. Retention is kept by the inner store; what it deletes (and deleteEnded)
+ * short retention and a restore. Retention is kept by the inner store; what it deletes (and deleteEndedMany)
  * leaves the journal too. The due-time listing merges the inner
  * store's page with the journal's far-future jobs.
  */
@@ -56,8 +56,8 @@ export class JournaledJobApi {
     return ids;
   }
 
-  async deleteEnded(ids: readonly string[]): Promise<number> {
-    const [inner, journal] = await Promise.all([this.inner.deleteEnded(ids), this.journal.deleteEnded(ids)]);
+  async deleteEndedMany(ids: readonly string[]): Promise<number> {
+    const [inner, journal] = await Promise.all([this.inner.deleteEndedMany(ids), this.journal.deleteEnded(ids)]);
     return Math.max(inner, journal);
   }
 

@@ -19,7 +19,7 @@ export async function pushJournaled(ctx: RestoreContext, jobs: readonly NewJob[]
     return first && created.has(r.id) && r.loaded;
   });
   const innerResults = new Map(
-    (toInner.length ? await ctx.inner.push(toInner.map(toNewJob), now) : []).map((r) => [r.job.id, r.job]),
+    (toInner.length ? await ctx.inner.pushMany(toInner.map(toNewJob), now) : []).map((r) => [r.job.id, r.job]),
   );
   const seen = new Set<string>();
   const results: PushResult[] = [];
@@ -42,7 +42,7 @@ async function existing(ctx: RestoreContext, id: string, now: EpochMs): Promise<
   const row = await ctx.journal.get(id);
   if (!row) throw new DelayqError('E_INTERNAL', `job ${id} is neither in the journal nor in the store`);
   if (row.loaded && !isTerminal(row.state)) {
-    const [pushed] = await ctx.inner.push([toNewJob(row)], now);
+    const [pushed] = await ctx.inner.pushMany([toNewJob(row)], now);
     return pushed!.job;
   }
   return withoutLoaded(row);
@@ -103,7 +103,7 @@ export async function rescheduleJournaled(
       const row = (await ctx.journal.get(id))!;
       let job = withoutLoaded(row);
       if (runAt < now + ctx.horizonMs) {
-        const [pushed] = await ctx.inner.push([toNewJob(row)], now);
+        const [pushed] = await ctx.inner.pushMany([toNewJob(row)], now);
         await ctx.journal.setLoaded([id], true);
         job = pushed!.job;
       }

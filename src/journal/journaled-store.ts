@@ -1,4 +1,5 @@
 import { DEFAULTS } from '../config.js';
+import type { JobEventLog } from '../store/job-event-log.js';
 import type { JobNumbers } from '../store/job-numbers.js';
 import type { PeekState } from '../store/peek-order.js';
 import { reserveJobJournaled } from './journaled-by-id.js';
@@ -95,12 +96,15 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** Paused topics and job numbers live in the inner store only (not journaled: docs/journal.md). */
   readonly pauses: TopicPauses;
   readonly numbers: JobNumbers;
+  /** Job events are the inner store's: on Redis, one stream every process reads (docs/events.md). */
+  readonly jobEvents: JobEventLog;
 
   constructor(inner: Store, journal: Journal, options: JournaledStoreOptions) {
     this.inner = inner;
     this.journal = journal;
     this.pauses = inner.pauses;
     this.numbers = inner.numbers;
+    this.jobEvents = inner.jobEvents;
     this.kind = `${inner.kind}+${journal.dialect}`;
     this.capabilities = {
       shared: inner.capabilities.shared,
@@ -139,9 +143,9 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   private readonly jobApi: JournaledJobApi;
   recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
   outcomeOf: Store['outcomeOf'] = (id) => this.jobApi.outcomeOf(id);
-  setRetention: Store['setRetention'] = (...a) => this.inner.setRetention(...a);
+  setRetentionMany: Store['setRetentionMany'] = (...a) => this.inner.setRetentionMany(...a);
   purgeRetained: Store['purgeRetained'] = (now, limit) => this.jobApi.purgeRetained(now, limit);
-  deleteEnded: Store['deleteEnded'] = (ids) => this.jobApi.deleteEnded(ids);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.jobApi.deleteEndedMany(ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
   listDue: Store['listDue'] = (query) => this.jobApi.listDue(query);
   listReserved: Store['listReserved'] = (query) => this.inner.listReserved(query);
@@ -162,7 +166,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   // ——— producers ———
 
   /** Journal first, then the inner store (journaled-producers.ts). */
-  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     return pushJournaled(this.context(), jobs, now);
   }
 
@@ -208,6 +212,12 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.transition(id, this.inner.finish(id, token, now), 'finish', now, null, true);
   }
 
+  /** The inner store settles the batch in one call; then each item is journaled as its own finish would be. */
+  finishMany: Store['finishMany'] = async (items, now) => {
+    const outcomes = await this.inner.finishMany(items, now);
+    return Promise.all(outcomes.map((o, i) => this.transition(items[i]!.id, o, 'finish', now, null, true)));
+  };
+
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
     return this.transition(id, this.inner.retry(id, token, runAt, now, error), 'retry', now, error, false);
   }
@@ -223,7 +233,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** Inner store first (it checks the token), then the journal: durably for terminal steps. */
   private async transition(
     id: string,
-    pending: Promise<Outcome<Job>>,
+    pending: Outcome<Job> | Promise<Outcome<Job>>,
     event: 'finish' | 'retry' | 'bury' | 'release',
     now: EpochMs,
     reason: string | null,
@@ -326,7 +336,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** Loads journal-only jobs entering the horizon into the inner store; several processes never load the same rows. */
   async loadDue(now: EpochMs, limit: number): Promise<number> {
     const loaded = await this.journal.claimDue(now + this.horizonMs, limit, (jobs) =>
-      this.inner.push(jobs.map(toNewJob), now).then(() => undefined),
+      this.inner.pushMany(jobs.map(toNewJob), now).then(() => undefined),
     );
     return loaded.length;
   }

@@ -134,6 +134,10 @@ export class SqlJournal implements Journal {
     return found;
   }
 
+  prepareRestoreScan(): Promise<void> {
+    return this.run((db) => this.sqlDialect.prepareRestoreScan(db));
+  }
+
   async listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]> {
     const rows = await this.run((db) => {
       let q = db.selectFrom('delayq_jobs').selectAll().where('finished_at', 'is', null);

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { ServiceEvents, ServiceJobEvent } from '../service-events.js';
+import type { ServiceEvents, ServiceJobEvent } from '../service/service-events.js';
 import type { TopicLabels } from './topic-labels.js';
 
 /** Lateness buckets, seconds: 1 ms up to an hour (a scheduler promises "on time"; an hour late is an outage). */

@@ -5,7 +5,7 @@
  */
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';
-import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service-events.js';
+import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service/service-events.js';
 import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
 
 type AnyMethod = (...args: unknown[]) => unknown;
@@ -19,18 +19,29 @@ type Reporter = (
   clock: Clock,
 ) => void | Promise<void>;
 
+/** The service event of one transition's outcome; a refusal or a repeated call has none. */
+function reportOutcome(
+  events: ServiceEvents,
+  event: ServiceJobEventName,
+  result: unknown,
+  at: EpochMs,
+  cancelReason?: unknown,
+): void {
+  const outcome = result as Outcome<Job | { job: Job }>;
+  if (!outcome.ok || outcome.repeated) return;
+  // cancel answers { job, dispatched } and was given its reason; the other transitions the job itself.
+  const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
+  const error = event === 'cancel' ? ((cancelReason as string | undefined) ?? null) : job.lastError;
+  events.job({ event, topic: job.topic, id: job.id, at, dueAt: job.runAt, error });
+}
+
 const outcomeEvent =
   (event: ServiceJobEventName, nowArg: number): Reporter =>
-  (events, args, result) => {
-    const outcome = result as Outcome<Job | { job: Job }>;
-    if (!outcome.ok) return;
-    // cancel answers { job, dispatched }; the other transitions the job itself.
-    const job = 'job' in outcome.value ? outcome.value.job : outcome.value;
-    events.job({ event, topic: job.topic, id: job.id, at: args[nowArg] as EpochMs, dueAt: job.runAt });
-  };
+  (events, args, result) =>
+    reportOutcome(events, event, result, args[nowArg] as EpochMs, event === 'cancel' ? args[2] : undefined);
 
 const REPORTERS: Record<string, Reporter> = {
-  push(events, args, result) {
+  pushMany(events, args, result) {
     const now = args[1] as EpochMs;
     for (const { created, job } of result as PushResult[]) {
       if (created) events.job({ event: 'push', topic: job.topic, id: job.id, at: now, dueAt: job.runAt });
@@ -38,6 +49,9 @@ const REPORTERS: Record<string, Reporter> = {
   },
   cancel: outcomeEvent('cancel', 1),
   finish: outcomeEvent('finish', 2),
+  finishMany(events, args, result) {
+    for (const outcome of result as unknown[]) reportOutcome(events, 'finish', outcome, args[1] as EpochMs);
+  },
   retry: outcomeEvent('retry', 3),
   bury: outcomeEvent('bury', 2),
   release: outcomeEvent('release', 2),

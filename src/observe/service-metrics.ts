@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { JobMetrics } from './job-metrics.js';
 import { registerJournalMetrics } from './journal-metrics.js';
 import { StoreGauges } from './store-gauges.js';
@@ -18,7 +18,9 @@ export function registerServiceMetrics(
 ): () => void {
   const topics = new TopicLabels(options.topicLabelLimit);
   const stopJobs = new JobMetrics(registry, topics).listen(service.events);
-  const stopJournal = service.isJournaled ? registerJournalMetrics(registry, service.journalOperations()) : undefined;
+  const stopJournal = service.journal.available
+    ? registerJournalMetrics(registry, service.journal.operations())
+    : undefined;
   new StoreGauges(registry, service, topics, options.statsCacheMs);
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   return () => {

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import { JOB_STATES, type TopicStats } from '../core/job.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { OTHER_TOPIC, type TopicLabels } from './topic-labels.js';
 
 /**
@@ -79,13 +79,13 @@ export class StoreGauges {
         this.set(up());
       },
     });
-    if (service.isJournaled) {
+    if (service.journal.available) {
       new Gauge({
         name: 'delayq_journal_pending_writes',
         help: 'Journal entries queued and not yet committed (the journal write lag, in entries)',
         registers,
         collect() {
-          this.set(service.journalOperations().status().pendingJournalWrites);
+          this.set(service.journal.status().pendingJournalWrites);
         },
       });
     }
@@ -95,7 +95,7 @@ export class StoreGauges {
   private async stats(): Promise<TopicStats[]> {
     const now = performance.now();
     if (this.cached && now - this.cached.at < this.cacheMs) return this.cached.stats;
-    this.reading ??= this.service
+    this.reading ??= this.service.topics
       .stats()
       .then((stats) => {
         this.cached = { at: performance.now(), stats };

@@ -1,4 +1,4 @@
-import { UNKNOWN_TOPIC } from '../service-events.js';
+import { UNKNOWN_TOPIC } from '../service/service-events.js';
 
 /** The label value of every topic past the cap. */
 export const OTHER_TOPIC = 'other';

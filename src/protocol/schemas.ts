@@ -71,7 +71,8 @@ export const RunAt = Type.Union(
   ],
   {
     description:
-      'absolute due time, at most 10 years ahead; a time in the past (up to a year) is kept as given and the job is ready at once, served before later-due jobs of its priority',
+      'absolute due time, at most 10 years ahead; a time in the past (up to a year) is kept as given and the ' +
+      'job is ready at once, served before later-due jobs of its priority',
   },
 );
 export const TimeZone = Type.String({
@@ -105,7 +106,10 @@ export const PushRequest = Type.Object(
 );
 export type PushRequest = Static<typeof PushRequest>;
 
-export const PushBatchRequest = Type.Object({ jobs: Type.Array(PushRequest, { minItems: 1, maxItems: 1000 }) }, strict);
+export const PushBatchRequest = Type.Object(
+  { jobs: Type.Array(PushRequest, { minItems: 1, maxItems: LIMITS.pushBatchMax }) },
+  strict,
+);
 export type PushBatchRequest = Static<typeof PushBatchRequest>;
 
 const Backoff = Type.Union([
@@ -185,7 +189,9 @@ export const CancelResponse = Type.Object(
     job: JobSchema,
     dispatched: Type.Boolean({
       description:
-        'true: the job was reserved (out with a consumer, or being delivered by a sink) when it was cancelled, so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ready) and this attempt never went out',
+        'true: the job was reserved (out with a consumer, or being delivered by a sink) when it was cancelled, ' +
+        'so its current attempt may have run and a compensation may be due; false: it was waiting (delayed or ' +
+        'ready) and this attempt never went out',
     }),
     attempts: Type.Integer({
       minimum: 0,
@@ -350,17 +356,26 @@ export type WireTopicStats = Static<typeof TopicStatsSchema>;
 const StoreResets = Type.Integer({
   minimum: 0,
   description:
-    'times this process noticed the store came back empty since it started (a Redis restart without persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
+    'times this process noticed the store came back empty since it started (a Redis restart without ' +
+    'persistence, FLUSHALL, a failover to an empty replica): see RELIABILITY.md',
 });
 export const StatsResponse = Type.Object({ topics: Type.Array(TopicStatsSchema), storeResets: StoreResets });
 export type StatsResponse = Static<typeof StatsResponse>;
 export const TopicParams = Type.Object({ topic: Topic }, strict);
 
 export const HealthResponse = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]),
+  reason: Type.Optional(Type.String({ description: 'why the status is degraded' })),
   store: Type.Optional(Type.String()),
   waitingConsumers: Type.Optional(Type.Integer()),
   storeResets: Type.Optional(StoreResets),
+  storeWriteLosses: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'times this process noticed that a failover lost writes the store had acknowledged (Redis replicates asynchronously); /ready answers degraded for 10 minutes after each: see RELIABILITY.md',
+    }),
+  ),
 });
 export type HealthResponse = Static<typeof HealthResponse>;
 

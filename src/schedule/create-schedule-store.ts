@@ -8,7 +8,8 @@ import { SqliteScheduleStore } from './sqlite-schedule-store.js';
 export function createScheduleStore(config: Readonly<Config>): ScheduleStore {
   if (config.store.kind === 'redis') {
     const { connection } = parseRedisUrl(config.redis.url);
-    const tuning = { commandTimeoutMs: config.redis.commandTimeoutMs, connectTimeoutMs: 2000 };
+    const { commandTimeoutMs, connectTimeoutMs } = config.redis;
+    const tuning = { commandTimeoutMs, connectTimeoutMs };
     return new RedisScheduleStore({
       connect: () => createRedisClient(connection, tuning),
       prefix: config.redis.prefix,

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
+import { closeClient } from '../store/redis/connection.js';
 import type { ScheduleDefinition, ScheduleRecord } from './schedule.js';
 import {
   movedRecord,
@@ -58,7 +59,7 @@ export class RedisScheduleStore implements ScheduleStore {
   async close(): Promise<void> {
     const redis = this.redis;
     this.redis = undefined;
-    await redis?.quit().catch(() => redis.disconnect());
+    if (redis) await closeClient(redis);
   }
 
   private async call<T>(work: (redis: ScheduleRedis) => Promise<T>): Promise<T> {

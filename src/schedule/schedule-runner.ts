@@ -1,7 +1,7 @@
 import { DEFAULTS } from '../config.js';
 import type { TimerHandle } from '../core/clock.js';
 import type { PushInput } from '../core/job-input.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { tickJobId, type ScheduleRecord } from './schedule.js';
 import { planTicks, type PlanTiming, type TickPlan } from './schedule-plan.js';
 import type { CursorMove, ScheduleStore } from './schedule-store.js';
@@ -50,7 +50,7 @@ export class ScheduleRunner {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.kick();
+    this.wakeNow();
   }
 
   async stop(): Promise<void> {
@@ -61,7 +61,7 @@ export class ScheduleRunner {
   }
 
   /** Runs a round now (after a schedule changed here); a round already running is followed by another. */
-  kick(): void {
+  wakeNow(): void {
     if (!this.running) return;
     if (this.current) {
       this.again = true;
@@ -94,7 +94,7 @@ export class ScheduleRunner {
     this.timer = this.service.clock.setTimer(
       () => {
         this.timer = undefined;
-        this.kick();
+        this.wakeNow();
       },
       Math.max(0, delayMs),
     );

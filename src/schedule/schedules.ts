@@ -1,6 +1,6 @@
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { tickJobId, type ScheduleRecord } from './schedule.js';
 import { normalizeSchedule, validateScheduleName, type ScheduleInput } from './schedule-input.js';
 import { lastFires, nextFires, type ScheduleFires } from './schedule-fires.js';
@@ -19,7 +19,7 @@ export class Schedules {
   private readonly service: DelayqService;
   private readonly onChange: () => void;
 
-  /** `onChange` wakes the local runner (ScheduleRunner.kick) after a write. */
+  /** `onChange` wakes the local runner (ScheduleRunner.wakeNow) after a write. */
   constructor(store: ScheduleStore, service: DelayqService, onChange: () => void = () => undefined) {
     this.store = store;
     this.service = service;

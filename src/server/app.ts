@@ -11,7 +11,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RESERVE_MAX_WAIT_MS } from '../protocol/schemas.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { registerAuditLog } from './audit-log.js';
 import type { DelayqApp, RestoreHandler, RouteContext } from './route-context.js';
 import { registerAuth } from './auth.js';
@@ -21,6 +21,7 @@ import { clientErrorHandler, frameworkErrorHandler } from './framework-errors.js
 import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
 import { registerJobApiRoutes } from './routes/job-api.js';
+import { registerJobEventRoutes } from './routes/job-events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { mykitRoutes } from './routes/mykit.js';
@@ -110,6 +111,10 @@ export async function buildApp(
         { name: 'reservations', description: 'reserve (long-poll), touch, finish, fail, release, batch ack' },
         { name: 'topics', description: 'stats' },
         { name: 'dead', description: 'dead letters and redrive' },
+        {
+          name: 'events',
+          description: 'follow job events (finished, failed, dead…) as Server-Sent Events (docs/events.md)',
+        },
         { name: 'journal', description: 'restore after a store loss, clear-all, journal status (docs/journal.md)' },
         { name: 'sinks', description: 'delivery bindings: deliver due jobs to a webhook or a broker (docs/sinks.md)' },
         {
@@ -139,6 +144,7 @@ export async function buildApp(
   registerTopicPauseRoutes(app, context);
   registerDeadRoutes(app, context);
   registerJobApiRoutes(app, context);
+  registerJobEventRoutes(app, context);
   if (options.sinks) registerSinkRoutes(app, options.sinks);
   if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);
@@ -149,7 +155,7 @@ export async function buildApp(
   await app.register(mykitRoutes, {
     ...context,
     compat,
-    restore: options.restore ?? (service.isJournaled ? journalRestoreHandler(service) : undefined),
+    restore: options.restore ?? (service.journal.available ? journalRestoreHandler(service) : undefined),
   });
   await app.register(youzanRoutes, { ...context, compat });
   return app;

@@ -1,14 +1,14 @@
 /**
  * Settles a batch of acknowledgements (finish, fail, release, touch) for one request. Every item is its
  * own operation with its own outcome: a stale token, a missing job or a topic outside the caller's token
- * scope refuses that item only, and the others still go through. Items run concurrently (the Redis client
- * pipelines them); results come back in request order.
+ * scope refuses that item only, and the others still go through. The finishes are settled in one store call
+ * (finishMany); the other items run concurrently (the Redis client pipelines them). Results come in request order.
  */
 import type { FastifyRequest } from 'fastify';
 import { isDelayqError, type DelayqError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import type { Ack, AckResult } from '../protocol/ack-schemas.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { authorizeTopic } from './auth.js';
 import { toWireJob } from './wire.js';
 
@@ -18,24 +18,35 @@ export async function settleAcks(
   acks: readonly Ack[],
   withJobs = false,
 ): Promise<AckResult[]> {
-  return Promise.all(acks.map((ack, i) => settleOne(service, request, ack, `acks[${i}]`, withJobs)));
-}
-
-async function settleOne(
-  service: DelayqService,
-  request: FastifyRequest,
-  ack: Ack,
-  path: string,
-  withJobs: boolean,
-): Promise<AckResult> {
-  try {
-    await authorizeAck(service, request, ack, path);
-    const job = await apply(service, ack);
-    return { id: ack.id, op: ack.op, ok: true, state: job.state, ...(withJobs ? { job: toWireJob(job) } : {}) };
-  } catch (err) {
-    if (!isDelayqError(err)) throw err; // a bug, not an outcome: the whole request answers 500
-    return { id: ack.id, op: ack.op, ok: false, error: itemError(err, path) };
-  }
+  const authorized = acks.map((ack, i) => authorizeAck(service, request, ack, `acks[${i}]`));
+  // The finishes go to the store together, in one finishMany, once each is authorized; the other ops one by one.
+  const finishing = acks.map((ack, i) =>
+    ack.op === 'finish'
+      ? authorized[i]!.then(
+          () => true,
+          () => false,
+        )
+      : false,
+  );
+  const finishes = Promise.all(finishing).then((ok) => {
+    const items = acks.filter((ack, i) => ok[i] === true);
+    const answers = items.length ? service.finishMany(items) : Promise.resolve([]);
+    let k = 0;
+    return answers.then((a) => ok.map((yes) => (yes === true ? a[k++]! : undefined)));
+  });
+  return Promise.all(
+    acks.map(async (ack, i) => {
+      try {
+        await authorized[i];
+        const job = ack.op === 'finish' ? (await finishes)[i]! : await apply(service, ack);
+        if (job instanceof Error) throw job;
+        return { id: ack.id, op: ack.op, ok: true, state: job.state, ...(withJobs ? { job: toWireJob(job) } : {}) };
+      } catch (err) {
+        if (!isDelayqError(err)) throw err; // a bug, not an outcome: the whole request answers 500
+        return { id: ack.id, op: ack.op, ok: false, error: itemError(err, `acks[${i}]`) };
+      }
+    }),
+  );
 }
 
 /** A token limited to topics may only settle jobs of those topics (the job is read to learn its topic). */

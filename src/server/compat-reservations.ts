@@ -1,7 +1,7 @@
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import type { CancelledJob } from '../store/store.js';
 
 /**

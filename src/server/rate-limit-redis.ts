@@ -6,7 +6,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import { createRedisClient, parseRedisUrl, type RedisClient } from '../store/redis/connection.js';
+import { closeClient, createRedisClient, parseRedisUrl, type RedisClient } from '../store/redis/connection.js';
 
 /** Where the shared counters live, under the deployment's key prefix. */
 export function rateLimitNamespace(redisPrefix: string): string {
@@ -25,7 +25,7 @@ export async function connectRateLimitRedis(
   const { connection } = parseRedisUrl(config.redis.url);
   const client = createRedisClient(connection, {
     commandTimeoutMs: config.redis.commandTimeoutMs,
-    connectTimeoutMs: 2000,
+    connectTimeoutMs: config.redis.connectTimeoutMs,
   });
   let unreachable = false;
   client.on('error', (err: Error) => {
@@ -44,5 +44,5 @@ export async function connectRateLimitRedis(
 
 /** Closes the client without waiting on a Redis that is gone. */
 export async function closeRateLimitRedis(client: RedisClient): Promise<void> {
-  await client.quit().catch(() => client.disconnect());
+  await closeClient(client);
 }

@@ -1,7 +1,7 @@
 /** Reserving on behalf of an HTTP request: the reservations follow the fate of its connection. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Reservation } from '../core/job.js';
-import type { DelayqService, ReserveRequest } from '../service.js';
+import type { DelayqService, ReserveRequest } from '../service/service.js';
 
 /** Gives reservations back at once: their consumer went away before it could receive them. */
 export async function releaseAll(service: DelayqService, reservations: readonly Reservation[]): Promise<number> {

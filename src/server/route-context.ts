@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 
 export type DelayqApp = FastifyInstance<
   RawServerDefault,

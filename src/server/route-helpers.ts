@@ -1,7 +1,7 @@
 /** Pieces every route module uses: the error answers of a route schema, the topic check of routes addressed by id. */
 import type { FastifyRequest } from 'fastify';
 import { ErrorResponse } from '../protocol/schemas.js';
-import type { DelayqService } from '../service.js';
+import type { DelayqService } from '../service/service.js';
 import { authorizeTopic } from './auth.js';
 
 /** The 4xx and 5xx answers every route shares: the catalogue's error shape (docs/errors.md). */

@@ -2,7 +2,7 @@
  * Bulk operations by selector (issue 23), shared by every store: one call looks at up to `limit` jobs
  * matching the selector in id order (Store.list), applies the action to those in a state it allows, and
  * answers a cursor to continue. Bounded per call, so one call never holds the store for long; each job's
- * change is the store's own transition (cancel, reschedule, redrive, deleteEnded), so it is atomic per job
+ * change is the store's own transition (cancel, reschedule, redrive, deleteEndedMany), so it is atomic per job
  * and journaled where the store journals.
  */
 import type { EpochMs } from '../core/clock.js';
@@ -33,7 +33,7 @@ async function apply(store: Store, action: BulkAction, jobs: readonly Job[], now
     case 'redrive':
       return store.redrive({ ids: jobs.map((j) => j.id) }, now);
     case 'delete':
-      return store.deleteEnded(jobs.map((j) => j.id));
+      return store.deleteEndedMany(jobs.map((j) => j.id));
     case 'cancel':
       return count(jobs.map((j) => store.cancel(j.id, now, action.reason ?? 'bulk cancel')));
     case 'reschedule':

@@ -1,6 +1,7 @@
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
+import type { JobEventLog } from './job-event-log.js';
 import type { JobNumbers } from './job-numbers.js';
 import type { PeekState } from './peek-order.js';
 import type { StoreNoticeListener } from './store-notices.js';
@@ -30,6 +31,8 @@ export interface Store {
   readonly pauses: TopicPauses;
   /** Integer job numbers for the beanstalkd front end (job-numbers.ts). */
   readonly numbers: JobNumbers;
+  /** Job events for followers (job-event-log.ts): one log every process on a shared store reads. */
+  readonly jobEvents: JobEventLog;
 
   /** Connect, migrate or load scripts. Safe to call twice. */
   open(): Promise<void>;
@@ -38,7 +41,7 @@ export interface Store {
 
   // producers
   /** Stores each job (delayed, or ready when runAt ≤ now) unless its id exists: then `created: false`. */
-  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]>;
+  pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]>;
   /** delayed | ready | reserved → cancelled; `dispatched` says whether it was reserved (out) at that moment. */
   cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>>;
   /** delayed | ready → delayed at `runAt` (ready at once when runAt ≤ now). */
@@ -61,6 +64,11 @@ export interface Store {
    * as it is (`repeated: true`), so a client may retry a finish whose answer it lost.
    */
   finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>>;
+  /**
+   * finish for many reservations in one store call (a batch acknowledgement): each item has its own outcome,
+   * in order, exactly as its own finish would answer. SQLite settles them in one transaction.
+   */
+  finishMany(items: readonly FinishItem[], now: EpochMs): Promise<Outcome<Job>[]>;
   /** reserved → delayed at `runAt` (ready when runAt ≤ now), remembering `error`. The caller decided. */
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
   /** reserved → dead, remembering `error`; with `priority`, the job keeps that priority from now on. The caller decided. */
@@ -118,11 +126,11 @@ export interface Store {
   /** The outcome kept for a job (result only when it counts, see recordOutcome); null: none, or no job. */
   outcomeOf(id: string): Promise<JobOutcome | null>;
   /** How long these jobs are kept once finished or dead (Retention); applied by purgeRetained. */
-  setRetention(ids: readonly string[], retention: Retention, now: EpochMs): Promise<void>;
-  /** Deletes ended jobs whose own retention (setRetention) ran out by `now`, at most `limit`; their ids. */
+  setRetentionMany(ids: readonly string[], retention: Retention, now: EpochMs): Promise<void>;
+  /** Deletes ended jobs whose own retention (setRetentionMany) ran out by `now`, at most `limit`; their ids. */
   purgeRetained(now: EpochMs, limit: number): Promise<string[]>;
   /** Deletes terminal jobs by id (record, history, outcome); ids not terminal are left. Returns how many. */
-  deleteEnded(ids: readonly string[]): Promise<number>;
+  deleteEndedMany(ids: readonly string[]): Promise<number>;
   /** One bounded slice of a bulk operation by selector (store/bulk.ts). */
   bulk(request: BulkRequest, now: EpochMs): Promise<BulkResult>;
   /** Delayed jobs with runAt in [from, to), next to fire first (store/listings.ts). */
@@ -216,6 +224,12 @@ export interface LapsedReservation {
   attempts: number;
   deadlineAt: EpochMs;
   retry: Job['retry'];
+}
+
+/** One reservation of a finishMany. */
+export interface FinishItem {
+  id: string;
+  token: string;
 }
 
 export type RedriveTarget = { ids: readonly string[] } | { topic: string; limit: number };

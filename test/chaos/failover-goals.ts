@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { LONG } from './chaos-processes.js';
 import type { GroupReport, LoadSpec } from './failover-run.js';
+import { UNNOTICEABLE_LOSS } from './failover-detection.js';
 
 /** Fault rounds of the long form (FAILOVER_ROUNDS), one in the short form. */
 export const ROUNDS = LONG ? Number(process.env['FAILOVER_ROUNDS'] ?? 3) : 1;
@@ -28,7 +29,17 @@ export function expectFailoverGoals(reports: GroupReport[]): void {
     expect(r.pollStuck, `${r.name}: long polls left unanswered`).toBe(0);
     for (const [fault, ms] of Object.entries(r.recoveryMs))
       expect(ms, `${r.name}: time without service after ${fault}`).toBeLessThan(RECOVERY_BOUND_MS);
-    if (r.name.endsWith('/none')) continue;
+    // what each process's /ready counts is what it logged
+    expect(r.storeWriteLosses, `${r.name}: write losses in /ready and in the logs`).toBe(r.lossNotices.length);
+    if (r.name.endsWith('/none')) {
+      // without a journal the loss stays, but delayq must say so: every fault that lost jobs was noticed
+      for (const [fault, n] of Object.entries(r.lostByFault)) {
+        if (n <= UNNOTICEABLE_LOSS) continue;
+        const noticed = fault === 'before' ? r.lossNotices.length > 0 : r.detectedMs[fault] !== undefined;
+        expect(noticed, `${r.name}: ${n} jobs lost in ${fault}, not noticed`).toBe(true);
+      }
+      continue;
+    }
     expect(r.lost, `${r.name}: acknowledged jobs never delivered`).toEqual([]);
     expect(r.unfinished, `${r.name}: acknowledged jobs never finished`).toEqual([]);
     expect(r.deliveredAfterFinish, `${r.name}: delivered again after an acknowledged finish`).toEqual([]);

@@ -22,6 +22,7 @@ import type { ChaosServerSpec } from './chaos-server.js';
 import type { OwnDatabase } from './chaos-databases.js';
 import { historyOf } from './kill-loop.js';
 import { getJson } from './chaos-http.js';
+import { detectionByFault, lossNotices, type LossNotice } from './failover-detection.js';
 
 export interface Fault {
   name: string;
@@ -83,6 +84,12 @@ export interface GroupReport {
   lostByFault: Record<string, number>;
   /** storeResets of /ready, summed over the group's processes. */
   storeResets: number;
+  /** storeWriteLosses of /ready, summed over the group's processes: failovers delayq noticed losing writes. */
+  storeWriteLosses: number;
+  /** The write-loss errors the group's processes logged. */
+  lossNotices: LossNotice[];
+  /** Per fault: ms from its start to the first write-loss notice after it (absent: none came). */
+  detectedMs: Record<string, number>;
   drainMs: number;
 }
 
@@ -298,11 +305,14 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
     const key = i < 0 ? 'before' : `${i + 1}:${faults[i]!.name}`;
     lostByFault[key] = (lostByFault[key] ?? 0) + 1;
   }
-  let storeResets = 0;
+  let [storeResets, storeWriteLosses] = [0, 0];
   for (const s of g.servers) {
     const ready = await getJson(`${s.url}/ready`, 5000).catch(() => null);
-    storeResets += (ready?.json as { storeResets?: number } | null)?.storeResets ?? 0;
+    const body = ready?.json as { storeResets?: number; storeWriteLosses?: number } | null;
+    storeResets += body?.storeResets ?? 0;
+    storeWriteLosses += body?.storeWriteLosses ?? 0;
   }
+  const notices = lossNotices(g.servers.map((_, k) => join(CHAOS_ROOT, `failover-stderr-${g.prefix}-${k}.txt`)));
   return {
     name: g.name,
     servers: g.servers.length,
@@ -330,6 +340,9 @@ async function finish(g: Group, load: LoadSpec, faults: FaultWindow[]): Promise<
     recoveryMs,
     lostByFault,
     storeResets,
+    storeWriteLosses,
+    lossNotices: notices,
+    detectedMs: detectionByFault(notices, faults),
     drainMs,
   };
 }
@@ -342,6 +355,8 @@ export function summarizeGroup(r: GroupReport): string {
     `deliveredAfterFinish=${r.deliveredAfterFinish.length} resurrectedAfterCancel=${r.resurrectedAfterCancel.length} ` +
     `redeliveries=${r.redeliveries} pushFailures=${r.pushFailures} pollStuck=${r.pollStuck} slowestPollMs=${r.slowestPollMs} ` +
     `pushGapMs=${r.pushGapMs} deliveryGapMs=${r.deliveryGapMs} storeResets=${r.storeResets} drainMs=${r.drainMs} ` +
-    `recoveryMs=${JSON.stringify(r.recoveryMs)} lostByFault=${JSON.stringify(r.lostByFault)}`
+    `recoveryMs=${JSON.stringify(r.recoveryMs)} lostByFault=${JSON.stringify(r.lostByFault)} ` +
+    `storeWriteLosses=${r.storeWriteLosses} detectedMs=${JSON.stringify(r.detectedMs)} ` +
+    `lossNotices=${JSON.stringify(r.lossNotices.map((n) => [n.server, n.shard, n.lostBytes, n.writesAtMost]))}`
   );
 }

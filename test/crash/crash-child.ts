@@ -1,7 +1,7 @@
 // Child process of sqlite-crash.test.ts: pushes jobs as fast as it can and consumes some, printing
 // `A <id>` once a push is acknowledged and `F <id>` once a finish is acknowledged. The parent kills it
 // with SIGKILL in the middle of this.
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const [path, prefix] = process.argv.slice(2) as [string, string];

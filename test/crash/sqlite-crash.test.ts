@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'delayq-crash-'));

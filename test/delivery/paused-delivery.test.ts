@@ -14,14 +14,14 @@ describe('delivery and paused topics', () => {
     const h = await new PushHarness().start();
     cleanups.push(() => h.stop());
     const topic = uniqueName('paused-sink');
-    await h.service.pauseTopic(topic);
+    await h.service.topics.pause(topic);
     await h.bindings.setBinding(topic, { type: 'webhook', url: r.url(), allowedRanges: ['loopback'] });
     const job = await h.push({ topic, body: { n: 1 } });
     // The binding's pump is running and the job is due: a second is ample for a delivery that should not happen.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(r.requests).toHaveLength(0);
     expect((await h.job(job.id)).state).toBe('ready');
-    await h.service.resumeTopic(topic);
+    await h.service.topics.resume(topic);
     await waitFor('the delivery after resume', () => r.requests.length === 1);
     await waitFor('the job finished', async () => (await h.job(job.id)).state === 'finished');
   });

@@ -390,6 +390,23 @@ const ROUTES: RouteTemplate[] = [
     path: () => '/v1/dead/redrive',
     body: (g) => (g.chance(0.5) ? { topic: g.topic(), limit: 10 } : { ids: [g.id(), g.id()] }),
   },
+  // job event streams (docs/events.md): an accepted stream never ends, so the fuzz sends only refused ones
+  // (an event name that is none, a job that does not exist); test/server/job-events.test.ts covers the rest.
+  {
+    method: 'GET',
+    pattern: '/v1/events',
+    path: () => '/v1/events',
+    query: (g) => ({
+      ...(g.chance(0.8) ? { topic: g.topic() } : {}),
+      events: g.pick(['done', 'finished,', '', 'finished,x', g.unicodeString()]),
+    }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/jobs/:id/events',
+    path: (g) => `/v1/jobs/${enc(`absent-${g.int(1000)}`)}/events`,
+    query: (g) => (g.chance(0.5) ? { events: g.pick(['finished', 'nope']) } : {}),
+  },
   // the job API's listings and bulk operations (docs/job-api.md)
   {
     method: 'GET',

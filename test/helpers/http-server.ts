@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from '../../src/config.js';
 import { createService } from '../../src/create-service.js';
 import { buildApp, closeGracefully, type BuildAppOptions, type DelayqApp } from '../../src/server/app.js';
-import type { DelayqService } from '../../src/service.js';
+import type { DelayqService } from '../../src/service/service.js';
 
 export interface TestServer {
   url: string;

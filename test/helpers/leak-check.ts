@@ -109,10 +109,7 @@ afterEach(async (context) => {
  * Files with a leak found but not yet fixed, and why: reported on stderr instead of failing the file.
  * Remove an entry with its fix.
  */
-const KNOWN_LEAKS: Readonly<Record<string, string>> = {
-  'test/store/redis-sentinel.test.ts':
-    'after a Sentinel failover a RedisStore client keeps reconnecting once closed (src/store/redis, redis-model)',
-};
+const KNOWN_LEAKS: Readonly<Record<string, string>> = {};
 
 afterAll(async () => {
   const extra = await settle(() => [...extraHandles(fileBaseline), ...runningTimers()]);

@@ -3,7 +3,7 @@
  * share of jobs, consumes the topic (reserve → finish) and reports what it pushed and delivered.
  * Run with: node --import tsx test/helpers/redis-worker.ts <url> <prefix> <topic> <name> <jobs>
  */
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 
 const [url, prefix, topic, name, jobCount] = process.argv.slice(2) as [string, string, string, string, string];

@@ -21,9 +21,9 @@ export function swappableStore(
         };
       }
       if (prop === 'pushedIds') return pushedIds;
-      if (prop === 'push') {
-        return async (jobs: Parameters<Store['push']>[0], now: number) => {
-          const results = await target.push(jobs, now);
+      if (prop === 'pushMany') {
+        return async (jobs: Parameters<Store['pushMany']>[0], now: number) => {
+          const results = await target.pushMany(jobs, now);
           for (const r of results) if (r.created) pushedIds.set(r.job.id, (pushedIds.get(r.job.id) ?? 0) + 1);
           return results;
         };

@@ -39,6 +39,30 @@ const SAME_NAME_OTHER_OPTION = new Set([
   `${join('src', 'grpc', 'grpc-server.ts')}: graceMs = 2000`,
 ]);
 
+/** `commandTimeoutMs` as written, and `DEFAULT_COMMAND_TIMEOUT_MS` (a constant named after the option) → `commandTimeoutMs`. */
+function optionName(identifier: string): string {
+  if (!/^[A-Z0-9_]+$/.test(identifier)) return identifier;
+  return identifier
+    .replace(/^DEFAULT_/, '')
+    .toLowerCase()
+    .replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Where `text` writes an option's name next to that option's default value: `name:line: match` each. */
+function restatedIn(name: string, text: string, defaults: Map<string, number[]>): string[] {
+  const found: string[] = [];
+  const pattern = /\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:\?\?|:|=|\|\|)\s*(\d[\d_]*)(?![\d_.])/g;
+  for (const match of text.matchAll(pattern)) {
+    if (SAME_NAME_OTHER_OPTION.has(`${name}: ${match[0]}`)) continue;
+    const values = defaults.get(optionName(match[1]!));
+    if (values?.includes(Number(match[2]!.replace(/_/g, '')))) {
+      const line = text.slice(0, match.index).split('\n').length;
+      found.push(`${name}:${line}: ${match[0]}`);
+    }
+  }
+  return found;
+}
+
 /**
  * One home per fact: a default lives in src/config.ts only. A module that writes an option's name next to
  * that option's default value (`horizonMs ?? 3_600_000`, `batchSize: 1000`, `refreshIntervalMs = 2000`)
@@ -51,20 +75,27 @@ describe('defaults live in src/config.ts only', () => {
     for (const file of sourceFiles(join(root, 'src'))) {
       const name = relative(root, file);
       if (name === join('src', 'config.ts')) continue;
-      // redis-model's area (issue 18's other half): RedisStore's commandTimeoutMs fallback is theirs to fix.
-      if (name.startsWith(join('src', 'store', 'redis'))) continue;
-      const text = readFileSync(file, 'utf8');
-      const pattern = /\b([A-Za-z]+)\s*(?:\?\?|:|=|\|\|)\s*(\d[\d_]*)(?![\d_.])/g;
-      for (const match of text.matchAll(pattern)) {
-        if (SAME_NAME_OTHER_OPTION.has(`${name}: ${match[0]}`)) continue;
-        const values = defaults.get(match[1]!);
-        if (values?.includes(Number(match[2]!.replace(/_/g, '')))) {
-          const line = text.slice(0, match.index).split('\n').length;
-          restated.push(`${name}:${line}: ${match[0]}`);
-        }
-      }
+      restated.push(...restatedIn(name, readFileSync(file, 'utf8'), defaults));
     }
     expect(restated).toEqual([]);
+  });
+
+  it('catches a restated default as a fallback, a property, a parameter default and a named constant', () => {
+    const defaults = numericDefaults();
+    const sample = [
+      'const tuning = { commandTimeoutMs: this.options.commandTimeoutMs ?? 2000 };',
+      'createRedisClient(connection, { commandTimeoutMs: 2000, connectTimeoutMs: 2_000 });',
+      'function load(horizonMs = 3_600_000) {}',
+      'const DEFAULT_HORIZON_MS = 3600000;',
+      'const other = { horizonMs: 5000, connectTimeoutMs: config.redis.connectTimeoutMs };',
+    ].join('\n');
+    expect(restatedIn('sample.ts', sample, defaults)).toEqual([
+      'sample.ts:1: commandTimeoutMs ?? 2000',
+      'sample.ts:2: commandTimeoutMs: 2000',
+      'sample.ts:2: connectTimeoutMs: 2_000',
+      'sample.ts:3: horizonMs = 3_600_000',
+      'sample.ts:4: DEFAULT_HORIZON_MS = 3600000',
+    ]);
   });
 
   it('the modules that take the same options read them from DEFAULTS', () => {

@@ -15,7 +15,7 @@ afterAll(async () => {
   for (const db of databases) await db.drop();
 });
 
-function failing(inner: Store): Store & { failNext(method: 'push' | 'cancel'): void } {
+function failing(inner: Store): Store & { failNext(method: 'pushMany' | 'cancel'): void } {
   const armed = new Set<string>();
   return new Proxy(inner, {
     get(target, prop) {
@@ -29,7 +29,7 @@ function failing(inner: Store): Store & { failNext(method: 'push' | 'cancel'): v
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
-  }) as Store & { failNext(method: 'push' | 'cancel'): void };
+  }) as Store & { failNext(method: 'pushMany' | 'cancel'): void };
 }
 
 for (const db of databases) {
@@ -56,16 +56,16 @@ for (const db of databases) {
       const { store, inner, swappable } = await setup();
       const now = Date.UTC(2026, 0, 1);
       const job = aJob({ topic: 'cw', now, delayMs: 1000 });
-      inner.failNext('push');
-      await expect(store.push([job], now)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
+      inner.failNext('pushMany');
+      await expect(store.pushMany([job], now)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
       expect(await swappable.get(job.id)).toBeNull();
-      const [again] = await store.push([job], now + 1);
+      const [again] = await store.pushMany([job], now + 1);
       expect(again).toMatchObject({ created: false, job: { id: job.id, state: 'delayed' } });
       expect(await swappable.get(job.id)).toMatchObject({ state: 'delayed' });
       // the same window, then the inner store is lost: the restore delivers the unacknowledged push
       const lost = aJob({ topic: 'cw', now, delayMs: 1000 });
-      inner.failNext('push');
-      await expect(store.push([lost], now)).rejects.toThrow();
+      inner.failNext('pushMany');
+      await expect(store.pushMany([lost], now)).rejects.toThrow();
       await swappable.swap(new SqliteStore({ path: ':memory:', nodeId: 'c' }));
       expect(await store.checkInner(now)).toBe('restored');
       expect(await swappable.get(lost.id)).toMatchObject({ state: 'delayed' });
@@ -75,7 +75,7 @@ for (const db of databases) {
       const { store, inner, swappable } = await setup();
       const now = Date.UTC(2026, 0, 1);
       const job = aJob({ topic: 'cw', now, delayMs: 1000 });
-      await store.push([job], now);
+      await store.pushMany([job], now);
       inner.failNext('cancel');
       await expect(store.cancel(job.id, now)).rejects.toThrow();
       await swappable.swap(new SqliteStore({ path: ':memory:', nodeId: 'c' }));
@@ -88,7 +88,7 @@ for (const db of databases) {
       const { store, swappable } = await setup();
       const now = Date.UTC(2026, 0, 1);
       const job = aJob({ topic: 'cw', now });
-      await store.push([job], now);
+      await store.pushMany([job], now);
       const [r] = await store.reserve(['cw'], 1, now);
       // the journal goes away between the inner finish and the journal write
       await store.journal.close();

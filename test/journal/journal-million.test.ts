@@ -22,7 +22,7 @@ afterAll(async () => {
 const DAY = 86_400_000;
 const MINUTE = 60_000;
 const TOTAL = Number(process.env.DELAYQ_MILLION ?? 1_000_000);
-/** Pushed through JournaledStore.push (the real routing decision); the rest is batch-inserted into the journal. */
+/** Pushed through JournaledStore.pushMany (the real routing decision); the rest is batch-inserted into the journal. */
 const THROUGH_PUSH = 20_000;
 
 /** Jobs the inner store holds, the marker aside (all of them, or only those still waiting). */
@@ -56,7 +56,7 @@ for (const db of databases) {
         const jobs = Array.from({ length: 5000 }, (_, k) =>
           aJob({ id: `m-${i + k}`, topic, runAt: runAtOf(i + k), body: '{"n":1}' }),
         );
-        const results = await store.push(jobs, t0);
+        const results = await store.pushMany(jobs, t0);
         expect(results.every((r) => r.created && r.job.state === 'delayed')).toBe(true);
       }
       // …and the rest goes in as batch inserts of the same rows (10k per statement group, 2 in flight).

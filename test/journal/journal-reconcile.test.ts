@@ -34,7 +34,7 @@ function pushFailing(inner: Store): Store & { failNextPush(): void } {
       if (prop === 'failNextPush') return () => (armed = true);
       const value = (target as unknown as Record<string | symbol, unknown>)[prop];
       if (typeof value !== 'function') return value;
-      if (prop === 'push' && armed) {
+      if (prop === 'pushMany' && armed) {
         armed = false;
         return () => Promise.reject(new DelayqError('E_STORE_UNAVAILABLE', 'injected: the inner push was lost'));
       }
@@ -85,7 +85,7 @@ for (const db of databases) {
         aJob({ topic, now, priority: 5 }),
         aJob({ topic, now, delayMs: 1000 }),
       ];
-      await store.push([reserved, ready, delayed], now);
+      await store.pushMany([reserved, ready, delayed], now);
       const [r] = await store.reserve([topic], 1, now);
       expect(r!.job.id).toBe(reserved.id);
       const later = now + 5000;
@@ -112,7 +112,7 @@ for (const db of databases) {
       const store = await make(inner, { innerRetentionMs: 1000 });
       const now = clock.now();
       const job = aJob({ topic, now });
-      await store.push([job], now);
+      await store.pushMany([job], now);
       const [r] = await store.reserve([topic], 1, now);
       // the process dies between the inner finish and the journal write: only the inner store has it
       expect((await inner.finish(job.id, r!.token, now + 1)).ok).toBe(true);
@@ -138,7 +138,7 @@ for (const db of databases) {
       const now = clock.now();
       const job = aJob({ topic, now, delayMs: 500 });
       inner.failNextPush();
-      await expect(store.push([job], now)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
+      await expect(store.pushMany([job], now)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
       expect(await inner.get(job.id)).toBeNull();
       // written just now: it may still be on its way to the inner store, so the pass leaves it
       expect(await store.reconcile(now + 1000)).toMatchObject({ checked: 1, repushed: 0 });
@@ -157,7 +157,7 @@ for (const db of databases) {
       const inner = swappableStore(sqlite());
       const store = await make(inner, { restoreMode: 'manual' });
       const now = clock.now();
-      await store.push([aJob({ topic, now })], now);
+      await store.pushMany([aJob({ topic, now })], now);
       await inner.swap(sqlite());
       expect(await store.checkInner(now)).toBe('lost');
       expect(await store.reconcile(now)).toBeNull();
@@ -169,7 +169,7 @@ for (const db of databases) {
       const [a, b] = [await make(shared, { reconcileBatchSize: 10 }), await make(shared, { reconcileBatchSize: 10 })];
       const now = clock.now();
       const jobs = Array.from({ length: 35 }, () => aJob({ topic, now }));
-      await a.push(jobs, now);
+      await a.pushMany(jobs, now);
       const reserved = await a.reserve([topic], 35, now);
       for (const r of reserved) await shared.finish(r.job.id, r.token, now + 1); // the journal never heard of these finishes
       await waitUntil(async () => (await journalRow(jobs[34]!.id))?.state === 'reserved');

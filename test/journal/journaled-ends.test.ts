@@ -39,11 +39,11 @@ for (const db of databases) {
     it('finished in the journal: ended again in the inner store, not delivered', async () => {
       const { store, inner } = await setup();
       const job = aJob({ topic: 'ends', now });
-      await store.push([job], now);
+      await store.pushMany([job], now);
       const [r] = await store.reserve(['ends'], 1, now);
       expect((await store.finish(job.id, r!.token, now + 1)).ok).toBe(true);
       await inner.swap(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
-      await inner.push([job], now); // the failover's copy: the finish is gone
+      await inner.pushMany([job], now); // the failover's copy: the finish is gone
       expect(await store.reserve(['ends'], 10, now + 2)).toEqual([]);
       expect(await inner.get(job.id)).toMatchObject({ state: 'finished' });
     });
@@ -52,10 +52,10 @@ for (const db of databases) {
       const { store, inner } = await setup();
       const job = aJob({ topic: 'ends', now });
       const other = aJob({ topic: 'ends', now });
-      await store.push([job, other], now);
+      await store.pushMany([job, other], now);
       expect((await store.cancel(job.id, now + 1)).ok).toBe(true);
       await inner.swap(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
-      await inner.push([job, other], now);
+      await inner.pushMany([job, other], now);
       const delivered = await store.reserve(['ends'], 10, now + 2);
       expect(delivered.map((d) => d.job.id)).toEqual([other.id]);
       expect(await inner.get(job.id)).toMatchObject({ state: 'cancelled' });
@@ -64,7 +64,7 @@ for (const db of databases) {
     it('the journal cannot answer: the reserve fails and gives its jobs back unchanged', async () => {
       const { store, inner } = await setup();
       const job = aJob({ topic: 'ends', now });
-      await store.push([job], now);
+      await store.pushMany([job], now);
       await store.journal.close();
       await expect(store.reserve(['ends'], 10, now + 2)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
       expect(await inner.get(job.id)).toMatchObject({ state: 'ready', attempts: 0 });
@@ -76,11 +76,11 @@ for (const db of databases) {
       let failGet = false;
       const { store, inner } = await setup({ failGet: () => failGet });
       const job = aJob({ topic: 'ends', now });
-      await store.push([job], now);
+      await store.pushMany([job], now);
       const [r] = await store.reserve(['ends'], 1, now);
       expect((await store.finish(job.id, r!.token, now + 1)).ok).toBe(true);
       await inner.swap(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
-      await inner.push([job], now);
+      await inner.pushMany([job], now);
       failGet = true;
       expect(await store.reserve(['ends'], 10, now + 2)).toEqual([]);
       expect(await inner.get(job.id)).toMatchObject({ state: 'ready' });

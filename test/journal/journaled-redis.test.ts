@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { MARKER_ID } from '../../src/journal/journal-jobs.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { Redis } from 'ioredis';
 import { wakeChannel } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
@@ -68,7 +68,7 @@ for (const db of databases) {
     it('the marker is an ordinary job under a reserved topic: hidden from reads, gone after FLUSHALL', async () => {
       const { store, clock } = await make();
       const now = clock.now();
-      await store.push([aJob({ topic: 'visible', now })], now);
+      await store.pushMany([aJob({ topic: 'visible', now })], now);
       expect(await store.inner.get(MARKER_ID)).not.toBeNull();
       expect((await store.stats()).map((s) => s.topic)).toEqual(['visible']);
       expect((await store.list({ limit: 10 })).jobs.map((j) => j.topic)).toEqual(['visible']);

@@ -59,7 +59,7 @@ describe.each(JOURNAL_DATABASES)('schedules journaled on %s', (dialect, makeData
     await redis.flushAll();
     expect(await node.schedules.store.list()).toEqual([]);
     const wipedAt = node.service.clock.now();
-    await node.service.journalOperations().restore({ expire: true });
+    await node.service.journal.restore({ expire: true });
 
     const back = await node.schedules.list();
     expect(back.map((s) => s.name)).toEqual(['every-second', 'nightly']);

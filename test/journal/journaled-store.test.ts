@@ -48,7 +48,7 @@ for (const db of databases) {
       const store = await make(sqlite());
       const now = clock.now();
       const [a, b] = [aJob({ topic, now }), aJob({ topic, now, delayMs: 1000 })];
-      await store.push([a, b], now);
+      await store.pushMany([a, b], now);
       const [r] = await store.reserve([topic], 1, now);
       await store.finish(r!.job.id, r!.token, now + 1);
       // A repeat of the same finish is answered as done and journals nothing more.
@@ -94,7 +94,7 @@ for (const db of databases) {
       const store = await make(inner, { restoreMode: 'manual' });
       const now = clock.now();
       const job = aJob({ topic, now, delayMs: 1000 });
-      await store.push([job], now);
+      await store.pushMany([job], now);
       await inner.swap(sqlite());
       expect(await store.checkInner(now)).toBe('lost');
       expect(store.status()).toMatchObject({ restoreMode: 'manual', inner: 'lost', lostSince: now });
@@ -113,7 +113,7 @@ for (const db of databases) {
       const now = clock.now();
       const past = aJob({ topic, now, delayMs: 1000 });
       const future = aJob({ topic, now, delayMs: 50_000 });
-      await store.push([past, future], now);
+      await store.pushMany([past, future], now);
       await inner.swap(sqlite());
       const later = now + 5000;
       expect(await store.restoreJob(future.id, {}, later)).toMatchObject({ scanned: 1, restored: 1 });
@@ -134,7 +134,7 @@ for (const db of databases) {
       await expect(store.restoreJob('missing', {}, later)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
       // expire=true re-delivers a past-due job at once
       const late = aJob({ topic, now: later, delayMs: 10 });
-      await store.push([late], later);
+      await store.pushMany([late], later);
       await inner.swap(sqlite());
       await store.restore({ expire: true }, later + 100);
       expect(await store.inner.get(late.id)).toMatchObject({ state: 'ready' });
@@ -144,7 +144,7 @@ for (const db of databases) {
       const store = await make(sqlite());
       const now = clock.now();
       const jobs = [aJob({ topic, now }), aJob({ topic, now, delayMs: 5000 }), aJob({ topic, now, delayMs: 3 * HOUR })];
-      await store.push(jobs, now);
+      await store.pushMany(jobs, now);
       await expect(store.clearAll({ confirm: 'yes' }, now)).rejects.toMatchObject({
         code: 'E_VALIDATION',
         field: 'confirm',
@@ -169,11 +169,11 @@ for (const db of databases) {
       const far = aJob({ topic, now, delayMs: 30 * 86_400_000, bizKey: 'far' });
       const far2 = aJob({ topic, now, delayMs: 2 * HOUR });
       const near = aJob({ topic, now, delayMs: 1000 });
-      const [pf] = await store.push([far, far2, near], now);
+      const [pf] = await store.pushMany([far, far2, near], now);
       expect(pf).toMatchObject({ created: true, job: { state: 'delayed', runAt: far.runAt } });
       expect(await store.inner.get(far.id)).toBeNull();
       expect(await store.get(far.id)).toMatchObject({ state: 'delayed', bizKey: 'far' });
-      const [dup] = await store.push([{ ...far, body: '"other"' }], now + 1);
+      const [dup] = await store.pushMany([{ ...far, body: '"other"' }], now + 1);
       expect(dup).toMatchObject({ created: false, job: { body: far.body } });
       expect((await store.list({ topic, limit: 10 })).jobs.map((j) => j.id).sort()).toEqual(
         [far.id, far2.id, near.id].sort(),
@@ -205,7 +205,7 @@ for (const db of databases) {
       const [a, b] = [await make(shared), await make(shared)];
       const now = clock.now();
       const jobs = Array.from({ length: 3000 }, (_, i) => aJob({ topic, now, delayMs: HOUR + (i % 600) * 1000 }));
-      for (let i = 0; i < jobs.length; i += 500) await a.push(jobs.slice(i, i + 500), now);
+      for (let i = 0; i < jobs.length; i += 500) await a.pushMany(jobs.slice(i, i + 500), now);
       expect((await a.stats()).find((s) => s.topic === topic)!.counts.delayed).toBe(3000);
       shared.pushedIds.clear();
       const later = now + HOUR; // the whole batch is now inside the 60 s.. 11 min window of the horizon
@@ -231,7 +231,7 @@ for (const db of databases) {
       const now = clock.now();
       const done = aJob({ topic, now });
       const waiting = aJob({ topic, now, delayMs: 400 * 86_400_000 });
-      await store.push([done, waiting], now);
+      await store.pushMany([done, waiting], now);
       const [r] = await store.reserve([topic], 1, now);
       await store.finish(done.id, r!.token, now);
       expect(await store.purgeInner(now + 999, 100)).toBe(0);

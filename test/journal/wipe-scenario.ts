@@ -29,7 +29,7 @@ export async function wipeUnderLoad(
         aJob({ topic, now, delayMs: [0, 500, 5000, 2 * HOUR][i % 4]! }),
       );
       try {
-        for (const r of await store.push(jobs, now)) acked.add(r.job.id);
+        for (const r of await store.pushMany(jobs, now)) acked.add(r.job.id);
         for (const victim of [jobs[1]!, jobs[3]!])
           if ((await store.cancel(victim.id, now)).ok) cancelled.add(victim.id);
       } catch {

@@ -14,7 +14,7 @@ import {
   type WireReservation,
   type WireTopicStats,
 } from '../../src/protocol/schemas.js';
-import type { FailRequest, ReserveRequest } from '../../src/service.js';
+import type { FailRequest, ReserveRequest } from '../../src/service/service.js';
 import { toWireJob } from '../../src/server/wire.js';
 
 describe('protocol schemas', () => {

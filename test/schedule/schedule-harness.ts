@@ -1,4 +1,4 @@
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { ScheduleRunner, type ScheduleRunnerOptions } from '../../src/schedule/schedule-runner.js';
 import { Schedules } from '../../src/schedule/schedules.js';
 import { SqliteScheduleStore } from '../../src/schedule/sqlite-schedule-store.js';
@@ -23,7 +23,7 @@ export class ScheduleHarness {
       clock: this.clock,
       runScheduler: false,
     });
-    this.schedules = new Schedules(this.store, this.service, () => this.runner?.kick());
+    this.schedules = new Schedules(this.store, this.service, () => this.runner?.wakeNow());
     this.runnerOptions = { leadMs: 2000, graceMs: 2000, refreshIntervalMs: 400 * 86_400_000, ...runnerOptions };
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { JournaledStore } from '../../src/journal/journaled-store.js';
 import { JournalLoader, type LoaderRound } from '../../src/scheduler/loader.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
@@ -52,7 +52,7 @@ for (const db of databases) {
       );
       const t0 = clock.now();
       const far = aJob({ topic: 'l', now: t0, delayMs: 2 * HOUR });
-      await store.push([far], t0);
+      await store.pushMany([far], t0);
       loader.start();
       cleanup.push(() => loader.stop());
       const step = async (ms: number) => {
@@ -107,7 +107,7 @@ for (const db of databases) {
         return (got = await service.reserve({ topics: ['later'] })).length > 0;
       });
       expect(got.map((r) => r.job.id)).toEqual([pushed.job.id]);
-      expect(service.journalOperations().status()).toMatchObject({ inner: 'ok', restoreMode: 'auto' });
+      expect(service.journal.status()).toMatchObject({ inner: 'ok', restoreMode: 'auto' });
     });
   });
 }

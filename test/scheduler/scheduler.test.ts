@@ -59,7 +59,10 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
   };
 
   it('sleeps until exactly the earliest due time, then promotes and wakes consumers', async () => {
-    await store.push([aJob({ now: T0, delayMs: 5000, topic: 'a' }), aJob({ now: T0, delayMs: 9000, topic: 'b' })], T0);
+    await store.pushMany(
+      [aJob({ now: T0, delayMs: 5000, topic: 'a' }), aJob({ now: T0, delayMs: 9000, topic: 'b' })],
+      T0,
+    );
     scheduler.start();
     await scheduler.settled();
     expect(clock.nextTimerAt).toBe(T0 + 5000);
@@ -81,12 +84,12 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
   });
 
   it('is woken early when an earlier job arrives', async () => {
-    await store.push([aJob({ now: T0, delayMs: 50_000 })], T0);
+    await store.pushMany([aJob({ now: T0, delayMs: 50_000 })], T0);
     scheduler.start();
     await scheduler.settled();
     expect(clock.nextTimerAt).toBe(T0 + 50_000);
     const early = aJob({ now: T0, delayMs: 300, topic: 'early' });
-    await store.push([early], T0);
+    await store.pushMany([early], T0);
     scheduler.notifyDue(early.runAt);
     expect(clock.nextTimerAt).toBe(T0 + 300);
     expect(clock.pendingTimers).toBe(1);
@@ -99,7 +102,7 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
 
   it('promotes a burst in batches until none is due', async () => {
     const jobs = Array.from({ length: 250 }, () => aJob({ now: T0, delayMs: 1000 }));
-    await store.push(jobs, T0);
+    await store.pushMany(jobs, T0);
     scheduler.start();
     await scheduler.settled();
     await advance(1000);
@@ -110,7 +113,7 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
 
   it('retries a reservation whose TTR lapsed after its backoff, then buries it when attempts run out', async () => {
     const job = aJob({ now: T0, ttrMs: 1000, retry: { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 500 } } });
-    await store.push([job], T0);
+    await store.pushMany([job], T0);
     scheduler.start();
     await scheduler.settled();
     const [first] = await store.reserve([job.topic], 1, T0);
@@ -131,7 +134,7 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
 
   it('expires ready jobs whose ttl ran out', async () => {
     const job = aJob({ now: T0, delayMs: 100, ttlMs: 1000 });
-    await store.push([job], T0);
+    await store.pushMany([job], T0);
     scheduler.start();
     await scheduler.settled();
     await advance(100);
@@ -149,7 +152,7 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
       { retentionMs: 10_000, purgeIntervalMs: 5000, safetyWakeMs: 5000 },
     );
     const job = aJob({ now: T0 });
-    await store.push([job], T0);
+    await store.pushMany([job], T0);
     const [r] = await store.reserve([job.topic], 1, T0);
     await store.finish(job.id, r!.token, T0);
     purging.start();

@@ -114,7 +114,7 @@ describe('Redis keys whatever the topic or id', () => {
         ),
         ...HOSTILE_TOPICS.map((topic, i) => aJob({ topic, id: `d-${i}`, now: NOW, delayMs: 60_000 })),
       ];
-      await store.push(jobs, NOW);
+      await store.pushMany(jobs, NOW);
       await store.reserve(['a}b', '{evil}'], 10, NOW);
       const keys = await keysOf(prefix);
       expect(keys.length).toBeGreaterThan(10);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelayqClient } from '../../src/client/client.js';
 import { DelayqError } from '../../src/core/errors.js';
 import type { Reservation } from '../../src/core/job.js';
-import { DelayqService, type ReserveRequest } from '../../src/service.js';
+import { DelayqService, type ReserveRequest } from '../../src/service/service.js';
 import { RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS } from '../../src/protocol/schemas.js';
 import { http, startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 

@@ -90,6 +90,9 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     const held = (await reserve('pay.mix', 4)).reservations;
     expect(held).toHaveLength(4);
     const [a, b, c, d] = held;
+    const storeCalls: string[] = [];
+    const heard = (call: { operation: string }) => storeCalls.push(call.operation);
+    runtime.service.events.on('storeCall', heard);
     const res = await http(url, 'POST', '/v1/ack', {
       json: {
         acks: [
@@ -122,6 +125,10 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
         error: expect.objectContaining({ code: 'E_NOT_FOUND', field: 'acks[5].id' }),
       },
     ]);
+    runtime.service.events.off('storeCall', heard);
+    // The batch's finishes (the valid ones and the refused ones alike) went to the store in one call.
+    expect(storeCalls.filter((op) => op === 'finishMany')).toHaveLength(1);
+    expect(storeCalls).not.toContain('finish');
     expect(await stateOf(staleId!)).toBe('reserved'); // still held by the second delivery
     expect(await stateOf(a!.job.id)).toBe('finished');
     expect((await http(url, 'GET', `/v1/jobs/${b!.job.id}`, auth(ALL))).body.job.lastError).toBe('boom');

@@ -71,7 +71,7 @@ describe('runtime on Redis + PostgreSQL journal, configured', () => {
   });
 
   it('restores every unfinished job after Redis is wiped, and guards clear-all', async () => {
-    expect(runtime.service.isJournaled).toBe(true);
+    expect(runtime.service.journal.available).toBe(true);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       const res = await http(url, 'POST', '/v1/jobs', {

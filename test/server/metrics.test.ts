@@ -68,7 +68,7 @@ describe('/metrics', () => {
     expect(sample(text, 'delayq_delivery_lateness_seconds_bucket', { topic: 'mail', le: '3600' })).toBe(3);
     expect(sample(text, 'delayq_next_due_timestamp_seconds', { topic: 't2' })).toBeGreaterThan(Date.now() / 1000);
     expect(
-      sample(text, 'delayq_store_call_seconds_count', { operation: 'push', outcome: 'ok' }),
+      sample(text, 'delayq_store_call_seconds_count', { operation: 'pushMany', outcome: 'ok' }),
     ).toBeGreaterThanOrEqual(8);
     expect(sample(text, 'delayq_reserve_wait_seconds_count', { outcome: 'jobs' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'delayq_store_up')).toBe(1);

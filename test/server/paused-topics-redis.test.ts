@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
@@ -29,19 +29,19 @@ describe('paused topics on a shared Redis store', () => {
 
   it('another instance stops reserving the topic, and resumes when the pause is lifted', async () => {
     await a.push({ topic: 'shared-pause', id: 'sp-1', body: 1 });
-    await a.pauseTopic('shared-pause');
+    await a.topics.pause('shared-pause');
     // b hears of it within its refresh (0.5 s): wait for b's view, not a fixed time.
     const until = Date.now() + 5000;
     while (!b.paused.isPaused('shared-pause') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(b.paused.isPaused('shared-pause')).toBe(true);
     expect(await b.reserve({ topics: ['shared-pause'] })).toEqual([]);
-    expect((await b.stats()).find((t) => t.topic === 'shared-pause')).toMatchObject({
+    expect((await b.topics.stats()).find((t) => t.topic === 'shared-pause')).toMatchObject({
       paused: true,
       counts: { ready: 1 },
     });
     // A long-poll on b waiting on the paused topic is woken when a resumes it.
     const waiting = b.reserve({ topics: ['shared-pause'], waitMs: 10_000 });
-    await a.resumeTopic('shared-pause');
+    await a.topics.resume('shared-pause');
     const [got] = await waiting;
     expect(got!.job.id).toBe('sp-1');
   });

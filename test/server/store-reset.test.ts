@@ -106,13 +106,15 @@ describe('a Redis that came back empty', () => {
       (nodeId) => new RedisStore({ url: redis.url, prefix: p, partitions: 2, nodeId }),
     );
     const resets: StoreReset[][] = [[], []];
-    stores.forEach((s, i) => s.notices({ onReset: (r) => resets[i]!.push(r), onWarning: () => undefined }));
+    stores.forEach((s, i) =>
+      s.notices({ onReset: (r) => resets[i]!.push(r), onWriteLoss: () => undefined, onWarning: () => undefined }),
+    );
     await Promise.all(stores.map((s) => s.open()));
     try {
       await redis.flushAll();
       await waitFor(() => resets.every((r) => r.length === 1), 'both processes to notice', 10_000);
       const now = stores[1]!.clock.now();
-      await stores[1]!.push([aJob({ id: 'after-wipe', topic: 't', now })], now);
+      await stores[1]!.pushMany([aJob({ id: 'after-wipe', topic: 't', now })], now);
       await waitFor(async () => (await stores[1]!.history('after-wipe')).length === 1, 'the push');
       expect((await stores[1]!.history('after-wipe'))[0]!.node).toBe('node-b');
       // A second loss is a second notice in each process (the markers were written again, once).
@@ -134,14 +136,14 @@ describe('a Redis that came back empty', () => {
     admin.disconnect();
     const second = new RedisStore({ url: redis.url, prefix: p, partitions: 4, nodeId: 'two' });
     const resets: StoreReset[] = [];
-    second.notices({ onReset: (r) => resets.push(r), onWarning: () => undefined });
+    second.notices({ onReset: (r) => resets.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
     await second.open();
     await second.close();
     expect(resets.map((r) => r.parts)).toEqual([[2]]);
     // A first start (no marker anywhere) is not a reset.
     const fresh = new RedisStore({ url: redis.url, prefix: prefix(), partitions: 4, nodeId: 'three' });
     const none: StoreReset[] = [];
-    fresh.notices({ onReset: (r) => none.push(r), onWarning: () => undefined });
+    fresh.notices({ onReset: (r) => none.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
     await fresh.open();
     await fresh.close();
     expect(none).toEqual([]);
@@ -158,7 +160,7 @@ describe('a Redis that came back empty', () => {
       nodeId: 'n',
     });
     const warnings: StoreWarning[] = [];
-    store.notices({ onReset: () => undefined, onWarning: (w) => warnings.push(w) });
+    store.notices({ onReset: () => undefined, onWriteLoss: () => undefined, onWarning: (w) => warnings.push(w) });
     await store.open();
     await store.close();
     expect(warnings).toHaveLength(1);
@@ -192,11 +194,7 @@ describe('a Redis that came back empty, with a PostgreSQL journal', () => {
         ids.push((await http(node.url, 'POST', '/v1/jobs', { json: { topic: 'pay', delayMs: 60_000 } })).body.job.id);
       await redis.restart();
       await waitFor(async () => (await resetsOf(node.url).catch(() => 0)) === 1, 'the reset to be noticed', 10_000);
-      await waitFor(
-        async () => node.runtime.service.journalOperations().status().lastRestore !== null,
-        'the restore',
-        10_000,
-      );
+      await waitFor(async () => node.runtime.service.journal.status().lastRestore !== null, 'the restore', 10_000);
       for (const id of ids) expect((await http(node.url, 'GET', `/v1/jobs/${id}`)).body.job.state).toBe('delayed');
       expect((await http(node.url, 'GET', '/v1/stats')).body.storeResets).toBe(1);
     } finally {
@@ -213,12 +211,12 @@ describe('a Redis with AOF (appendfsync always), killed with SIGKILL and started
     const url = `redis://127.0.0.1:${port}`;
     const store = new RedisStore({ url, prefix: 'aof', partitions: 4, nodeId: 'aof' });
     const resets: StoreReset[] = [];
-    store.notices({ onReset: (r) => resets.push(r), onWarning: () => undefined });
+    store.notices({ onReset: (r) => resets.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
     await store.open();
     try {
       const now = store.clock.now();
       const jobs = Array.from({ length: 50 }, (_, i) => aJob({ topic: 'aof', now, delayMs: i % 2 ? 0 : 60_000 }));
-      expect((await store.push(jobs, now)).every((r) => r.created)).toBe(true);
+      expect((await store.pushMany(jobs, now)).every((r) => r.created)).toBe(true);
       const exited = new Promise((resolve) => server.process.once('exit', resolve));
       server.process.kill('SIGKILL');
       await exited;
@@ -232,7 +230,7 @@ describe('a Redis with AOF (appendfsync always), killed with SIGKILL and started
       // a process opening now finds every marker: nothing is reported
       const later = new RedisStore({ url, prefix: 'aof', partitions: 4, nodeId: 'aof-2' });
       const laterResets: StoreReset[] = [];
-      later.notices({ onReset: (r) => laterResets.push(r), onWarning: () => undefined });
+      later.notices({ onReset: (r) => laterResets.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
       await later.open();
       await later.close();
       expect(laterResets).toEqual([]);

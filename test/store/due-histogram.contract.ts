@@ -21,7 +21,7 @@ export function dueHistogramContract(
 ): void {
   test('dueHistogram counts delayed jobs per due-time bucket, by topic or over all', async () => {
     const { store, topic, other, job } = context();
-    await store.push(
+    await store.pushMany(
       [
         job({ delayMs: 0 }), // ready: not counted
         job({ delayMs: 30_000 }),
@@ -48,7 +48,7 @@ export function dueHistogramContract(
   test('dueHistogram leaves out jobs that are no longer delayed', async () => {
     const { store, topic, job } = context();
     const [a, b] = [job({ delayMs: 2 * MINUTE }), job({ delayMs: 2 * MINUTE + 5 })];
-    await store.push([a!, b!], T0);
+    await store.pushMany([a!, b!], T0);
     await store.cancel(a!.id, T0 + 1);
     expect(await store.dueHistogram({ topic, from: T0, to: T0 + 3 * MINUTE, bucketMs: MINUTE })).toEqual([0, 0, 1]);
     await store.promoteDue(T0 + 3 * MINUTE, 100);

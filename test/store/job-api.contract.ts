@@ -50,7 +50,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
   test('a result reported with the live token shows once the job finished; a stale token is refused', async () => {
     const { store, job } = context();
     const j = job();
-    await store.push([j], T0);
+    await store.pushMany([j], T0);
     const [r] = await store.reserve([j.topic], 1, T0);
     expect(await store.recordOutcome(j.id, 'stale-token', { result: '{"x":1}', error: null }, T0 + 1)).toBe(false);
     expect(await store.recordOutcome(j.id, r!.token, { result: '{"paid":true}', error: null }, T0 + 1)).toBe(true);
@@ -67,7 +67,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
   test('a structured error is kept through retry and bury; a result of an unfinished attempt never shows', async () => {
     const { store, job } = context();
     const j = job();
-    await store.push([j], T0);
+    await store.pushMany([j], T0);
     const [first] = await store.reserve([j.topic], 1, T0);
     const error = { message: 'smtp timeout', code: 'SMTP_TIMEOUT', details: '{"host":"mx1"}' };
     await store.recordOutcome(j.id, first!.token, { result: '"half"', error }, T0 + 1);
@@ -80,7 +80,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     await store.bury(j.id, second!.token, T0 + 3, error.message);
     expect((await store.outcomeOf(j.id))?.error?.code).toBe('FINAL');
     // Deleted with the job.
-    expect(await store.deleteEnded([j.id])).toBe(1);
+    expect(await store.deleteEndedMany([j.id])).toBe(1);
     expect(await store.outcomeOf(j.id)).toBeNull();
     expect(await store.get(j.id)).toBeNull();
   });
@@ -91,9 +91,9 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     const brief = job();
     const untouched = job();
     const buried = job();
-    await store.push([none, brief, untouched, buried], T0);
-    await store.setRetention([none.id], { finishedMs: 0, deadMs: null }, T0);
-    await store.setRetention([brief.id, buried.id], { finishedMs: 5000, deadMs: 0 }, T0);
+    await store.pushMany([none, brief, untouched, buried], T0);
+    await store.setRetentionMany([none.id], { finishedMs: 0, deadMs: null }, T0);
+    await store.setRetentionMany([brief.id, buried.id], { finishedMs: 5000, deadMs: 0 }, T0);
     const rs = await store.reserve([none.topic], 4, T0);
     for (const r of rs) {
       if (r.job.id === buried.id) await store.bury(r.job.id, r.token, T0 + 10, 'broken');
@@ -113,13 +113,13 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     expect((await store.get(untouched.id))?.state).toBe('finished');
   });
 
-  test('deleteEnded deletes terminal jobs only', async () => {
+  test('deleteEndedMany deletes terminal jobs only', async () => {
     const { store, job } = context();
     const waiting = job({ delayMs: 1000 });
     const cancelled = job();
-    await store.push([waiting, cancelled], T0);
+    await store.pushMany([waiting, cancelled], T0);
     await store.cancel(cancelled.id, T0);
-    expect(await store.deleteEnded([waiting.id, cancelled.id, 'missing'])).toBe(1);
+    expect(await store.deleteEndedMany([waiting.id, cancelled.id, 'missing'])).toBe(1);
     expect((await store.get(waiting.id))?.state).toBe('delayed');
     expect(await store.get(cancelled.id)).toBeNull();
   });
@@ -134,7 +134,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
         job({ topic: i % 4 < 2 ? topic : other, bizKey: mine ? bizKey : `order-7-${topic}`, delayMs: 1000 + i }),
       );
     }
-    for (let i = 0; i < jobs.length; i += 1000) await store.push(jobs.slice(i, i + 1000), T0);
+    for (let i = 0; i < jobs.length; i += 1000) await store.pushMany(jobs.slice(i, i + 1000), T0);
     const sel = selector({ bizKey });
     const dry = await bulkAll(store, { kind: 'cancel', reason: null }, sel, 1000, true);
     expect(dry).toMatchObject({ matched: 5000, applied: 0 });
@@ -158,7 +158,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     const early = job({ delayMs: 1000, tag: 'a' });
     const late = job({ delayMs: 9000, tag: 'a' });
     const otherTag = job({ delayMs: 1000, tag: 'b' });
-    await store.push([early, late, otherTag], T0);
+    await store.pushMany([early, late, otherTag], T0);
     const inRange = selector({ topic, tag: 'a', dueFrom: T0, dueTo: T0 + 5000 });
     expect(
       await store.bulk(
@@ -209,7 +209,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
   test('listDue lists delayed jobs by due time within a range, paged by cursor through ties', async () => {
     const { store, topic, other, job } = context();
     const due = [5000, 1000, 3000, 3000, 3000, 9000, 20_000].map((d) => job({ delayMs: d }));
-    await store.push([...due, job({ topic: other, delayMs: 2000 }), job({ delayMs: 0 })], T0);
+    await store.pushMany([...due, job({ topic: other, delayMs: 2000 }), job({ delayMs: 0 })], T0);
     const seen: string[] = [];
     let cursor: string | undefined;
     for (;;) {
@@ -231,7 +231,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
 
   test('listReserved lists reservations by deadline with the node holding each', async () => {
     const { store, topic, other, job } = context();
-    await store.push([job(), job({ ttrMs: 5000 }), job({ ttrMs: 60_000 }), job({ topic: other })], T0);
+    await store.pushMany([job(), job({ ttrMs: 5000 }), job({ ttrMs: 60_000 }), job({ topic: other })], T0);
     await store.reserve([topic, other], 4, T0);
     const page = await store.listReserved({ topic, limit: 2 });
     expect(page.reservations.map((r) => r.deadlineAt)).toEqual([T0 + 5000, T0 + 30_000]);

@@ -19,7 +19,7 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     const { store, topic, job } = context();
     const a = job({ priority: 5 });
     const b = job({ priority: 10 });
-    await store.push([a, b], T0);
+    await store.pushMany([a, b], T0);
     const take = async (id: string, now: number): Promise<string> => {
       const r = await store.reserveJob(id, now);
       return r.ok ? r.value.token : '';
@@ -54,7 +54,7 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     const ready = job();
     const delayed = job({ delayMs: 60_000 });
     const dead = job();
-    await store.push([ready, delayed, dead], T0);
+    await store.pushMany([ready, delayed, dead], T0);
     const [rd] = await store.reserve([topic], 1, T0, {});
     const first = rd!.job.id === ready.id ? ready : dead;
     const second = first === ready ? dead : ready;
@@ -98,7 +98,7 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     const urgent = job({ priority: 3, delayMs: 0 });
     const soonest = job({ delayMs: 2000 });
     const later = Array.from({ length: 150 }, (_, i) => job({ delayMs: 5000 + i }));
-    await store.push([...many, urgent, soonest, ...later, job({ topic: other, priority: -100 })], T0);
+    await store.pushMany([...many, urgent, soonest, ...later, job({ topic: other, priority: -100 })], T0);
     expect(await store.peekNext(topic, 'ready')).toMatchObject({ id: urgent.id, state: 'ready' });
     expect(await store.peekNext(topic, 'delayed')).toMatchObject({ id: soonest.id, state: 'delayed' });
     expect(await store.peekNext(topic, 'dead')).toBeNull();
@@ -117,7 +117,7 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     const { store, topic, job } = context();
     const done = job();
     const waiting = job({ delayMs: FAR });
-    await store.push([done, waiting], T0);
+    await store.pushMany([done, waiting], T0);
     const [nDone, nWaiting] = await store.numbers.numbersOf([done.id, waiting.id]);
     const [r] = await store.reserve([topic], 1, T0);
     await store.finish(done.id, r!.token, T0 + 1);

@@ -30,7 +30,7 @@ describe('store resets on Redis Cluster', () => {
     const prefix = `cr${Math.random().toString(36).slice(2, 8)}`;
     const store = new RedisStore({ url, prefix, partitions: 8, nodeId: 'cluster-reset' });
     const resets: StoreReset[] = [];
-    store.notices({ onReset: (r) => resets.push(r), onWarning: () => undefined });
+    store.notices({ onReset: (r) => resets.push(r), onWriteLoss: () => undefined, onWarning: () => undefined });
     await store.open();
     try {
       expect(resets).toEqual([]);

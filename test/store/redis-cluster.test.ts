@@ -27,7 +27,7 @@ describe('RedisStore on Redis Cluster', () => {
     await store.open();
     const now = Date.now();
     const jobs = Array.from({ length: 200 }, () => aJob({ topic: 'hot', now }));
-    await store.push(jobs, now);
+    await store.pushMany(jobs, now);
     const perMaster = await Promise.all(
       servers.map(async (s) => {
         const { Redis } = await import('ioredis');
@@ -54,7 +54,7 @@ describe('RedisStore on Redis Cluster', () => {
     b.watch({ onReady: (topics) => heard.push(...topics), onDue: () => undefined });
     const now = Date.now();
     await waitFor('the peer to hear a ready push', async () => {
-      await a.push([aJob({ topic: 'cluster-wake', now })], now);
+      await a.pushMany([aJob({ topic: 'cluster-wake', now })], now);
       await new Promise((r) => setTimeout(r, 20));
       return heard.includes('cluster-wake');
     });

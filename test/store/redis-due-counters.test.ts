@@ -86,7 +86,7 @@ describe('RedisStore due-time counters', () => {
             // Now and then one id twice, or an id pushed before: neither is counted again.
             if (rnd() < 0.2) jobs.push(jobs[0]!);
             if (rnd() < 0.2 && ids.length > 0) jobs.push({ ...aJob({ topic: pick(TOPICS) }), id: pick(ids) });
-            await store.push(jobs, now);
+            await store.pushMany(jobs, now);
             for (const { id } of jobs) if (!ids.includes(id)) ids.push(id);
           } else if (r < 0.4 && ids.length > 0) {
             await store.cancel(pick(ids), now);
@@ -161,7 +161,7 @@ describe('RedisStore due-time counters', () => {
     const before = new RedisStore(options);
     await before.open();
     const jobs = Array.from({ length: 300 }, (_, i) => aJob({ topic: TOPICS[i % 2]!, runAt: T0 + 1 + i * 997_001 }));
-    await before.push(jobs, T0);
+    await before.pushMany(jobs, T0);
     await before.cancel(jobs[0]!.id, T0);
     const built = await Promise.all(TOPICS.map((topic) => storedCounters(redis, prefix, topic)));
     await before.close();

@@ -35,7 +35,7 @@ async function withStore(
 /** Pushes a job due at once, reserves and finishes it at `at`; its id. */
 async function finishedAt(store: RedisStore, at: number, topic = 'log'): Promise<string> {
   const job = aJob({ topic, delayMs: 0, now: at });
-  await store.push([job], at);
+  await store.pushMany([job], at);
   const [r] = await store.reserve([topic], 1, at);
   expect((await store.finish(job.id, r!.token, at)).ok).toBe(true);
   return job.id;
@@ -72,7 +72,7 @@ describe('the ended log', () => {
   it('drops the entry of a job that ended again in a later minute, without stopping the walk at it', () =>
     withStore(async (store, keys) => {
       const job = aJob({ topic: 'log', delayMs: 0, now: T0 });
-      await store.push([job], T0);
+      await store.pushMany([job], T0);
       const [r] = await store.reserve(['log'], 1, T0 + 1000);
       expect((await store.bury(job.id, r!.token, T0 + 1000, 'boom')).ok).toBe(true);
       const after = await finishedAt(store, T0 + 2000); // filed behind the buried job's entry
@@ -98,7 +98,7 @@ describe('the ended log', () => {
 
       // A job buried in the first minute, then redriven and finished again in the third.
       const job = aJob({ topic: 'log', delayMs: 0, now: T0 });
-      await store.push([job], T0);
+      await store.pushMany([job], T0);
       const [r] = await store.reserve(['log'], 1, T0 + 2000);
       expect((await store.bury(job.id, r!.token, T0 + 2000, 'boom')).ok).toBe(true);
       expect(await store.redrive({ ids: [job.id] }, T0 + 2 * MINUTE)).toBe(1);

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../helpers/jobs.js';
 import { startRedis, waitFor, type RedisServer } from '../helpers/redis-servers.js';
@@ -23,7 +23,7 @@ describe('RedisStore refuses a Redis that may evict its keys', () => {
     for (const policy of ['volatile-lru', 'noeviction']) {
       await admin.config('SET', 'maxmemory-policy', policy);
       await store.open();
-      await store.push([aJob()], Date.now());
+      await store.pushMany([aJob()], Date.now());
       await store.close();
     }
     await admin.quit();

@@ -92,7 +92,7 @@ return { writeHead(h) .. string.sub(ARGV[1], h.topicAt), cmsgpack.pack({ h.topic
     try {
       const job = aJob({ body: UNICODE_BODY, runAt: FAR_AT, tag: null, bizKey: 'bk' });
       const now = FAR_AT - 1000;
-      await store.push([job], now);
+      await store.pushMany([job], now);
       expect(await store.get(job.id)).toMatchObject({
         state: 'delayed',
         body: UNICODE_BODY,
@@ -121,7 +121,7 @@ describe('delayed buckets follow the backlog', () => {
     await store.open();
     try {
       const now = Date.UTC(2026, 0, 1);
-      await store.push(
+      await store.pushMany(
         Array.from({ length: 64 }, (_, k) => aJob({ topic: 'runs', now, delayMs: 60_000 + k })),
         now,
       ); // one chunk
@@ -148,7 +148,7 @@ describe('delayed buckets follow the backlog', () => {
             aJob({ topic: 'big', now, delayMs: 60_000 + (((i + k) * 7919) % 3_600_000) }),
           );
           ids.push(...jobs.map((j) => j.id));
-          await store.push(jobs, now);
+          await store.pushMany(jobs, now);
         }
         const keys = await admin.keys(`{${prefix}:0}:delayed:big#*`);
         const sizes = await Promise.all(keys.map((k) => admin.zcard(k)));

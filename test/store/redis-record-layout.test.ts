@@ -83,7 +83,7 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       const now = aJob({ topic: 'layout', now: t, priority: -2 });
       const ttl = aJob({ topic: 'ttl-only', now: t, ttlMs: 1000 });
       const moved = aJob({ topic: 'layout', delayMs: 500, now: t });
-      await store.push([later, now, ttl, moved], t);
+      await store.pushMany([later, now, ttl, moved], t);
       await check(later.id, 'delayed');
       await check(now.id, 'ready');
 
@@ -140,7 +140,7 @@ describe('the record layout, written by the scripts and read by both codecs', ()
 
       // A due job reserved straight from its delayed set: promote and reserve at one instant.
       const direct = aJob({ topic: 'direct', delayMs: 10, now: t });
-      await store.push([direct], t);
+      await store.pushMany([direct], t);
       const [d] = await store.reserve(['direct'], 1, t + 20);
       expect(d!.job.id).toBe(direct.id);
       expect(events(await check(direct.id, 'reserved'))).toEqual(['push', 'promote', 'reserve']);

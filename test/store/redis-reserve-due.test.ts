@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
@@ -46,7 +46,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const due = [1000, 2000, 3000].map((d) => aJob({ topic: 'direct', delayMs: d }));
       const later = aJob({ topic: 'direct', delayMs: 60_000 });
       const other = aJob({ topic: 'elsewhere', delayMs: 1000 });
-      await store.push([...due, later, other], T0);
+      await store.pushMany([...due, later, other], T0);
       const now = T0 + 5000;
       const got = await store.reserve(['direct'], 10, now);
       expect(got.map((r) => r.job.id).sort()).toEqual(due.map((j) => j.id).sort());
@@ -77,12 +77,12 @@ describe('reserve takes due jobs the promoter has not moved', () => {
   it('merges ready and due jobs in the ready order, and never hands out a job whose ttl ran out', () =>
     withStore(async (store) => {
       const ready = aJob({ topic: 'mixed', delayMs: 3000 });
-      await store.push([ready], T0);
+      await store.pushMany([ready], T0);
       await store.promoteDue(T0 + 3000, 100);
       const early = aJob({ topic: 'mixed', delayMs: 1000 });
       const late = aJob({ topic: 'mixed', delayMs: 4000 });
       const expired = aJob({ topic: 'mixed', delayMs: 500, ttlMs: 1000 });
-      await store.push([late, early, expired], T0);
+      await store.pushMany([late, early, expired], T0);
       const now = T0 + 5000;
       // All priority 0: by due time, wherever the job waits (ready set or delayed set).
       const got = await store.reserve(['mixed'], 2, now);
@@ -99,10 +99,10 @@ describe('reserve takes due jobs the promoter has not moved', () => {
   it('takes an earlier due job before ready ones even when the ready set alone fills the call', () =>
     withStore(async (store) => {
       const ready = [0, 1].map(() => aJob({ topic: 'full', delayMs: 3000 }));
-      await store.push(ready, T0);
+      await store.pushMany(ready, T0);
       await store.promoteDue(T0 + 3000, 100);
       const early = aJob({ topic: 'full', delayMs: 1000 });
-      await store.push([early], T0);
+      await store.pushMany([early], T0);
       expect((await store.reserve(['full'], 1, T0 + 5000)).map((r) => r.job.id)).toEqual([early.id]);
       expect(await store.reserve(['full'], 2, T0 + 5000)).toHaveLength(2);
     }));
@@ -114,7 +114,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const jobs = Array.from({ length: 24 }, (_, i) =>
         aJob({ topic: 'sets', delayMs: 1000, id: `s-${String((i % 8) * 3 + Math.floor(i / 8)).padStart(2, '0')}` }),
       );
-      await store.push(jobs, T0);
+      await store.pushMany(jobs, T0);
       expect(await redis.zcard(keys.dueIndex)).toBe(3);
       const first = await store.reserve(['sets'], 8, T0 + 2000);
       expect(first).toHaveLength(8);
@@ -128,7 +128,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
   it('keeps the reserved set a skiplist with a marker that never lapses nor wakes the scheduler', () =>
     withStore(async (store, keys) => {
       const jobs = Array.from({ length: 3 }, () => aJob({ topic: 'marked', delayMs: 0, ttrMs: 5000 }));
-      await store.push(jobs, T0);
+      await store.pushMany(jobs, T0);
       const got = await store.reserve(['marked'], 3, T0);
       expect(await redis.object('ENCODING', keys.reserved)).toBe('skiplist');
       expect(await store.nextWakeAt()).toBe(T0 + 5000); // the earliest deadline, not the marker's +inf
@@ -146,7 +146,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const a = aJob({ topic: 'ta', delayMs: 2000 });
       const b = aJob({ topic: 'tb', delayMs: 1000 });
       const c = aJob({ topic: 'tc', delayMs: 500 });
-      await store.push([a, b, c], T0);
+      await store.pushMany([a, b, c], T0);
       const got = await store.reserve(['ta', 'tb'], 10, T0 + 3000);
       expect(got.map((r) => r.job.id)).toEqual([b.id, a.id]);
       expect((await store.get(c.id))!.state).toBe('delayed');
@@ -157,13 +157,13 @@ describe('the promoter leaves a draining topic to its consumers', () => {
   it('names the topic so waiters wake, promotes other topics, and wakes again when the window closes', () =>
     withStore(async (store) => {
       const first = aJob({ topic: 'drained', delayMs: 1000 });
-      await store.push([first], T0);
+      await store.pushMany([first], T0);
       const [r] = await store.reserve(['drained'], 1, T0 + 1000); // the consumer takes a job: draining
       expect(r!.job.id).toBe(first.id);
       const burst = Array.from({ length: 5 }, () => aJob({ topic: 'drained', delayMs: 1200 }));
       const quiet = aJob({ topic: 'quiet', delayMs: 1200 });
       const future = aJob({ topic: 'quiet', delayMs: 1600 });
-      await store.push([...burst, quiet, future], T0);
+      await store.pushMany([...burst, quiet, future], T0);
       const now = T0 + 1300;
 
       const left = await store.promoteDue(now, 100);
@@ -177,7 +177,7 @@ describe('the promoter leaves a draining topic to its consumers', () => {
 
       // A store told not to leave them (leaveDueToConsumers: false) moves every due job.
       const more = aJob({ topic: 'drained', delayMs: 1400 });
-      await store.push([more], T0);
+      await store.pushMany([more], T0);
       expect((await store.promoteDue(T0 + 1500, 100)).count).toBe(0);
       const strict = new RedisStore({ ...options(lastPrefix), leaveDueToConsumers: false });
       await strict.open();
@@ -188,11 +188,11 @@ describe('the promoter leaves a draining topic to its consumers', () => {
   it('wakes for the next job of a set it left, which no due-index head shows', () =>
     withStore(async (store) => {
       const seed = aJob({ topic: 'steady', delayMs: 0 });
-      await store.push([seed], T0);
+      await store.pushMany([seed], T0);
       await store.reserve(['steady'], 1, T0); // draining since T0
       // One push call's consecutive jobs share a delayed set: due at +100 and +150.
       const [first, second] = [100, 150].map((d) => aJob({ topic: 'steady', delayMs: d }));
-      await store.push([first!, second!], T0);
+      await store.pushMany([first!, second!], T0);
       const left = await store.promoteDue(T0 + 100, 100);
       expect(left).toMatchObject({ count: 0, topics: ['steady'] });
       expect(left.next.promoteAt).toBe(T0 + 150);
@@ -203,18 +203,18 @@ describe('the promoter leaves a draining topic to its consumers', () => {
   it('never leaves the due jobs of a topic with priorities: its ready set serves them by priority', () =>
     withStore(async (store) => {
       const seed = aJob({ topic: 'prio', delayMs: 0 });
-      await store.push([seed], T0);
+      await store.pushMany([seed], T0);
       await store.reserve(['prio'], 1, T0); // draining since T0
       // Due at once, in due order low-priority first: a drain straight from the delayed sets would
       // hand them out in that order.
       const jobs = [0, 1, 2, 3].map((i) => aJob({ topic: 'prio', delayMs: 100 + i, priority: 10 - 5 * i }));
-      await store.push(jobs, T0);
+      await store.pushMany(jobs, T0);
       const promoted = await store.promoteDue(T0 + 200, 100);
       expect(promoted.count).toBe(4);
       expect((await store.reserve(['prio'], 10, T0 + 200)).map((r) => r.job.priority)).toEqual([-5, 0, 5, 10]);
       // Nor does reserve take them from the delayed sets before the promoter ran.
       const more = [0, 1].map((i) => aJob({ topic: 'prio', delayMs: 300 + i, priority: 3 - 6 * i }));
-      await store.push(more, T0);
+      await store.pushMany(more, T0);
       expect(await store.reserve(['prio'], 10, T0 + 400)).toEqual([]);
       await store.promoteDue(T0 + 400, 100);
       expect((await store.reserve(['prio'], 10, T0 + 400)).map((r) => r.job.priority)).toEqual([-3, 3]);
@@ -223,10 +223,10 @@ describe('the promoter leaves a draining topic to its consumers', () => {
   it('promotes them once the consumers stop, or once they have waited the longest hold', () =>
     withStore(async (store) => {
       const seed = aJob({ topic: 'd', delayMs: 0 });
-      await store.push([seed], T0);
+      await store.pushMany([seed], T0);
       await store.reserve(['d'], 1, T0); // draining since T0
       const job = aJob({ topic: 'd', delayMs: 100 });
-      await store.push([job], T0);
+      await store.pushMany([job], T0);
       const held = await store.promoteDue(T0 + 200, 100);
       expect(held.count).toBe(0);
       expect(held.next.promoteAt).toBe(T0 + 1000); // the drain window closes a second after the last reserve
@@ -236,9 +236,9 @@ describe('the promoter leaves a draining topic to its consumers', () => {
 
       // A consumer that keeps reserving other jobs holds a due job back for 5 s at most.
       const old = aJob({ topic: 'd', delayMs: 2000 });
-      await store.push([old], T0);
+      await store.pushMany([old], T0);
       for (const at of [T0 + 2500, T0 + 4000, T0 + 5500, T0 + 6900]) {
-        await store.push([aJob({ topic: 'd', runAt: T0 + 1000, now: at })], at);
+        await store.pushMany([aJob({ topic: 'd', runAt: T0 + 1000, now: at })], at);
         const taken = await store.reserve(['d'], 1, at); // a ready job due before `old` goes first: `old` stays
         expect(taken[0]!.job.id).not.toBe(old.id);
         expect((await store.promoteDue(at, 100)).count).toBe(0);
@@ -281,7 +281,7 @@ describe('a service drains a burst through the shortcut', () => {
       // host's load (seen: 1,200 and 2,100 of 5,000 taken directly at load 30 on 2 cores, most when idle),
       // so the bound only shows the shortcut at work; the cases above pin down what it does.
       expect(direct).toBeGreaterThan(total / 10);
-      const counts = (await service.stats()).find((s) => s.topic === 'burst')!.counts;
+      const counts = (await service.topics.stats()).find((s) => s.topic === 'burst')!.counts;
       expect(counts).toMatchObject({ delayed: 0, ready: 0, reserved: 0, finished: total });
       for (const id of ['b-0', 'b-2500', `b-${total - 1}`]) {
         expect((await service.history(id)).map((h) => h.event)).toEqual(['push', 'promote', 'reserve', 'finish']);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SCRIPT_NAMES, scriptSource } from '../../src/store/redis/scripts.js';
 import { aJob } from '../helpers/jobs.js';
@@ -74,7 +74,7 @@ describe('RedisStore round trips', () => {
     const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
     await store.open();
     const now = Date.UTC(2026, 0, 1);
-    await store.push(
+    await store.pushMany(
       Array.from({ length: 30 }, () => aJob({ topic: 'batch', now })),
       now,
     );
@@ -99,7 +99,7 @@ describe('RedisStore round trips', () => {
     expect(outcomes[31]).toMatchObject({ ok: false, reason: 'wrong_state', state: 'finished' });
     expect(outcomes[32]).toMatchObject({ ok: false, reason: 'not_found' });
     // A wrong token is refused on its own, without touching the job.
-    await store.push([aJob({ topic: 'batch', now, id: 'fenced' })], now);
+    await store.pushMany([aJob({ topic: 'batch', now, id: 'fenced' })], now);
     const [held] = await store.reserve(['batch'], 1, now);
     const [bad, good] = await Promise.all([
       store.finish('fenced', second!.token, now + 2),
@@ -155,7 +155,7 @@ describe('RedisStore round trips', () => {
     const jobs = Array.from({ length: 20_000 }, (_, i) =>
       aJob({ topic: 'backlog', now: base, delayMs: 3_600_000 + i }),
     );
-    for (let i = 0; i < jobs.length; i += 1000) await store.push(jobs.slice(i, i + 1000), base);
+    for (let i = 0; i < jobs.length; i += 1000) await store.pushMany(jobs.slice(i, i + 1000), base);
     const now = base + 3_600_000 + jobs.length; // every job overdue
     const watch = await monitor(prefix);
     await settle();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDelayqError } from '../../src/core/errors.js';
-import { DelayqService } from '../../src/service.js';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { currentMasterPort, startSentinels, waitFor, type SentinelSet } from '../helpers/redis-servers.js';
 import { storeContract } from './store.contract.js';

@@ -59,7 +59,7 @@ describe('RedisStore on standalone Redis', () => {
     const store = make();
     await store.open();
     const jobs = Array.from({ length: 64 }, () => aJob({ topic: 'busy', delayMs: 60_000 }));
-    await store.push(jobs, Date.UTC(2026, 0, 1));
+    await store.pushMany(jobs, Date.UTC(2026, 0, 1));
     const stats = await store.stats();
     expect(stats.find((s) => s.topic === 'busy')!.counts.delayed).toBe(64);
     const used = new Set(jobs.map((j) => (store as unknown as { part(id: string): number }).part(j.id)));
@@ -83,7 +83,7 @@ describe('RedisStore on standalone Redis', () => {
       else if (part(id) !== 0 && others.length < 5)
         others.push(aJob({ id, topic: 'skew', runAt: now + 100 + others.length }));
     }
-    await store.push([...crowded, ...others], now);
+    await store.pushMany([...crowded, ...others], now);
     const promoted = await store.promoteDue(now + 1000, 16);
     expect(promoted.count).toBe(16);
     const states = await Promise.all([...crowded, ...others].map(async (j) => (await store.get(j.id))!.state));
@@ -105,7 +105,7 @@ describe('RedisStore on standalone Redis', () => {
       const t = Date.UTC(2026, 0, 1);
       const plain = aJob({ topic: 'times', delayMs: 1000, now: t, priority: -3, ttrMs: 7000 });
       const withTtl = aJob({ topic: 'times', delayMs: 1000, now: t, priority: -3, ttrMs: 7000, ttlMs: 60_000 });
-      await store.push([plain, withTtl], t);
+      await store.pushMany([plain, withTtl], t);
       expect((await store.promoteDue(t + 1100, 10)).count).toBe(2);
       const got = await store.reserve(['times'], 2, t + 1500);
       expect(got.map((r) => r.job.id).sort()).toEqual([plain.id, withTtl.id].sort());
@@ -149,7 +149,7 @@ describe('RedisStore on standalone Redis', () => {
       }
       // A retried job (an error in its head) reserved again: the general path.
       const failing = aJob({ topic: 'times2', delayMs: 0, now: t, ttrMs: 7000 });
-      await store.push([failing], t);
+      await store.pushMany([failing], t);
       const [first] = await store.reserve(['times2'], 1, t + 10);
       await store.retry(failing.id, first!.token, t + 20, t + 15, 'boom');
       await store.promoteDue(t + 30, 10);
@@ -179,7 +179,7 @@ describe('RedisStore on standalone Redis', () => {
     await store.open();
     const now = Date.UTC(2026, 0, 1);
     const job = aJob({ topic: 'reasons', now });
-    await store.push([job], now);
+    await store.pushMany([job], now);
     const [r] = await store.reserve(['reasons'], 1, now);
     const error = 'HTTP 503: upstream; retry 100% later — ünïcode ✓ %3A:;%';
     await store.retry(job.id, r!.token, now + 10, now + 1, error);
@@ -202,7 +202,7 @@ describe('RedisStore on standalone Redis', () => {
     await store.open();
     const readyAt = Date.UTC(2026, 0, 1);
     const job = aJob({ topic: 'lagging', now: readyAt });
-    await store.push([job], readyAt);
+    await store.pushMany([job], readyAt);
     const [r] = await store.reserve(['lagging'], 1, readyAt - 7);
     expect(r!.job.reservedAt).toBe(readyAt);
     expect(r!.job.deadlineAt).toBe(readyAt + job.ttrMs);
@@ -217,7 +217,7 @@ describe('RedisStore on standalone Redis', () => {
 
     // Every transition, not only reserve and finish: a retry and a cancel from lagging clocks.
     const other = aJob({ topic: 'lagging', now: readyAt });
-    await store.push([other], readyAt);
+    await store.pushMany([other], readyAt);
     const [r2] = await store.reserve(['lagging'], 1, readyAt + 3);
     await store.retry(other.id, r2!.token, readyAt + 60_000, readyAt - 5, 'boom');
     const cancelled = await store.cancel(other.id, readyAt - 8);
@@ -242,7 +242,7 @@ describe('RedisStore on standalone Redis', () => {
       expect(await admin.hget(keys.counts, '#layout')).toBe(String(RECORD_LAYOUT));
       // A FLUSHALL under a running store: its next push marks the partition again.
       await admin.del(keys.counts);
-      await fresh.push([aJob({ topic: 'layout' })], Date.UTC(2026, 0, 1));
+      await fresh.pushMany([aJob({ topic: 'layout' })], Date.UTC(2026, 0, 1));
       expect(await admin.hget(keys.counts, '#layout')).toBe(String(RECORD_LAYOUT));
       expect((await fresh.stats()).map((s) => s.topic)).toEqual(['layout']);
       await fresh.close();
@@ -276,7 +276,7 @@ describe('RedisStore on standalone Redis', () => {
     const store = make();
     await store.open();
     const now = Date.UTC(2026, 0, 1);
-    await store.push([aJob({ topic: 'twice', now }), aJob({ topic: 'twice', now })], now);
+    await store.pushMany([aJob({ topic: 'twice', now }), aJob({ topic: 'twice', now })], now);
     const got = await store.reserve(['twice', 'twice'], 10, now);
     expect(got).toHaveLength(2);
     expect(new Set(got.map((r) => r.job.id)).size).toBe(2);
@@ -289,10 +289,10 @@ describe('RedisStore on standalone Redis', () => {
     await store.open();
     const now = Date.UTC(2026, 0, 1);
     const jobs = Array.from({ length: 500 }, (_, i) => aJob({ topic: 'grouped', delayMs: i % 2 ? 1000 : 0 }));
-    const results = await Promise.all(jobs.map((j) => store.push([j], now)));
+    const results = await Promise.all(jobs.map((j) => store.pushMany([j], now)));
     expect(results.map(([r]) => r!.job.id)).toEqual(jobs.map((j) => j.id));
     expect(results.every(([r]) => r!.created)).toBe(true);
-    const again = await Promise.all(jobs.slice(0, 10).map((j) => store.push([j], now)));
+    const again = await Promise.all(jobs.slice(0, 10).map((j) => store.pushMany([j], now)));
     expect(again.every(([r]) => !r!.created)).toBe(true);
     await store.close();
   });
@@ -311,15 +311,15 @@ describe('RedisStore between processes', () => {
     const now = Date.now();
     // The subscription is asynchronous: push until the peer hears it (a wake-up is a hint, not a queue).
     await waitFor('the peer to hear a ready push', async () => {
-      await a.push([aJob({ topic: 'wake', now })], now);
+      await a.pushMany([aJob({ topic: 'wake', now })], now);
       await new Promise((r) => setTimeout(r, 20));
       return readies.some((t) => t.includes('wake'));
     });
-    await a.push([aJob({ topic: 'wake', now, delayMs: 60_000 })], now);
-    await a.push([aJob({ topic: 'wake', now, delayMs: 30_000 })], now);
+    await a.pushMany([aJob({ topic: 'wake', now, delayMs: 60_000 })], now);
+    await a.pushMany([aJob({ topic: 'wake', now, delayMs: 30_000 })], now);
     await waitFor('the peer to hear the earlier due time', async () => dues.includes(now + 30_000));
     expect(dues).toContain(now + 60_000);
-    await b.push([aJob({ topic: 'wake', now, delayMs: 90_000 })], now);
+    await b.pushMany([aJob({ topic: 'wake', now, delayMs: 90_000 })], now);
     await new Promise((r) => setTimeout(r, 50)); // lets time pass: shows no wake-up arrives
     expect(dues).not.toContain(now + 90_000); // not earlier than the head: no wake-up, and no echo to itself
     await a.close();

@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/store/sqlite/migrate.js';
+import { SQL } from '../../src/store/sqlite/statements.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { aJob } from '../helpers/jobs.js';
 import { storeContract } from './store.contract.js';
@@ -21,12 +24,25 @@ describe('SqliteStore', () => {
     const first = new SqliteStore({ path, nodeId: 'a' });
     await first.open();
     const job = aJob({ delayMs: 1000 });
-    await first.push([job], job.runAt - 1000);
+    await first.pushMany([job], job.runAt - 1000);
     await first.close();
     const second = new SqliteStore({ path, nodeId: 'b' });
     await second.open();
     expect(await second.get(job.id)).toMatchObject({ id: job.id, state: 'delayed' });
     expect((await second.history(job.id))[0]!.node).toBe('a');
     await second.close();
+  });
+
+  it("reserve's ttl check searches only the topic's ready jobs that have a ttl, not all its ready jobs", () => {
+    // Walking every ready job of the topic on each reserve made a burst's drain quadratic.
+    const db = new Database(':memory:');
+    migrate(db);
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN ${SQL.expireReadyOfTopics}`)
+      .all({ now: 1, topics: '["t"]' })
+      .map((r) => (r as { detail: string }).detail)
+      .join(' | ');
+    db.close();
+    expect(plan).toContain('jobs_ready_expiry_by_topic (topic=? AND expire_at');
   });
 });

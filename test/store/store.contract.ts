@@ -46,7 +46,7 @@ export function storeContract(
 
     test('push stores a delayed job and records it in history', async () => {
       const j = job({ delayMs: 5000, bizKey: 'order-1', tag: 'close' });
-      const [result] = await store.push([j], T0);
+      const [result] = await store.pushMany([j], T0);
       expect(result!.created).toBe(true);
       expect(result!.job).toMatchObject({
         id: j.id,
@@ -67,22 +67,22 @@ export function storeContract(
 
     test('push of a job already due makes it ready at once', async () => {
       const j = job({ delayMs: 0 });
-      const [result] = await store.push([j], T0);
+      const [result] = await store.pushMany([j], T0);
       expect(result!.job).toMatchObject({ state: 'ready', readyAt: T0 });
     });
 
     test('push of an existing id returns the existing job unchanged', async () => {
       const j = job({ delayMs: 1000, body: '"first"' });
-      await store.push([j], T0);
-      const [again] = await store.push([{ ...j, body: '"second"', runAt: T0 + 9999 }], T0 + 10);
+      await store.pushMany([j], T0);
+      const [again] = await store.pushMany([{ ...j, body: '"second"', runAt: T0 + 9999 }], T0 + 10);
       expect(again!.created).toBe(false);
       expect(again!.job).toMatchObject({ body: '"first"', runAt: T0 + 1000, state: 'delayed' });
       // also within one batch, and for a terminal job
       const k = job();
-      const results = await store.push([k, { ...k, body: '"dup"' }], T0);
+      const results = await store.pushMany([k, { ...k, body: '"dup"' }], T0);
       expect(results.map((r) => r.created)).toEqual([true, false]);
       await store.cancel(k.id, T0);
-      const [terminal] = await store.push([k], T0 + 1);
+      const [terminal] = await store.pushMany([k], T0 + 1);
       expect(terminal!.created).toBe(false);
       expect(terminal!.job.state).toBe('cancelled');
     });
@@ -90,21 +90,21 @@ export function storeContract(
     test('bodies keep every character and their size', async () => {
       const body = JSON.stringify({ text: 'ünïcødé 你好 🚀 "quotes" \\ back', big: 'x'.repeat(200_000) });
       const j = job({ body });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       expect((await store.get(j.id))!.body).toBe(body);
     });
 
     test('a ten-year delay is kept to the millisecond', async () => {
       const runAt = T0 + 10 * 365 * 86_400_000 + 123;
       const j = job({ runAt });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       expect((await store.get(j.id))!.runAt).toBe(runAt);
       expect((await store.promoteDue(runAt - 1, 100)).count).toBe(0);
     });
 
     test('promoteDue moves due jobs only, at runAt and not a millisecond before', async () => {
       const j = job({ delayMs: 1000 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       expect((await store.promoteDue(T0 + 999, 100)).count).toBe(0);
       const promoted = await store.promoteDue(T0 + 1000, 100);
       expect(promoted.count).toBe(1);
@@ -115,7 +115,7 @@ export function storeContract(
 
     test('promoteDue takes the earliest first and honours the limit', async () => {
       const jobs = [3, 1, 2].map((s) => job({ delayMs: s * 1000, id: `${topic}-p${s}` }));
-      await store.push(jobs, T0);
+      await store.pushMany(jobs, T0);
       expect((await store.promoteDue(T0 + 5000, 2)).count).toBe(2);
       expect((await store.get(`${topic}-p3`))!.state).toBe('delayed');
       expect((await store.get(`${topic}-p1`))!.state).toBe('ready');
@@ -123,23 +123,23 @@ export function storeContract(
     });
 
     test('promoteDue reports when each kind of scheduler work is next due', async () => {
-      await store.push([job({ delayMs: 1000 }), job({ delayMs: 0, ttlMs: 60_000, ttrMs: 5000 })], T0);
+      await store.pushMany([job({ delayMs: 1000 }), job({ delayMs: 0, ttlMs: 60_000, ttrMs: 5000 })], T0);
       const [held] = await store.reserve([topic], 1, T0);
-      await store.push([job({ delayMs: 0, ttlMs: 30_000 })], T0);
+      await store.pushMany([job({ delayMs: 0, ttlMs: 30_000 })], T0);
       const { next } = await store.promoteDue(T0, 10);
       expect(next).toEqual({ promoteAt: T0 + 1000, deadlineAt: held!.deadlineAt, expireAt: T0 + 30_000 });
     });
 
     test('reserve takes due jobs promoteDue has not moved only when the store says so (reserveTakesDue)', async () => {
       const j = job({ delayMs: 10 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const got = await store.reserve([topic], 1, T0 + 20);
       expect(got.map((r) => r.job.id)).toEqual(store.capabilities.reserveTakesDue ? [j.id] : []);
       expect((await store.get(j.id))!.state).toBe(store.capabilities.reserveTakesDue ? 'reserved' : 'delayed');
     });
 
     test('reserve orders by priority, then due time, across the topics asked for only', async () => {
-      await store.push(
+      await store.pushMany(
         [
           job({ id: `${topic}-late`, delayMs: 0, runAt: T0 }),
           job({ id: `${topic}-early-low`, runAt: T0 - 100, priority: 5 }),
@@ -157,8 +157,8 @@ export function storeContract(
     });
 
     test('a backlog is served by priority first, then due time, then arrival', async () => {
-      await store.push([job({ id: `${topic}-c`, runAt: T0 - 50 })], T0);
-      await store.push(
+      await store.pushMany([job({ id: `${topic}-c`, runAt: T0 - 50 })], T0);
+      await store.pushMany(
         [
           job({ id: `${topic}-a`, runAt: T0 - 100, priority: 100 }),
           job({ id: `${topic}-b`, runAt: T0 - 99, priority: -100 }),
@@ -176,8 +176,8 @@ export function storeContract(
     });
 
     test('due jobs promoted later still come by priority before earlier ready ones', async () => {
-      await store.push([job({ id: `${topic}-low`, runAt: T0, priority: 10 })], T0);
-      await store.push([job({ id: `${topic}-urgent`, delayMs: 10, priority: -10 })], T0);
+      await store.pushMany([job({ id: `${topic}-low`, runAt: T0, priority: 10 })], T0);
+      await store.pushMany([job({ id: `${topic}-urgent`, delayMs: 10, priority: -10 })], T0);
       await store.promoteDue(T0 + 10, 100);
       const got = await store.reserve([topic], 10, T0 + 10);
       expect(got.map((r) => r.job.id)).toEqual([`${topic}-urgent`, `${topic}-low`]);
@@ -186,7 +186,7 @@ export function storeContract(
     test('reserve never hands out a ready job past its ttl: it expires it', async () => {
       const stale = job({ ttlMs: 200 });
       const fresh = job({ ttlMs: 10_000 });
-      await store.push([stale, fresh], T0);
+      await store.pushMany([stale, fresh], T0);
       // Nothing ran expireDue: reserve itself must not hand the stale job out.
       const got = await store.reserve([topic], 10, T0 + 250);
       expect(got.map((r) => r.job.id)).toEqual([fresh.id]);
@@ -202,7 +202,7 @@ export function storeContract(
 
     test('reserve never hands out a due delayed job past its ttl, promoted or not', async () => {
       const a = job({ delayMs: 1000, ttlMs: 200 });
-      await store.push([a], T0);
+      await store.pushMany([a], T0);
       expect(await store.reserve([topic], 10, T0 + 1300)).toEqual([]);
       await store.promoteDue(T0 + 1300, 100);
       expect(await store.reserve([topic], 10, T0 + 1300)).toEqual([]);
@@ -210,26 +210,26 @@ export function storeContract(
     });
 
     test('a ready job pushed with a ttl is a wake-up at its expiry', async () => {
-      await store.push([job({ ttlMs: 200 })], T0);
+      await store.pushMany([job({ ttlMs: 200 })], T0);
       expect(await store.nextWakeAt()).toBe(T0 + 200);
     });
 
     test('reserve stamps a token, an attempt and the TTR deadline', async () => {
       const j = job({ ttrMs: 5000 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [r] = await store.reserve([topic], 1, T0 + 10);
       expect(r!.token).toEqual(expect.any(String));
       expect(r!.deadlineAt).toBe(T0 + 10 + 5000);
       expect(r!.job).toMatchObject({ state: 'reserved', attempts: 1, reservedAt: T0 + 10, deadlineAt: T0 + 5010 });
       const k = job();
-      await store.push([k], T0);
+      await store.pushMany([k], T0);
       const [s] = await store.reserve([topic], 1, T0, { ttrMs: 777 });
       expect(s!.deadlineAt).toBe(T0 + 777);
       expect(s!.token).not.toBe(r!.token);
     });
 
     test('reserve honours count', async () => {
-      await store.push(
+      await store.pushMany(
         [1, 2, 3, 4, 5].map(() => job()),
         T0,
       );
@@ -239,7 +239,7 @@ export function storeContract(
 
     test('touch extends the deadline; a stale or wrong token changes nothing', async () => {
       const j = job({ ttrMs: 1000 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
       const touched = await store.touch(j.id, r!.token, T0 + 500);
       expect(touched).toMatchObject({ ok: true, value: { deadlineAt: T0 + 1500 } });
@@ -254,7 +254,7 @@ export function storeContract(
 
     test('finish ends a reservation once; a repeat with the same token answers the job again', async () => {
       const j = job();
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
       expect(await store.finish(j.id, 'wrong', T0 + 1)).toMatchObject({ ok: false, reason: 'token_mismatch' });
       expect((await store.get(j.id))!.state).toBe('reserved');
@@ -280,9 +280,43 @@ export function storeContract(
       ]);
     });
 
+    test('finishMany settles each item as its own finish would, in order, a stale token refusing only its item', async () => {
+      const jobs = [job(), job(), job(), job()];
+      await store.pushMany(jobs, T0);
+      const reserved = await store.reserve([topic], 4, T0);
+      const tokenOf = (id: string) => reserved.find((r) => r.job.id === id)!.token;
+      const [a, b, c, d] = jobs.map((j) => j.id) as [string, string, string, string];
+      await store.finish(c, tokenOf(c), T0 + 1);
+      const outcomes = await store.finishMany(
+        [
+          { id: a, token: tokenOf(a) },
+          { id: b, token: 'stale' },
+          { id: c, token: tokenOf(c) },
+          { id: 'missing', token: 'x' },
+          { id: d, token: tokenOf(d) },
+        ],
+        T0 + 2,
+      );
+      expect(outcomes).toMatchObject([
+        { ok: true, value: { id: a, state: 'finished', finishedAt: T0 + 2 } },
+        { ok: false, reason: 'token_mismatch' },
+        { ok: true, repeated: true, value: { id: c, finishedAt: T0 + 1 } },
+        { ok: false, reason: 'not_found' },
+        { ok: true, value: { id: d, state: 'finished', finishedAt: T0 + 2 } },
+      ]);
+      expect(outcomes[0]!.ok && outcomes[0]!.repeated).toBeFalsy();
+      expect((await store.get(b))!.state).toBe('reserved');
+      expect((await store.history(a)).map((h) => `${h.event}:${h.state}`)).toEqual([
+        'push:ready',
+        'reserve:reserved',
+        'finish:finished',
+      ]);
+      expect(await store.finishMany([], T0 + 3)).toEqual([]);
+    });
+
     test('a repeated finish with a stale token stays refused', async () => {
       const j = job({ ttrMs: 1000 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [first] = await store.reserve([topic], 1, T0);
       await store.retry(j.id, first!.token, T0 + 1000, T0 + 1000, 'TTR lapsed');
       const [second] = await store.reserve([topic], 1, T0 + 1001);
@@ -300,7 +334,7 @@ export function storeContract(
 
     test("a job re-delivered after its TTR lapsed refuses the first consumer's token", async () => {
       const j = job({ ttrMs: 1000 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [first] = await store.reserve([topic], 1, T0);
       expect(await store.listLapsed(T0 + 999, 10)).toEqual([]);
       const lapsed = await store.listLapsed(T0 + 1000, 10);
@@ -320,7 +354,7 @@ export function storeContract(
 
     test('retry puts the job back to wait for its backoff, keeping the error', async () => {
       const j = job();
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
       const outcome = await store.retry(j.id, r!.token, T0 + 60_000, T0 + 5, 'boom');
       expect(outcome).toMatchObject({
@@ -343,7 +377,7 @@ export function storeContract(
     test('bury makes a job dead; redrive brings it back ready with fresh attempts', async () => {
       const a = job();
       const b = job();
-      await store.push([a, b], T0);
+      await store.pushMany([a, b], T0);
       for (const r of await store.reserve([topic], 2, T0)) {
         expect(await store.bury(r.job.id, r.token, T0 + 1, 'fatal')).toMatchObject({
           ok: true,
@@ -359,7 +393,7 @@ export function storeContract(
 
     test('release returns a reservation to ready without counting the attempt', async () => {
       const j = job();
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
       expect(await store.release(j.id, r!.token, T0 + 1)).toMatchObject({
         ok: true,
@@ -372,7 +406,7 @@ export function storeContract(
     test('finish, touch, retry, bury and release of a delayed job, even one due far beyond any horizon, are refused as wrong_state', async () => {
       const near = job({ delayMs: 5000 });
       const far = job({ delayMs: 40 * 86_400_000 });
-      await store.push([near, far], T0);
+      await store.pushMany([near, far], T0);
       for (const j of [near, far]) {
         const refusals = [
           await store.finish(j.id, 'no-token', T0 + 1),
@@ -388,7 +422,7 @@ export function storeContract(
 
     test('release with a runAt delays the job until then, the attempt given back', async () => {
       const j = job();
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       const [r] = await store.reserve([topic], 1, T0);
       expect(await store.release(j.id, r!.token, T0 + 1, T0 + 5000)).toMatchObject({
         ok: true,
@@ -439,11 +473,24 @@ export function storeContract(
       expect(await store.numbers.idOf(0)).toBeNull();
     });
 
+    test('numbers a batch in order of first appearance, a repeated id once, past one script call', async () => {
+      const ids = Array.from({ length: 2500 }, (_, i) => `${topic}-n${i}`);
+      const [known] = await store.numbers.numbersOf([ids[7]!]);
+      const got = await store.numbers.numbersOf([...ids, ids[3]!]);
+      expect(got[7]).toBe(known);
+      expect(got[2500]).toBe(got[3]);
+      const fresh = got.slice(0, 2500).filter((_, i) => i !== 7);
+      expect(fresh.every((n, i) => i === 0 || n > fresh[i - 1]!)).toBe(true);
+      expect(new Set(got.slice(0, 2500)).size).toBe(2500);
+      expect(await store.numbers.idOf(got[2499]!)).toBe(ids[2499]);
+      expect(await store.numbers.numbersOf([ids[2499]!, ids[0]!])).toEqual([got[2499], got[0]]);
+    });
+
     test('cancel works from delayed, ready and reserved, and only from those', async () => {
       const d = job({ delayMs: 1000 });
       const r = job();
       const s = job();
-      await store.push([d, r, s], T0);
+      await store.pushMany([d, r, s], T0);
       const [reserved] = await store.reserve([topic], 1, T0);
       for (const id of [d.id, r.id, s.id]) {
         expect(await store.cancel(id, T0 + 1, 'no longer needed')).toMatchObject({
@@ -465,7 +512,7 @@ export function storeContract(
     test('cancel says whether the job had gone out, with its attempts', async () => {
       const waiting = job({ delayMs: 1000 });
       const ready = job();
-      await store.push([waiting, ready], T0);
+      await store.pushMany([waiting, ready], T0);
       const [out] = await store.reserve([topic], 1, T0);
       expect(out!.job.id).toBe(ready.id);
       expect(await store.cancel(waiting.id, T0 + 1)).toMatchObject({
@@ -478,7 +525,7 @@ export function storeContract(
       });
       // Tried once, back to wait for its retry: not out now, but attempts tells it ran before.
       const again = job();
-      await store.push([again], T0);
+      await store.pushMany([again], T0);
       const [r] = await store.reserve([topic], 1, T0 + 2);
       await store.retry(again.id, r!.token, T0 + 60_000, T0 + 3, 'boom');
       expect(await store.cancel(again.id, T0 + 4)).toMatchObject({
@@ -489,7 +536,7 @@ export function storeContract(
 
     test('reschedule moves a waiting job; a past time makes it ready', async () => {
       const j = job({ delayMs: 10_000 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       expect(await store.reschedule(j.id, T0 + 2000, T0 + 1)).toMatchObject({
         ok: true,
         value: { state: 'delayed', runAt: T0 + 2000 },
@@ -515,7 +562,7 @@ export function storeContract(
 
     test('a ready job not reserved within its ttl expires, not before', async () => {
       const j = job({ delayMs: 1000, ttlMs: 500 });
-      await store.push([j], T0);
+      await store.pushMany([j], T0);
       await store.promoteDue(T0 + 1000, 10);
       expect(await store.nextWakeAt()).toBe(T0 + 1500);
       expect(await store.expireDue(T0 + 1499, 10)).toBe(0);
@@ -526,19 +573,19 @@ export function storeContract(
 
     test('nextWakeAt is the earliest due time, TTR deadline or expiry', async () => {
       expect(await store.nextWakeAt()).toBeNull();
-      await store.push([job({ delayMs: 9000 })], T0);
+      await store.pushMany([job({ delayMs: 9000 })], T0);
       expect(await store.nextWakeAt()).toBe(T0 + 9000);
-      await store.push([job({ ttrMs: 3000 })], T0);
+      await store.pushMany([job({ ttrMs: 3000 })], T0);
       await store.reserve([topic], 1, T0);
       expect(await store.nextWakeAt()).toBe(T0 + 3000);
-      await store.push([job({ ttlMs: 100 })], T0);
+      await store.pushMany([job({ ttlMs: 100 })], T0);
       expect(await store.nextWakeAt()).toBe(T0 + 100);
     });
 
     test('purge deletes old terminal jobs with their history, never a live one', async () => {
       const done = job();
       const waiting = job({ delayMs: 365 * 86_400_000 });
-      await store.push([done, waiting], T0);
+      await store.pushMany([done, waiting], T0);
       const [r] = await store.reserve([topic], 1, T0);
       await store.finish(done.id, r!.token, T0 + 1);
       expect(await store.purge(T0 + 1, 100)).toBe(0);
@@ -562,7 +609,7 @@ export function storeContract(
           tag: i === 6 ? 'vip' : null,
         }),
       );
-      await store.push([...jobs, job({ topic: other, id: `${other}-l` })], T0);
+      await store.pushMany([...jobs, job({ topic: other, id: `${other}-l` })], T0);
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
@@ -586,7 +633,7 @@ export function storeContract(
     protocolContract(test, () => ({ store, topic, other, job }));
 
     test('stats counts jobs per topic and state, with the next due time', async () => {
-      await store.push([job({ delayMs: 500 }), job({ delayMs: 900 }), job(), job({ topic: other })], T0);
+      await store.pushMany([job({ delayMs: 500 }), job({ delayMs: 900 }), job(), job({ topic: other })], T0);
       await store.reserve([topic], 1, T0);
       const stats = await store.stats();
       const mine = stats.find((s) => s.topic === topic)!;

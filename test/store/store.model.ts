@@ -72,7 +72,7 @@ class Push implements Cmd {
   }
   check = () => true;
   async run(m: Model, r: Real) {
-    const [result] = await r.store.push(
+    const [result] = await r.store.pushMany(
       [
         aJob({
           id: `${r.topic}-${this.id}`,

@@ -4,7 +4,7 @@ import type { WireTopicStats } from '../../protocol/schemas.js';
 import { parseMetrics, quantileByTopic } from '../../observe/metrics-text.js';
 import { emit, iso, table } from '../output.js';
 import { rawRequest } from '../raw-request.js';
-import { DEFAULT_DUE_HISTOGRAM } from '../../due-histogram-input.js';
+import { DEFAULT_DUE_HISTOGRAM } from '../../service/due-histogram-input.js';
 import { asInt, clientOf, jsonOf, type GlobalFlags } from './client-commands.js';
 
 const STATES = ['delayed', 'ready', 'reserved', 'finished', 'dead', 'cancelled', 'expired'] as const;

@@ -38,6 +38,8 @@ export class MysqlJournal extends SqlJournal {
       name: 'mysql',
       migrationsDir: new URL('./migrations/', import.meta.url),
       async prepare() {},
+      // InnoDB keeps rows in primary-key order: a keyset page is a range read of the clustered index.
+      async prepareRestoreScan() {},
       withMigrationLock: (db, run) =>
         db.connection().execute(async (conn) => {
           await sql`SELECT GET_LOCK('delayq_migrate', 60)`.execute(conn);

@@ -22,7 +22,7 @@ export function registerDueHistogramRoute(app: DelayqApp, { service }: RouteCont
       const { topic } = request.query;
       if (topic === undefined) authorizeAllTopics(request);
       else authorizeTopic(request, topic);
-      const result = await service.dueHistogram(request.query);
+      const result = await service.topics.dueHistogram(request.query);
       return {
         topic: result.topic ?? null,
         from: result.from,

@@ -16,7 +16,9 @@ export function registerHealthRoutes(app: DelayqApp, { service }: RouteContext):
     {
       schema: {
         tags: ['health'],
-        summary: 'Readiness: 503 while starting, closing or when the store fails',
+        summary:
+          'Readiness: 503 while starting, closing or when the store fails; 200 degraded for a while after a ' +
+          'failover lost acknowledged writes',
         response: { 200: HealthResponse, 503: HealthResponse },
       },
     },
@@ -29,11 +31,15 @@ export function registerHealthRoutes(app: DelayqApp, { service }: RouteContext):
           ready = false;
         }
       }
+      // degraded still serves (200): a restart would not bring the writes back, only hide the loss
+      const reason = ready ? service.storeNotices.degradedReason(service.clock.now()) : null;
       return reply.status(ready ? 200 : 503).send({
-        status: ready ? 'ok' : 'unavailable',
+        status: ready ? (reason ? 'degraded' : 'ok') : 'unavailable',
+        ...(reason ? { reason } : {}),
         store: service.store.kind,
         waitingConsumers: service.waitingConsumers,
         storeResets: service.storeNotices.resets,
+        storeWriteLosses: service.storeNotices.writeLosses,
       });
     },
   );

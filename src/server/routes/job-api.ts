@@ -29,7 +29,8 @@ export function registerJobApiRoutes(app: DelayqApp, { service }: RouteContext):
         tags: ['jobs'],
         summary: 'Cancel, reschedule, redrive or delete the jobs a selector picks, a bounded slice per call',
         description:
-          'Looks at up to `limit` jobs matching the selector (in id order) and applies the action to those in a state it allows; `next` continues. `dryRun` only counts. Audited.',
+          'Looks at up to `limit` jobs matching the selector (in id order) and applies the action to those in a ' +
+          'state it allows; `next` continues. `dryRun` only counts. Audited.',
         body: BulkRequest,
         response: { 200: BulkResponse, ...errorResponses },
       },

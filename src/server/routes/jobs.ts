@@ -108,7 +108,8 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
         tags: ['jobs'],
         summary: 'Cancel a delayed, ready or reserved job',
         description:
-          'The answer says whether the job had already gone out: `dispatched` is true when it was reserved (held by a consumer, or being delivered by a sink) as it was cancelled.',
+          'The answer says whether the job had already gone out: `dispatched` is true when it was reserved (held ' +
+          'by a consumer, or being delivered by a sink) as it was cancelled.',
         params: JobIdParams,
         body: CancelRequest,
         response: { 200: CancelResponse, ...errorResponses },

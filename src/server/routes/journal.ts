@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { DelayqService } from '../../service.js';
+import type { DelayqService } from '../../service/service.js';
 import { JobIdParams } from '../../protocol/schemas.js';
 import type { DelayqApp } from '../route-context.js';
 import { authorizeAllTopics } from '../auth.js';
@@ -62,7 +62,7 @@ export function registerJournalRoutes(app: DelayqApp, service: DelayqService): v
         response: { 200: JournalStatusSchema, ...errorResponses },
       },
     },
-    async () => service.journalOperations().status(),
+    async () => service.journal.status(),
   );
   app.post(
     '/v1/restore',
@@ -74,7 +74,7 @@ export function registerJournalRoutes(app: DelayqApp, service: DelayqService): v
         response: { 200: RestoreSummarySchema, ...errorResponses },
       },
     },
-    async (request) => service.journalOperations().restore({ expire: request.body.expire ?? true }),
+    async (request) => service.journal.restore({ expire: request.body.expire ?? true }),
   );
   app.post(
     '/v1/jobs/:id/restore',
@@ -87,8 +87,7 @@ export function registerJournalRoutes(app: DelayqApp, service: DelayqService): v
         response: { 200: RestoreSummarySchema, ...errorResponses },
       },
     },
-    async (request) =>
-      service.journalOperations().restoreJob(request.params.id, { expire: request.body?.expire ?? true }),
+    async (request) => service.journal.restoreJob(request.params.id, { expire: request.body?.expire ?? true }),
   );
   app.post(
     '/v1/clear-all',
@@ -101,7 +100,7 @@ export function registerJournalRoutes(app: DelayqApp, service: DelayqService): v
       },
     },
     async (request) =>
-      service.journalOperations().clearAll({
+      service.journal.clearAll({
         confirm: request.body.confirm,
         reason: request.body.reason,
         actor: request.principal?.id ?? 'anonymous',
@@ -119,12 +118,13 @@ export function journalRestoreHandler(service: DelayqService): RestoreHandler {
     leftInJournal: number;
     durationMs: number;
   }) =>
-    `restored ${s.restored} of ${s.scanned} unfinished jobs (${s.alreadyPresent} already present, ${s.skippedExpired} past due skipped, ${s.leftInJournal} left in the journal) in ${s.durationMs} ms`;
+    `restored ${s.restored} of ${s.scanned} unfinished jobs (${s.alreadyPresent} already present, ` +
+    `${s.skippedExpired} past due skipped, ${s.leftInJournal} left in the journal) in ${s.durationMs} ms`;
   return {
-    restore: async (expire) => text(await service.journalOperations().restore({ expire })),
-    restoreJob: async (id) => text(await service.journalOperations().restoreJob(id, { expire: true })),
+    restore: async (expire) => text(await service.journal.restore({ expire })),
+    restoreJob: async (id) => text(await service.journal.restoreJob(id, { expire: true })),
     clearAll: async (confirm, actor) => {
-      const summary = await service.journalOperations().clearAll({ confirm: confirm ?? '', actor });
+      const summary = await service.journal.clearAll({ confirm: confirm ?? '', actor });
       return `cancelled ${summary.cancelled} unfinished jobs in ${summary.durationMs} ms`;
     },
   };

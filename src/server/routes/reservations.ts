@@ -69,7 +69,8 @@ export function registerReservationRoutes(app: DelayqApp, { service }: RouteCont
         tags: ['reservations'],
         summary: 'Finish a reserved job',
         description:
-          'A repeat with the token that finished the job (its answer was lost) answers 200 with the job as it is; another token on a finished job is refused with E_WRONG_STATE.',
+          'A repeat with the token that finished the job (its answer was lost) answers 200 with the job as it ' +
+          'is; another token on a finished job is refused with E_WRONG_STATE.',
         params: JobIdParams,
         body: FinishRequest,
         response: { 200: JobResponse, ...errorResponses },

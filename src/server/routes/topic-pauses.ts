@@ -22,7 +22,7 @@ export function registerTopicPauseRoutes(app: DelayqApp, { service }: RouteConte
     },
     async (request) => {
       authorizeTopic(request, request.params.topic);
-      const pause = await service.pauseTopic(request.params.topic, { delayMs: request.body.delayMs });
+      const pause = await service.topics.pause(request.params.topic, { delayMs: request.body.delayMs });
       return { topic: request.params.topic, ...pause };
     },
   );
@@ -39,7 +39,7 @@ export function registerTopicPauseRoutes(app: DelayqApp, { service }: RouteConte
     },
     async (request) => {
       authorizeTopic(request, request.params.topic);
-      await service.resumeTopic(request.params.topic);
+      await service.topics.resume(request.params.topic);
       return { topic: request.params.topic, paused: false, pausedUntil: null };
     },
   );

@@ -16,7 +16,7 @@ export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): 
       },
     },
     async (request) => {
-      const topics = await service.stats();
+      const topics = await service.topics.stats();
       return {
         topics: topics.filter((t) => mayUseTopic(request.principal, t.topic)),
         storeResets: service.storeNotices.resets,
@@ -36,7 +36,7 @@ export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): 
     },
     async (request) => {
       authorizeTopic(request, request.params.topic);
-      const stats = (await service.stats()).find((t) => t.topic === request.params.topic);
+      const stats = (await service.topics.stats()).find((t) => t.topic === request.params.topic);
       if (!stats) throw new DelayqError('E_NOT_FOUND', `topic ${request.params.topic} has no jobs`);
       return stats;
     },

@@ -86,9 +86,9 @@ export function parseRedisUrl(url: string): ParsedRedisUrl {
 export type RedisClient = Redis | Cluster;
 
 export interface ClientTuning {
-  /** A command that gets no answer within this time fails with E_STORE_UNAVAILABLE. @defaultValue 2000 */
+  /** A command that gets no answer within this time fails with E_STORE_UNAVAILABLE (config redis.commandTimeoutMs). */
   commandTimeoutMs: number;
-  /** Connecting to one server gives up after this long. @defaultValue 2000 */
+  /** Connecting to one server gives up after this long (config redis.connectTimeoutMs). */
   connectTimeoutMs: number;
 }
 
@@ -145,6 +145,16 @@ export function createRedisClient(connection: RedisConnection, tuning: ClientTun
       });
     }
   }
+}
+
+/**
+ * Closes a client for good: QUIT when it can be sent (pending replies arrive first), then, unless that ended it,
+ * disconnect, which also cancels a pending reconnect: a client closed while a failover has it reconnecting
+ * must not come back.
+ */
+export async function closeClient(client: RedisClient): Promise<void> {
+  await client.quit().catch(() => undefined);
+  if (client.status !== 'end') client.disconnect();
 }
 
 /** The servers whose eviction policy matters: every master of a Cluster, else the one client. */

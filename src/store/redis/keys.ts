@@ -54,8 +54,8 @@ export interface PartitionKeys {
   dead(topic: string): string;
 }
 
+/** A RedisStore built without a partition count (config's automatic choice on a Cluster is the same). */
 export const DEFAULT_PARTITIONS = 8;
-export const DEFAULT_PREFIX = 'dq';
 /** Delayed sets per topic and partition while the topic is small; push.lua doubles them as its backlog grows. */
 export const DEFAULT_DELAY_BUCKETS = 128;
 

@@ -32,7 +32,7 @@ export async function outcomeOf(store: PartitionAccess, id: string): Promise<Job
   return Number(reply[1]) === 1 ? kept : { ...kept, result: null };
 }
 
-export async function setRetention(
+export async function setRetentionMany(
   store: PartitionAccess,
   ids: readonly string[],
   retention: Retention,
@@ -51,7 +51,7 @@ export async function purgeRetained(store: PartitionAccess, now: EpochMs, limit:
   return ids.flat();
 }
 
-export async function deleteEnded(store: PartitionAccess, ids: readonly string[]): Promise<number> {
+export async function deleteEndedMany(store: PartitionAccess, ids: readonly string[]): Promise<number> {
   const deleted = await Promise.all(
     [...byPartition(store, ids)].map(
       ([p, list]) => store.run('delete-ended', p, ['ids', ...list]) as Promise<string[]>,

@@ -28,7 +28,7 @@ export class RedisPusher {
     this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items));
   }
 
-  async push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  async pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     const { store } = this;
     // One job (the common HTTP case) skips Promise.all's bookkeeping.
     const replies =

@@ -1,4 +1,6 @@
+import { DelayqError } from '../../core/errors.js';
 import type { RedisConnection } from './connection.js';
+import { PREFIX_RE } from './keys.js';
 
 /** How a RedisStore connects and lays out its keys. */
 export interface RedisStoreOptions {
@@ -19,8 +21,25 @@ export interface RedisStoreOptions {
    * @defaultValue true
    */
   leaveDueToConsumers?: boolean | undefined;
-  /** @defaultValue 2000 */
+  /** Approximate MAXLEN of the job event stream. @defaultValue config's events.maxLength */
+  eventsMaxLength?: number;
+  /** A command not answered within this fails with E_STORE_UNAVAILABLE, ms. @defaultValue config's redis.commandTimeoutMs */
   commandTimeoutMs?: number;
-  /** @defaultValue 2000 */
+  /** One connection attempt gives up after this, ms. @defaultValue config's redis.connectTimeoutMs */
   connectTimeoutMs?: number;
+}
+
+/** Refuses a key layout outside its bounds, naming the option. */
+export function checkLayout(layout: { prefix: string; partitions: number; delayBuckets: number }): void {
+  const { prefix, partitions, delayBuckets } = layout;
+  if (!Number.isInteger(delayBuckets) || delayBuckets < 1 || delayBuckets > 65_536) {
+    throw new DelayqError('E_CONFIG', 'redis.delayBuckets: an integer from 1 to 65536', {
+      field: 'redis.delayBuckets',
+    });
+  }
+  if (!PREFIX_RE.test(prefix))
+    throw new DelayqError('E_CONFIG', 'redis.prefix: 1–64 of letters, digits, . _ : -', { field: 'redis.prefix' });
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024) {
+    throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
+  }
 }

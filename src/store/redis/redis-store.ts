@@ -1,28 +1,15 @@
 import type { EpochMs } from '../../core/clock.js';
+import { DEFAULTS } from '../../config.js';
+import { RedisJobEventLog } from './redis-job-event-log.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
-import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../../core/job.js';
+import { type Job, type NewJob, type Reservation } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
-import {
-  ok,
-  repeatedOk,
-  type CancelledJob,
-  type JobPage,
-  type JobQuery,
-  type LapsedReservation,
-  type Outcome,
-} from '../store.js';
-import type {
-  PromoteResult,
-  PushResult,
-  RedriveTarget,
-  ReserveOptions,
-  Store,
-  StoreCapabilities,
-  StoreWatcher,
-} from '../store.js';
+import { ok, repeatedOk, type CancelledJob, type Outcome } from '../store.js';
+import type { PromoteResult, PushResult, ReserveOptions, Store, StoreCapabilities, StoreWatcher } from '../store.js';
 import {
   checkEvictionPolicy,
+  closeClient,
   createRedisClient,
   parseRedisUrl,
   type RedisClient,
@@ -33,10 +20,8 @@ import { withDispatched } from '../cancelled.js';
 import {
   DEFAULT_DELAY_BUCKETS,
   DEFAULT_PARTITIONS,
-  DEFAULT_PREFIX,
   partitionKeys,
   partitionOf,
-  PREFIX_RE,
   wakeChannel,
   type PartitionKeys,
 } from './keys.js';
@@ -44,7 +29,7 @@ import { PartitionBatcher } from './partition-batcher.js';
 import { decodeRecord } from './record-codec.js';
 import { STATE_CODE, stateOf } from './record-layout.js';
 import { RedisPusher } from './redis-push.js';
-import type { RedisStoreOptions } from './redis-store-options.js';
+import { checkLayout, type RedisStoreOptions } from './redis-store-options.js';
 import { reserveJobs } from './redis-reserve.js';
 import { RedisClock } from './redis-clock.js';
 import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
@@ -53,13 +38,14 @@ import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { redrive } from './redis-redrive.js';
 import { peekNext, purgeWithNumbers, reserveJob } from './redis-by-id.js';
-import type { PeekState } from '../peek-order.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { registerNode } from './node-registration.js';
 import { WakeBus } from './wake-bus.js';
 import { NoticeFanout, type StoreNoticeListener } from '../store-notices.js';
 import { persistenceWarnings } from './persistence-check.js';
 import { ResetMarker } from './reset-marker.js';
+import { FailoverWatch } from './failover-watch.js';
+import { followSentinels, type SentinelFollower } from './sentinel-follower.js';
 import * as jobApi from './redis-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
 
@@ -106,7 +92,10 @@ export class RedisStore implements Store {
     () => this.prefix,
   );
   private readonly noticeFanout = new NoticeFanout();
+  readonly jobEvents: RedisJobEventLog;
   private readonly marker: ResetMarker;
+  private readonly failovers: FailoverWatch;
+  private follower: SentinelFollower | undefined;
 
   constructor(options: RedisStoreOptions) {
     const parsed = options.url === undefined ? undefined : parseRedisUrl(options.url);
@@ -114,24 +103,22 @@ export class RedisStore implements Store {
     if (!connection) throw new DelayqError('E_CONFIG', 'redis: give a url or a connection', { field: 'redis.url' });
     this.connection = connection;
     this.options = options;
-    this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULT_PREFIX;
+    this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULTS.redis.prefix;
     this.partitions = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
-    if (!Number.isInteger(this.delayBuckets) || this.delayBuckets < 1 || this.delayBuckets > 65_536) {
-      throw new DelayqError('E_CONFIG', 'redis.delayBuckets: an integer from 1 to 65536', {
-        field: 'redis.delayBuckets',
-      });
-    }
-    if (!PREFIX_RE.test(this.prefix))
-      throw new DelayqError('E_CONFIG', 'redis.prefix: 1–64 of letters, digits, . _ : -', { field: 'redis.prefix' });
-    if (!Number.isInteger(this.partitions) || this.partitions < 1 || this.partitions > 1024) {
-      throw new DelayqError('E_CONFIG', 'redis.partitions: an integer from 1 to 1024', { field: 'redis.partitions' });
-    }
+    checkLayout(this);
     // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
     this.capabilities = { shared: true, journaled: false, reserveTakesDue: this.partitions === 1 };
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
+    // XREAD blocks well inside the command timeout, so a wait for events never counts as a dead connection.
+    this.jobEvents = new RedisJobEventLog(
+      () => this.client,
+      `{${this.prefix}:events}`,
+      options.eventsMaxLength ?? DEFAULTS.events.maxLength,
+      Math.max(50, Math.floor((options.commandTimeoutMs ?? DEFAULTS.redis.commandTimeoutMs) / 2)),
+    );
     this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
     // After a wipe the node names are gone too: register again, so history names the right nodes.
     this.marker = new ResetMarker(
@@ -140,6 +127,11 @@ export class RedisStore implements Store {
       () => this.clock.now(),
       this.noticeFanout,
       () => this.registerNode(this.conn),
+    );
+    this.failovers = new FailoverWatch(
+      () => this.client,
+      () => this.clock.now(),
+      this.noticeFanout,
     );
     this.access = {
       parts: this.parts,
@@ -166,12 +158,13 @@ export class RedisStore implements Store {
 
   private async connect(): Promise<void> {
     const client = createRedisClient(this.connection, {
-      commandTimeoutMs: this.options.commandTimeoutMs ?? 2000,
-      connectTimeoutMs: this.options.connectTimeoutMs ?? 2000,
+      commandTimeoutMs: this.options.commandTimeoutMs ?? DEFAULTS.redis.commandTimeoutMs,
+      connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULTS.redis.connectTimeoutMs,
     });
     // Errors surface on the calls (E_STORE_UNAVAILABLE); the event only stops ioredis printing them.
     client.on('error', () => undefined);
     this.client = client;
+    this.follower = followSentinels(this.connection, client);
     await client.connect();
     await checkEvictionPolicy(client);
     for (const warning of await persistenceWarnings(client)) this.noticeFanout.onWarning(warning);
@@ -180,12 +173,14 @@ export class RedisStore implements Store {
     await this.clock.sync();
     this.clock.start();
     await this.marker.open(client);
+    await this.failovers.open();
     // After a reconnect the server may be another one (failover) or a restarted one without its data:
     // register the node name again and re-sample the clock offset.
     client.on('ready', () => {
       void this.registerNode(client).catch(() => undefined);
       void this.clock.sync().catch(() => undefined);
       void this.marker.check().catch(() => undefined);
+      void this.failovers.check().catch(() => undefined);
     });
   }
 
@@ -199,10 +194,13 @@ export class RedisStore implements Store {
     await this.opening?.catch(() => undefined);
     this.clock.stop();
     this.marker.close();
+    this.failovers.close();
+    this.follower?.stop();
     await this.bus.close();
+    this.jobEvents.close();
     this.client = undefined;
     this.opening = undefined;
-    await client.quit().catch(() => client.disconnect());
+    await closeClient(client);
   }
 
   notices(listener: StoreNoticeListener): void {
@@ -230,7 +228,9 @@ export class RedisStore implements Store {
   ): Promise<unknown> {
     const k = this.parts[partition]!;
     try {
-      return await runScript(this.conn, name, k.scriptKeys, [k.topicPrefix, ...args], buffers);
+      const reply = await runScript(this.conn, name, k.scriptKeys, [k.topicPrefix, ...args], buffers);
+      this.failovers.wrote();
+      return reply;
     } catch (err) {
       throw toStoreError(err);
     }
@@ -254,9 +254,9 @@ export class RedisStore implements Store {
 
   // ---- producers
 
-  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
-    return this.pusher.push(jobs, now);
+    return this.pusher.pushMany(jobs, now);
   }
 
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
@@ -313,6 +313,9 @@ export class RedisStore implements Store {
     return this.outcome(id, await this.finishes.add(this.part(id), { id, token, now }));
   }
 
+  /** The finishes of one call share the batcher's one script call per partition, as concurrent finishes do. */
+  finishMany: Store['finishMany'] = (items, now) => Promise.all(items.map((f) => this.finish(f.id, f.token, now)));
+
   private async finishPartition(partition: number, items: FinishItem[]): Promise<unknown[]> {
     const args: (string | number)[] = [this.nodeIndex[partition]!];
     for (const { id, token, now } of items) args.push(id, token, now);
@@ -335,9 +338,7 @@ export class RedisStore implements Store {
     return reserveJob(this.access, (i, reply) => this.outcome(i, reply), id, now, options);
   }
 
-  redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
-    return redrive(this.access, target, now);
-  }
+  redrive: Store['redrive'] = (target, now) => redrive(this.access, target, now);
 
   // ---- the scheduler (redis-scheduling.ts)
 
@@ -345,50 +346,25 @@ export class RedisStore implements Store {
     return promoteDue(this.access, now, limit, this.options.leaveDueToConsumers ?? true);
   }
 
-  listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]> {
-    return listLapsed(this.access, now, limit);
-  }
-
-  expireDue(now: EpochMs, limit: number): Promise<number> {
-    return drainPartitions(this.access, 'expire', now, limit);
-  }
-
-  purge(before: EpochMs, limit: number): Promise<number> {
-    return purgeWithNumbers(this.access, this.numbers, before, limit);
-  }
-
-  nextWakeAt(): Promise<EpochMs | null> {
-    return nextWakeAt(this.access);
-  }
+  listLapsed: Store['listLapsed'] = (now, limit) => listLapsed(this.access, now, limit);
+  expireDue: Store['expireDue'] = (now, limit) => drainPartitions(this.access, 'expire', now, limit);
+  purge: Store['purge'] = (before, limit) => purgeWithNumbers(this.access, this.numbers, before, limit);
+  nextWakeAt: Store['nextWakeAt'] = () => nextWakeAt(this.access);
 
   // ---- reads (redis-reads.ts)
 
-  get(id: string): Promise<Job | null> {
-    return readJob(this.access, id);
-  }
-
-  history(id: string): Promise<HistoryEntry[]> {
-    return readHistory(this.access, id);
-  }
-
-  list(query: JobQuery): Promise<JobPage> {
-    return listJobs(this.access, query);
-  }
-
-  peekNext(topic: string, state: PeekState): Promise<Job | null> {
-    return peekNext(this.access, topic, state);
-  }
-
-  stats(): Promise<TopicStats[]> {
-    return topicStats(this.access);
-  }
+  get: Store['get'] = (id) => readJob(this.access, id);
+  history: Store['history'] = (id) => readHistory(this.access, id);
+  list: Store['list'] = (query) => listJobs(this.access, query);
+  peekNext: Store['peekNext'] = (topic, state) => peekNext(this.access, topic, state);
+  stats: Store['stats'] = () => topicStats(this.access);
 
   // ---- the job API (issue 23): bodies in redis-job-api.ts and store/bulk-by-selector.ts
   recordOutcome: Store['recordOutcome'] = (id, token, o, now) => jobApi.recordOutcome(this.access, id, token, o, now);
   outcomeOf: Store['outcomeOf'] = (id) => jobApi.outcomeOf(this.access, id);
-  setRetention: Store['setRetention'] = (ids, r, now) => jobApi.setRetention(this.access, ids, r, now);
+  setRetentionMany: Store['setRetentionMany'] = (ids, r, now) => jobApi.setRetentionMany(this.access, ids, r, now);
   purgeRetained: Store['purgeRetained'] = (now, limit) => jobApi.purgeRetained(this.access, now, limit);
-  deleteEnded: Store['deleteEnded'] = (ids) => jobApi.deleteEnded(this.access, ids);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => jobApi.deleteEndedMany(this.access, ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
   listDue: Store['listDue'] = (query) => jobApi.listDue(this.access, query);
   listReserved: Store['listReserved'] = (query) => jobApi.listReserved(this.access, query);

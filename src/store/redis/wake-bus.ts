@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EpochMs } from '../../core/clock.js';
 import type { StoreWatcher } from '../store.js';
-import type { RedisClient } from './connection.js';
+import { closeClient, type RedisClient } from './connection.js';
 
 /**
  * Cross-process wake-ups over one pub/sub channel. A process publishes when it made jobs ready (its
@@ -73,6 +73,6 @@ export class WakeBus {
   async close(): Promise<void> {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    if (subscriber) await closeClient(subscriber);
   }
 }

@@ -88,7 +88,7 @@ export class SqliteJobApi {
     };
   }
 
-  setRetention(ids: readonly string[], retention: Retention): Promise<void> {
+  setRetentionMany(ids: readonly string[], retention: Retention): Promise<void> {
     return this.sql.write(() => {
       const save = this.prepare('saveRetention');
       const start = this.prepare('startRetention');
@@ -112,7 +112,7 @@ export class SqliteJobApi {
     });
   }
 
-  deleteEnded(ids: readonly string[]): Promise<number> {
+  deleteEndedMany(ids: readonly string[]): Promise<number> {
     return this.sql.write(() => ids.reduce((n, id) => n + this.deleteOne(id), 0));
   }
 

@@ -9,4 +9,6 @@ export interface SqliteStoreOptions {
    * FULL also survives power loss, at the cost of an fsync per commit.
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /** Job events kept in memory for followers to resume from. @defaultValue config's events.maxLength */
+  eventsMaxLength?: number;
 }

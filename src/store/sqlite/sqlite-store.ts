@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { DEFAULTS } from '../../config.js';
+import { LocalJobEventLog } from '../local-job-event-log.js';
 import type { DueCounts, DueHistogramQuery } from '../due-histogram.js';
 import { sqliteDueHistogram } from './sqlite-due-histogram.js';
 import type { EpochMs } from '../../core/clock.js';
@@ -19,6 +21,7 @@ import {
   ok,
   repeatedOk,
   type CancelledJob,
+  type FinishItem,
   tokenMismatch,
   wrongState,
   type JobPage,
@@ -67,19 +70,21 @@ export class SqliteStore implements Store {
   private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
   readonly pauses = new SqliteTopicPauses(this.access);
   readonly numbers = new SqliteJobNumbers(this.access);
+  readonly jobEvents: LocalJobEventLog;
   // The job API (issue 23): bodies in sqlite-job-api.ts and store/bulk-by-selector.ts.
   private readonly jobApi = new SqliteJobApi(this.access);
   recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
   outcomeOf: Store['outcomeOf'] = (id) => this.jobApi.outcomeOf(id);
-  setRetention: Store['setRetention'] = (ids, retention) => this.jobApi.setRetention(ids, retention);
+  setRetentionMany: Store['setRetentionMany'] = (ids, retention) => this.jobApi.setRetentionMany(ids, retention);
   purgeRetained: Store['purgeRetained'] = (now, limit) => this.jobApi.purgeRetained(now, limit);
-  deleteEnded: Store['deleteEnded'] = (ids) => this.jobApi.deleteEnded(ids);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.jobApi.deleteEndedMany(ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
   listDue: Store['listDue'] = (query) => this.jobApi.listDue(query);
   listReserved: Store['listReserved'] = (query) => this.jobApi.listReserved(query);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
+    this.jobEvents = new LocalJobEventLog(options.eventsMaxLength ?? DEFAULTS.events.maxLength);
   }
 
   async open(): Promise<void> {
@@ -132,7 +137,7 @@ export class SqliteStore implements Store {
     return this.stmt.getJob.get(id) as JobRow | undefined;
   }
 
-  push(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
+  pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     return this.write(() =>
       jobs.map((job): PushResult => {
         const ready = job.runAt <= now;
@@ -234,12 +239,6 @@ export class SqliteStore implements Store {
     return row;
   }
 
-  /** A finished job asked to finish again with the token that finished it: answered as done. */
-  private repeatedFinish(id: string, token: string): Outcome<Job> | undefined {
-    const row = this.row(id);
-    return row && row.state === 'finished' && row.token === token ? repeatedOk(rowToJob(row)) : undefined;
-  }
-
   private fencedTransition(id: string, token: string, apply: (row: JobRow) => JobRow): Promise<Outcome<Job>> {
     return this.write((): Outcome<Job> => {
       const found = this.fenced(id, token);
@@ -256,12 +255,23 @@ export class SqliteStore implements Store {
     );
   }
 
-  async finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    const outcome = await this.fencedTransition(id, token, (row) => {
-      this.record(id, now, 'finish', 'finished', row.attempts);
-      return this.stmt.toFinished.get({ id, now }) as JobRow;
-    });
-    return (!outcome.ok && outcome.state === 'finished' && this.repeatedFinish(id, token)) || outcome;
+  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.write(() => this.finishOne(id, token, now));
+  }
+
+  /** One transaction for the batch, no savepoint per item: an item's refusal is an outcome, never a throw. */
+  finishMany(items: readonly FinishItem[], now: EpochMs): Promise<Outcome<Job>[]> {
+    return this.write(() => items.map(({ id, token }) => this.finishOne(id, token, now)));
+  }
+
+  /** The update is fenced by the token; only a refused finish reads the row, to say why (or answer a repeat). */
+  private finishOne(id: string, token: string, now: EpochMs): Outcome<Job> {
+    const updated = this.stmt.toFinished.get({ id, token, now }) as JobRow | undefined;
+    if (updated) this.record(id, now, 'finish', 'finished', updated.attempts);
+    if (updated) return ok(rowToJob(updated));
+    const row = this.row(id);
+    if (row?.state === 'finished' && row.token === token) return repeatedOk(rowToJob(row));
+    return !row ? notFound() : row.state !== 'reserved' ? wrongState(row.state as JobState) : tokenMismatch('reserved');
   }
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {

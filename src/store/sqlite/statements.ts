@@ -18,8 +18,9 @@ export const SQL = {
       deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL WHERE id = @id RETURNING *`,
   touch: `UPDATE jobs SET deadline_at = @deadlineAt WHERE id = @id RETURNING *`,
   // The token stays: a repeat of the same finish is recognised by it (store.ts, finish).
+  /** Fenced in the statement: it changes the row only while the token still holds the reservation. */
   toFinished: `UPDATE jobs SET state = 'finished', deadline_at = NULL, finished_at = @now
-      WHERE id = @id RETURNING *`,
+      WHERE id = @id AND state = 'reserved' AND token = @token RETURNING *`,
   toDead: `UPDATE jobs SET state = 'dead', token = NULL, deadline_at = NULL, finished_at = @now,
       last_error = COALESCE(@error, last_error), priority = COALESCE(@priority, priority) WHERE id = @id RETURNING *`,
   toReleased: `UPDATE jobs SET state = 'ready', attempts = MAX(attempts - 1, 0), token = NULL, deadline_at = NULL,

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { SinkMetrics } from '../../../src/metrics.js';
 import { Dispatcher } from '../../../src/delivery/dispatcher.js';
-import { DelayqService } from '../../../src/service.js';
+import { DelayqService } from '../../../src/service/service.js';
 import { createSink } from '../../../src/delivery/create-sink.js';
 import { SinkBindings } from '../../../src/delivery/sink-bindings.js';
 import { SqliteBindingStore } from '../../../src/delivery/sqlite-binding-store.js';

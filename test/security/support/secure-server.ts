@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../../../src/config.js';
 import { createRuntime, type DelayqRuntime } from '../../../src/runtime.js';
 import { buildApp, closeGracefully, type DelayqApp } from '../../../src/server/app.js';
 import type { RestoreHandler } from '../../../src/server/routes/mykit.js';
-import type { DelayqService } from '../../../src/service.js';
+import type { DelayqService } from '../../../src/service/service.js';
 
 /** Tokens used by the security tests: an admin (all topics) and a token limited to `orders.` topics. */
 export const ADMIN_TOKEN = 'admin-secret-token-9f3a2c1d7e';

@@ -2,15 +2,15 @@
  * What a DelayqService is built from, and the requests of its calls that carry more than an id, with the
  * checks that name a request's bad field (E_VALIDATION) before the store is asked.
  */
-import type { Clock } from './core/clock.js';
-import { invalid } from './core/errors.js';
-import { validateTopic, type JobDefaults, type PushInput } from './core/job-input.js';
-import { LIMITS } from './core/limits.js';
+import type { Clock } from '../core/clock.js';
+import { invalid } from '../core/errors.js';
+import { validateTopic, type JobDefaults, type PushInput } from '../core/job-input.js';
+import { LIMITS } from '../core/limits.js';
 import type { Logger } from 'pino';
-import type { LoaderOptions } from './scheduler/loader.js';
-import type { SchedulerOptions } from './scheduler/scheduler.js';
-import type { Store } from './store/store.js';
-import type { ErrorInput, RetentionInput } from './core/job-outcome.js';
+import type { LoaderOptions } from '../scheduler/loader.js';
+import type { SchedulerOptions } from '../scheduler/scheduler.js';
+import type { Store } from '../store/store.js';
+import type { ErrorInput, RetentionInput } from '../core/job-outcome.js';
 
 export interface ServiceOptions {
   store: Store;

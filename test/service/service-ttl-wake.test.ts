@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DelayqService } from '../src/service.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { DelayqService } from '../../src/service/service.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 

@@ -1,8 +1,8 @@
-import type { EpochMs } from './core/clock.js';
-import { invalid } from './core/errors.js';
-import { validateTopic } from './core/job-input.js';
-import { LIMITS } from './core/limits.js';
-import type { DueHistogramQuery } from './store/due-histogram.js';
+import type { EpochMs } from '../core/clock.js';
+import { invalid } from '../core/errors.js';
+import { validateTopic } from '../core/job-input.js';
+import { LIMITS } from '../core/limits.js';
+import type { DueHistogramQuery } from '../store/due-histogram.js';
 
 export interface DueHistogramInput {
   topic?: string | undefined;

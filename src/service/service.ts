@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
-import { systemClock, type Clock, type EpochMs } from './core/clock.js';
-import { DelayqError } from './core/errors.js';
-import { defaultNodeId, newJobId } from './core/ids.js';
-import { DEFAULT_JOB_DEFAULTS } from './config.js';
+import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
+import { DelayqError, settled } from '../core/errors.js';
+import { defaultNodeId, newJobId } from '../core/ids.js';
+import { DEFAULT_JOB_DEFAULTS } from '../config.js';
 import {
   delayIn,
   normalizePush,
@@ -12,31 +12,32 @@ import {
   validateTopic,
   type JobDefaults,
   type PushInput,
-} from './core/job-input.js';
-import type { HistoryEntry, Job, NewJob, Reservation, TopicStatsWithPause } from './core/job.js';
-import { decideFailure, type FailureDecision } from './core/retry-policy.js';
-import { isJournaled, type JournalMaintenance, type JournalOperations } from './journal/journal.js';
-import { JournalLoader } from './scheduler/loader.js';
-import { PausedTopics, type TopicPause } from './scheduler/paused-topics.js';
-import { ReadyWaiters } from './scheduler/ready-waiters.js';
-import { Scheduler } from './scheduler/scheduler.js';
+} from '../core/job-input.js';
+import type { HistoryEntry, Job, NewJob, Reservation } from '../core/job.js';
+import { decideFailure, type FailureDecision } from '../core/retry-policy.js';
+import { isJournaled } from '../journal/journal.js';
+import { JournalLoader } from '../scheduler/loader.js';
+import { PausedTopics } from '../scheduler/paused-topics.js';
+import { ReadyWaiters, type WaitOutcome } from '../scheduler/ready-waiters.js';
+import { Scheduler } from '../scheduler/scheduler.js';
 import { ServiceEvents } from './service-events.js';
-import { normalizeDueHistogram, type DueHistogramInput } from './due-histogram-input.js';
-import type { DueCounts, DueHistogramQuery } from './store/due-histogram.js';
-import type { PeekState } from './store/peek-order.js';
-import { observeStore } from './observe/observed-store.js';
+import { observeStore } from '../observe/observed-store.js';
+import { JobEventFeed } from './job-event-feed.js';
 import { StoreNoticeLog } from './store-notice-log.js';
-import { notFoundError, unwrap } from './store/outcome-errors.js';
+import { notFoundError, unwrap } from '../store/outcome-errors.js';
 import {
   type CancelledJob,
+  type FinishItem,
   type JobPage,
   type JobQuery,
   type PushResult,
   type RedriveTarget,
   type Store,
-} from './store/store.js';
-
-import { JobApi } from './service-job-api.js';
+} from '../store/store.js';
+import { JobApi } from './job-api.js';
+import { JournalApi } from './journal-api.js';
+import { ServiceState } from './service-state.js';
+import { TopicApi } from './topic-api.js';
 import {
   checkReserve,
   pickTime,
@@ -57,20 +58,24 @@ export class DelayqService {
   readonly nodeId: string;
   readonly logger: Logger;
   readonly defaults: JobDefaults;
-  /** What happens to jobs, store call timings and long-poll waits (src/service-events.ts). */
+  /** What happens to jobs, store call timings and long-poll waits (service-events.ts). */
   readonly events = new ServiceEvents();
   private readonly scheduler: Scheduler;
   private readonly loader: JournalLoader | undefined;
-  private readonly journal: (JournalMaintenance & JournalOperations) | undefined;
   private readonly waiters = new ReadyWaiters();
   readonly paused: PausedTopics;
   private readonly runScheduler: boolean;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly state = new ServiceState();
   /** The store's notices: resets (came back empty) logged at error level and counted, setup warnings. */
   readonly storeNotices: StoreNoticeLog;
-  private state: 'new' | 'open' | 'closing' | 'closed' = 'new';
-  /** Results, retention, bulk operations and listings (issue 23; service-job-api.ts). */
+  /** Results, retention, bulk operations and listings (issue 23; job-api.ts). */
   readonly jobApi: JobApi;
+  /** Counts per topic, pause and resume, the next job of a topic, the due histogram (topic-api.ts). */
+  readonly topics: TopicApi;
+  /** Restore, restore one job, clear-all and status, when a SQL journal backs the store (journal-api.ts). */
+  readonly journal: JournalApi;
+  /** Ended and failed jobs for followers (SSE, SDK iterator; job-event-feed.ts). */
+  readonly jobEvents: JobEventFeed;
 
   constructor(options: ServiceOptions) {
     // A shared store's clock wins over the local one: processes on one Redis agree on time.
@@ -81,6 +86,7 @@ export class DelayqService {
     this.defaults = { ...DEFAULT_JOB_DEFAULTS, ...options.jobDefaults };
     this.runScheduler = options.runScheduler ?? true;
     this.storeNotices = new StoreNoticeLog(this.logger);
+    this.jobEvents = new JobEventFeed(this.events, this.store.jobEvents);
     this.store.notices(this.storeNotices); // before open: open-time notices count too
     this.scheduler = new Scheduler(
       this.store,
@@ -93,10 +99,11 @@ export class DelayqService {
       options.scheduler,
     );
     this.paused = new PausedTopics(this.store.pauses, this.clock, (topics) => this.waiters.notify(topics), this.logger);
-    this.journal = isJournaled(this.store) ? this.store : undefined;
-    this.loader = this.journal
+    const journaled = isJournaled(this.store) ? this.store : undefined;
+    this.journal = new JournalApi(journaled);
+    this.loader = journaled
       ? new JournalLoader(
-          this.journal,
+          journaled,
           this.clock,
           {
             onLoaded: () => this.scheduler.wakeNow(),
@@ -106,11 +113,13 @@ export class DelayqService {
           options.loader,
         )
       : undefined;
+    const run = <T>(operation: () => Promise<T>): Promise<T> => this.state.run(operation);
+    this.topics = new TopicApi({ store: this.store, paused: this.paused, now: () => this.clock.now(), run });
     this.jobApi = new JobApi(
       {
         store: this.store,
         now: () => this.clock.now(),
-        run: (operation) => this.run(operation),
+        run,
         pushBatch: (inputs) => this.pushBatch(inputs),
         moved: (topics, dueAt) => {
           if (topics.length) this.waiters.notify(topics);
@@ -123,8 +132,9 @@ export class DelayqService {
   }
 
   async start(): Promise<void> {
-    if (this.state !== 'new') return;
+    if (this.state.phase !== 'new') return;
     await this.store.open();
+    this.jobEvents.start();
     await this.paused.start();
     if (this.store.capabilities.shared) {
       this.store.watch({
@@ -136,16 +146,30 @@ export class DelayqService {
       this.scheduler.start();
       this.loader?.start();
     }
-    this.state = 'open';
+    this.state.opened();
   }
 
   get isOpen(): boolean {
-    return this.state === 'open';
+    return this.state.isOpen;
   }
 
   /** Long-poll requests waiting right now. */
   get waitingConsumers(): number {
     return this.waiters.size;
+  }
+
+  /** Grows whenever jobs may have become ready; read it before a reserve try, pass it to waitReady. */
+  get readyEpoch(): number {
+    return this.waiters.epoch;
+  }
+
+  /**
+   * Waits until jobs of `topics` may be ready (or the time is up, or `signal` aborts), without reserving: for
+   * a front end that batches its reserve tries itself (the beanstalkd listener). `seenEpoch` (readyEpoch before
+   * the try that found nothing) makes a notification in between return at once.
+   */
+  waitReady(topics: readonly string[], waitMs: number, signal?: AbortSignal, seenEpoch?: number): Promise<WaitOutcome> {
+    return this.waiters.wait(topics, waitMs, signal, seenEpoch);
   }
 
   /**
@@ -154,35 +178,21 @@ export class DelayqService {
    * and lapse to a retry if their consumers never finish them.
    */
   async close(): Promise<void> {
-    if (this.state === 'closed' || this.state === 'closing') return;
-    this.state = 'closing';
+    if (this.state.phase === 'closed' || this.state.phase === 'closing') return;
+    const settled = this.state.closing();
     this.waiters.notifyAll();
-    await Promise.allSettled([...this.inFlight]);
+    await settled;
     await this.loader?.stop();
     this.paused.stop();
     await this.scheduler.stop();
+    this.jobEvents.stop();
     await this.store.close();
-    this.state = 'closed';
+    this.state.closed();
   }
 
-  /** Every public operation runs through here: refused while closing, tracked for graceful close. */
+  /** Every public operation runs through here: refused unless open, tracked for graceful close. */
   private run<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.state !== 'open') {
-      return Promise.reject(
-        new DelayqError(
-          'E_SHUTTING_DOWN',
-          this.state === 'new' ? 'the service has not started' : 'the service is shutting down',
-        ),
-      );
-    }
-    const promise = operation();
-    this.inFlight.add(promise);
-    // Both outcomes drop it, and no derived promise is left to reject unhandled.
-    promise.then(
-      () => this.inFlight.delete(promise),
-      () => this.inFlight.delete(promise),
-    );
-    return promise;
+    return this.state.run(operation);
   }
 
   /** Validates a push without storing it (the HTTP layer uses it to name bad fields in a batch). */
@@ -208,7 +218,7 @@ export class DelayqService {
           throw err;
         }
       });
-      const results = await this.store.push(jobs, now);
+      const results = await this.store.pushMany(jobs, now);
       this.afterWrite(results.filter((r) => r.created).map((r) => r.job));
       return results;
     });
@@ -293,9 +303,9 @@ export class DelayqService {
           return answer(reserved);
         }
         const left = giveUpAt - performance.now();
-        if (left <= 0 || this.state !== 'open' || signal?.aborted) return answer([]);
+        if (left <= 0 || !this.state.isOpen || signal?.aborted) return answer([]);
         const outcome = await this.waiters.wait(topics, left, signal, epoch);
-        if (outcome !== 'notified' || this.state !== 'open') return answer([]);
+        if (outcome !== 'notified' || !this.state.isOpen) return answer([]);
       }
     });
   }
@@ -320,12 +330,31 @@ export class DelayqService {
     });
   }
 
-  /** Finishes a reservation; `result` (any JSON value) is kept with the job (service-job-api.ts). */
+  /** Finishes a reservation; `result` (any JSON value) is kept with the job (job-api.ts). */
   finish(id: string, token: string, result?: unknown): Promise<Job> {
     return this.run(async () => {
       validateJobId(id);
-      if (result !== undefined) await this.jobApi.recordResult(id, token, result);
-      return unwrap(await this.store.finish(id, token, this.clock.now()), id, 'finish');
+      if (result !== undefined)
+        this.jobEvents.note(id, { result: await this.jobApi.recordResult(id, token, result), error: null });
+      try {
+        return unwrap(await this.store.finish(id, token, this.clock.now()), id, 'finish');
+      } finally {
+        this.jobEvents.forget(id);
+      }
+    });
+  }
+
+  /**
+   * finish for many reservations in one store call (batch acknowledgement): in order, each item's job, or the
+   * DelayqError its own finish would have thrown (a stale token refuses its item only).
+   */
+  finishMany(items: readonly FinishItem[]): Promise<(Job | DelayqError)[]> {
+    return this.run(async () => {
+      const checked = items.map(({ id }) => settled(() => validateJobId(id)));
+      const valid = items.filter((_, i) => typeof checked[i] === 'string');
+      const outcomes = await this.store.finishMany(valid, this.clock.now());
+      let k = 0;
+      return checked.map((c) => (typeof c === 'string' ? settled(() => unwrap(outcomes[k++]!, c, 'finish')) : c));
     });
   }
 
@@ -339,10 +368,16 @@ export class DelayqService {
       const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
       const decision = decideFailure(current.retry, current.attempts, now, request);
       const error = await this.jobApi.recordError(id, token, request.error);
-      const outcome =
-        decision.action === 'retry'
-          ? await this.store.retry(id, token, decision.runAt, now, error)
-          : await this.store.bury(id, token, now, error, priority);
+      if (error !== null) this.jobEvents.note(id, { result: null, error });
+      let outcome;
+      try {
+        outcome =
+          decision.action === 'retry'
+            ? await this.store.retry(id, token, decision.runAt, now, error?.message ?? null)
+            : await this.store.bury(id, token, now, error?.message ?? null, priority);
+      } finally {
+        this.jobEvents.forget(id);
+      }
       const job = unwrap(outcome, id, 'fail');
       this.afterWrite([job]);
       return { job, decision };
@@ -388,46 +423,6 @@ export class DelayqService {
 
   list(query: JobQuery): Promise<JobPage> {
     return this.run(() => this.store.list(query));
-  }
-
-  /** The first job of a topic in a state, in that state's order (Store.peekNext). */
-  peekNext(topic: string, state: PeekState): Promise<Job | null> {
-    return this.run(() => this.store.peekNext(validateTopic(topic, 'topic'), state));
-  }
-
-  /** Counts per state of every topic with jobs or a pause, and the pause. */
-  stats(): Promise<TopicStatsWithPause[]> {
-    return this.run(async () => this.paused.withPauses(await this.store.stats()));
-  }
-
-  /** Pauses a topic (reserve and delivery skip it), until resumed or, with `delayMs`, for that long. */
-  pauseTopic(topic: string, options: { delayMs?: number | string | undefined } = {}): Promise<TopicPause> {
-    return this.run(() => this.paused.pause(validateTopic(topic, 'topic'), options.delayMs));
-  }
-
-  /** Lifts a topic's pause; false when it was not paused. */
-  resumeTopic(topic: string): Promise<boolean> {
-    return this.run(() => this.paused.resume(validateTopic(topic, 'topic')));
-  }
-
-  /** Delayed jobs per due-time bucket (GET /v1/stats/due); the query as normalized, with its counts. */
-  dueHistogram(input: DueHistogramInput): Promise<DueHistogramQuery & { counts: DueCounts }> {
-    return this.run(async () => {
-      const query = normalizeDueHistogram(input, this.clock.now());
-      return { ...query, counts: await this.store.dueHistogram(query) };
-    });
-  }
-
-  /** Whether a SQL journal backs the store (restore and clear-all are available). */
-  get isJournaled(): boolean {
-    return this.journal !== undefined;
-  }
-
-  /** The journaled store's operations (restore, clearAll, status); E_CONFLICT when the store has no journal. */
-  journalOperations(): JournalOperations {
-    if (!this.journal)
-      throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal: nothing to restore from');
-    return this.journal;
   }
 
   /** Deletes terminal jobs that ended before `before` (the scheduler also does this on its own). */

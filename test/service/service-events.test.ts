@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DelayqService } from '../src/service.js';
-import type { ServiceJobEvent, StoreCallEvent } from '../src/service-events.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { FakeClock } from './helpers/fake-clock.js';
+import { DelayqService } from '../../src/service/service.js';
+import type { ServiceJobEvent, StoreCallEvent } from '../../src/service/service-events.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 describe('service.events', () => {
   let clock: FakeClock;

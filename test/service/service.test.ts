@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DelayqError } from '../src/core/errors.js';
-import { DelayqService } from '../src/service.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { waitFor } from './helpers/http-server.js';
+import { DelayqError } from '../../src/core/errors.js';
+import { DelayqService } from '../../src/service/service.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { waitFor } from '../helpers/http-server.js';
 
 describe('DelayqService (SQLite, real clock)', () => {
   let service: DelayqService;
@@ -26,7 +26,7 @@ describe('DelayqService (SQLite, real clock)', () => {
     const err = await service.pushBatch([{ topic: 'ok' }, { topic: 'ok', delayMs: -1 }]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DelayqError);
     expect(err).toMatchObject({ code: 'E_VALIDATION', field: 'jobs[1].delayMs' });
-    expect(await service.stats()).toEqual([]);
+    expect(await service.topics.stats()).toEqual([]);
   });
 
   it('a long-poll reserve returns as soon as a job is pushed', async () => {

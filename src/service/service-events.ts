@@ -6,7 +6,7 @@
  *  - 'reserveWait': how long a reserve call waited (long-poll) and whether it got jobs.
  */
 import { EventEmitter } from 'node:events';
-import type { EpochMs } from './core/clock.js';
+import type { EpochMs } from '../core/clock.js';
 
 export const SERVICE_JOB_EVENTS = [
   'push',
@@ -40,6 +40,8 @@ export interface ServiceJobEvent {
   dueAt?: EpochMs;
   /** On reserve: when the job became ready (readyAt − dueAt is its promote lateness). */
   readyAt?: EpochMs | null;
+  /** retry and bury: the job's lastError; cancel: the reason given. */
+  error?: string | null;
 }
 
 export interface StoreCallEvent {

@@ -3,23 +3,24 @@
  * error, outcomes on reads, retention per job or topic, bulk operations by selector, and the due-time
  * and reserved listings. DelayqService owns one (`service.jobApi`) and hands it its guard and wake-ups.
  */
-import type { EpochMs } from './core/clock.js';
-import { invalid } from './core/errors.js';
-import { delayIn, validateJobId, validateTopic, type PushInput } from './core/job-input.js';
+import type { EpochMs } from '../core/clock.js';
+import { invalid } from '../core/errors.js';
+import { delayIn, validateJobId, validateTopic, type PushInput } from '../core/job-input.js';
 import {
   normalizeError,
   normalizeResult,
   normalizeRetention,
   type ErrorInput,
+  type JobError,
   type JobOutcome,
   type Retention,
   type RetentionInput,
-} from './core/job-outcome.js';
-import { normalizeSelector, type SelectorInput } from './core/job-selector.js';
-import { LIMITS } from './core/limits.js';
-import type { BulkAction, BulkResult } from './store/bulk.js';
-import type { DuePage, ReservedPage } from './store/listings.js';
-import type { PushResult, Store } from './store/store.js';
+} from '../core/job-outcome.js';
+import { normalizeSelector, type SelectorInput } from '../core/job-selector.js';
+import { LIMITS } from '../core/limits.js';
+import type { BulkAction, BulkResult } from '../store/bulk.js';
+import type { DuePage, ReservedPage } from '../store/listings.js';
+import type { PushResult, Store } from '../store/store.js';
 
 /** What the job API needs of DelayqService. */
 export interface JobApiHost {
@@ -64,17 +65,18 @@ export class JobApi {
     );
   }
 
-  /** Keeps a finish's result (the finish follows; a refused one is explained by the finish's refusal). */
-  async recordResult(id: string, token: string, result: unknown): Promise<void> {
+  /** Keeps a finish's result (the finish follows; a refused one is explained by the finish's refusal); its JSON text. */
+  async recordResult(id: string, token: string, result: unknown): Promise<string | null> {
     const text = normalizeResult(result);
     await this.host.store.recordOutcome(id, token, { result: text, error: null }, this.host.now());
+    return text;
   }
 
-  /** Keeps a fail's error (text or structured) and answers its message for the job's lastError. */
-  async recordError(id: string, token: string, input: ErrorInput | undefined): Promise<string | null> {
+  /** Keeps a fail's error (text or structured) and answers it (its message becomes the job's lastError). */
+  async recordError(id: string, token: string, input: ErrorInput | undefined): Promise<JobError | null> {
     const error = normalizeError(input);
     if (error !== null) await this.host.store.recordOutcome(id, token, { result: null, error }, this.host.now());
-    return error?.message ?? null;
+    return error;
   }
 
   /** The outcome kept with a job, if any. */
@@ -105,7 +107,7 @@ export class JobApi {
     if (groups.size === 0) return results;
     const now = this.host.now();
     await this.host.run(() =>
-      Promise.all([...groups.values()].map((g) => this.host.store.setRetention(g.ids, g.retention, now))),
+      Promise.all([...groups.values()].map((g) => this.host.store.setRetentionMany(g.ids, g.retention, now))),
     );
     return results;
   }

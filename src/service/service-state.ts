@@ -1,0 +1,54 @@
+import { DelayqError } from '../core/errors.js';
+
+export type ServicePhase = 'new' | 'open' | 'closing' | 'closed';
+
+/**
+ * The service's phase and its calls in flight: every public operation runs through `run`, which refuses it
+ * unless the service is open, and `close` waits for what was admitted, so a graceful close loses nothing.
+ */
+export class ServiceState {
+  private current: ServicePhase = 'new';
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  get phase(): ServicePhase {
+    return this.current;
+  }
+
+  get isOpen(): boolean {
+    return this.current === 'open';
+  }
+
+  opened(): void {
+    this.current = 'open';
+  }
+
+  /** Refuses new calls from now on; resolves when every admitted call has settled. */
+  async closing(): Promise<void> {
+    this.current = 'closing';
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  closed(): void {
+    this.current = 'closed';
+  }
+
+  /** Runs `operation` if the service is open (else E_SHUTTING_DOWN), tracked until it settles. */
+  run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.current !== 'open') {
+      return Promise.reject(
+        new DelayqError(
+          'E_SHUTTING_DOWN',
+          this.current === 'new' ? 'the service has not started' : 'the service is shutting down',
+        ),
+      );
+    }
+    const promise = operation();
+    this.inFlight.add(promise);
+    // Both outcomes drop it, and no derived promise is left to reject unhandled.
+    promise.then(
+      () => this.inFlight.delete(promise),
+      () => this.inFlight.delete(promise),
+    );
+    return promise;
+  }
+}
