@@ -1,4 +1,4 @@
-import { errorFromResponse } from '../client/client.js';
+import { errorFromResponse } from '../client/error-answer.js';
 import { DelayqError } from '../core/errors.js';
 
 /** For the API calls the SDK does not wrap (restore, journal, sinks, the due histogram, /metrics): same errors as the SDK. */

@@ -2,7 +2,8 @@
  * One HTTP call of the SDK: the bearer token, the JSON body, and an error answer turned back into the
  * DelayqError the server threw. DelayqClient's methods are paths and bodies over this.
  */
-import { DelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
+import { DelayqError } from '../core/errors.js';
+import { errorFromResponse } from './error-answer.js';
 import type { HttpMethod, Transport } from './transport.js';
 import { eventSourceOf, type EventSource } from './event-stream.js';
 
@@ -10,8 +11,6 @@ export interface RequestOptions {
   /** Aborts the request (for reserve: the server then releases anything it reserved for it). */
   signal?: AbortSignal | undefined;
 }
-
-const KNOWN_CODES = new Set<string>(ERROR_CODES);
 
 export class ApiRequester {
   readonly url: string;
@@ -72,22 +71,4 @@ export function queryString(query: Record<string, string | number | boolean | un
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : '';
-}
-
-/** An error answer → the DelayqError the server threw (or E_INTERNAL for an answer that is not ours). */
-export function errorFromResponse(status: number, parsed: unknown, text: string): DelayqError {
-  const error = (
-    parsed as { error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown } } | undefined
-  )?.error;
-  if (error && typeof error.code === 'string' && KNOWN_CODES.has(error.code)) {
-    return new DelayqError(error.code as ErrorCode, typeof error.message === 'string' ? error.message : error.code, {
-      field: typeof error.field === 'string' ? error.field : undefined,
-      details:
-        typeof error.details === 'object' && error.details !== null
-          ? (error.details as Record<string, unknown>)
-          : undefined,
-    });
-  }
-  const code: ErrorCode = status === 503 ? 'E_STORE_UNAVAILABLE' : 'E_INTERNAL';
-  return new DelayqError(code, `HTTP ${status}: ${text.slice(0, 200)}`, { details: { status } });
 }

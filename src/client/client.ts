@@ -3,7 +3,6 @@
  * the same DelayqError (same `code`, `field`, `details`) the server threw, so callers branch on
  * `err.code` on both sides. Imports only protocol/ and core/errors, so it can ship on its own.
  */
-import { DelayqError } from '../core/errors.js';
 import type {
   Ack,
   AckResponse,
@@ -75,7 +74,7 @@ export interface DelayqClientOptions {
   pushWindowMs?: number;
 }
 
-export { errorFromResponse, type RequestOptions } from './api-request.js';
+export type { RequestOptions } from './api-request.js';
 
 export class DelayqClient {
   readonly url: string;
@@ -88,12 +87,6 @@ export class DelayqClient {
     this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
     const transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
     this.http = new ApiRequester(this.url, options.token, transport);
-    const pushWindowMs = options.pushWindowMs ?? 0;
-    if (!Number.isInteger(pushWindowMs) || pushWindowMs < 0 || pushWindowMs > 10_000) {
-      throw new DelayqError('E_VALIDATION', 'pushWindowMs: must be an integer from 0 to 10000', {
-        field: 'pushWindowMs',
-      });
-    }
     if (options.coalescePushes !== false) {
       this.pushes = new PushCoalescer(
         {
@@ -102,7 +95,7 @@ export class DelayqClient {
             (await this.http.requestText<PushBatchResponse>('POST', '/v1/jobs/batch', `{"jobs":[${texts.join(',')}]}`))
               .results,
         },
-        pushWindowMs,
+        options.pushWindowMs ?? 0,
       );
     }
   }
@@ -118,13 +111,7 @@ export class DelayqClient {
    * together go out as one batch request unless `coalescePushes` is false; each gets its own answer.
    */
   push(job: PushRequest, options?: RequestOptions): Promise<PushResponse> {
-    if (this.pushes && !options?.signal) {
-      try {
-        return this.pushes.add(JSON.stringify(job));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
-    }
+    if (this.pushes && !options?.signal) return this.pushes.add(job);
     return this.http.request('POST', '/v1/jobs', job, options);
   }
 

@@ -8,7 +8,7 @@
  */
 import { DelayqError, isDelayqError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import type { PushResponse } from '../protocol/schemas.js';
+import type { PushRequest, PushResponse } from '../protocol/schemas.js';
 
 /** A push waiting for its answer; `text` is its job's JSON, taken when push() was called. */
 interface Pending {
@@ -34,12 +34,19 @@ export class PushCoalescer {
 
   /** `windowMs` 0: send at the end of the current event-loop turn (setImmediate). */
   constructor(sender: PushSender, windowMs: number) {
+    if (!Number.isInteger(windowMs) || windowMs < 0 || windowMs > 10_000) {
+      throw new DelayqError('E_VALIDATION', 'pushWindowMs: must be an integer from 0 to 10000', {
+        field: 'pushWindowMs',
+      });
+    }
     this.sender = sender;
     this.windowMs = windowMs;
   }
 
-  add(text: string): Promise<PushResponse> {
+  /** Queues a job, its JSON taken now (as a push of its own would send it). */
+  add(job: PushRequest): Promise<PushResponse> {
     return new Promise<PushResponse>((resolve, reject) => {
+      const text = JSON.stringify(job);
       this.queue.push({ text, resolve, reject });
       this.queuedBytes += text.length + 1;
       if (this.queue.length >= LIMITS.pushBatchMax || this.queuedBytes >= LIMITS.pushCoalesceMaxBytes) this.send();

@@ -14,6 +14,7 @@ import { toDelayqError } from '../server/error-handler.js';
 import type { DelayqService } from '../service/service.js';
 import { jobMessageOf, validate } from './convert.js';
 import type { AckMessage, AckResultMessage } from './messages.js';
+import { failErrorOf, jsonField } from './outcome-fields.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -27,6 +28,9 @@ export const AckSchema = Type.Object(
     bury: Type.Optional(Type.Boolean()),
     ttrMs: Type.Optional(Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs })),
     delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs })),
+    resultJson: Type.Optional(Type.String()),
+    errorCode: Type.Optional(Type.String()),
+    errorDetailsJson: Type.Optional(Type.String()),
   },
   strict,
 );
@@ -41,13 +45,25 @@ export interface ValidAck {
   bury?: boolean;
   ttrMs?: number;
   delayMs?: number;
+  resultJson?: string;
+  errorCode?: string;
+  errorDetailsJson?: string;
 }
 
 /** Ack messages → validated acks; throws E_VALIDATION naming `acks[i].field` (or `acks` when too many). */
 export function validateAcks(messages: readonly AckMessage[]): ValidAck[] {
   const acks = messages.map((m) => {
     const ack: Record<string, unknown> = { id: m.id ?? '', token: m.token ?? '', op: m.op ?? '' };
-    for (const key of ['error', 'retryDelayMs', 'bury', 'ttrMs', 'delayMs'] as const)
+    for (const key of [
+      'error',
+      'retryDelayMs',
+      'bury',
+      'ttrMs',
+      'delayMs',
+      'resultJson',
+      'errorCode',
+      'errorDetailsJson',
+    ] as const)
       if (m[key] !== undefined) ack[key] = m[key];
     return ack;
   });
@@ -70,14 +86,14 @@ async function settleOne(service: DelayqService, ack: ValidAck, options: AckOpti
   }
   switch (ack.op) {
     case 'finish':
-      return service.finish(ack.id, ack.token);
+      return service.finish(ack.id, ack.token, jsonField(ack.resultJson, 'resultJson'));
     case 'release':
       return service.release(ack.id, ack.token, { delayMs: ack.delayMs });
     case 'touch':
       return service.touch(ack.id, ack.token, ack.ttrMs);
     case 'fail': {
       const failure = {
-        error: ack.error ?? null,
+        error: failErrorOf(ack.error, ack.errorCode, ack.errorDetailsJson) ?? null,
         ...(ack.retryDelayMs === undefined ? {} : { retryDelayMs: ack.retryDelayMs }),
         ...(ack.bury === undefined ? {} : { bury: ack.bury }),
       };

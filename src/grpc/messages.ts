@@ -55,6 +55,9 @@ export interface AckMessage {
   bury?: boolean;
   ttrMs?: number;
   delayMs?: number;
+  resultJson?: string;
+  errorCode?: string;
+  errorDetailsJson?: string;
 }
 
 export interface ErrorMessage {

@@ -23,6 +23,7 @@ import { authorizeAllTopics, authorizeTopic, mayUseTopic } from '../server/auth.
 import { authorizeJob } from '../server/route-helpers.js';
 import type { DelayqService } from '../service/service.js';
 import { settleAcks, validateAcks } from './acks.js';
+import { failErrorOf, jsonField } from './outcome-fields.js';
 import type { CallGuard, GrpcCaller } from './call-guard.js';
 import { historyMessageOf, jobMessageOf, pushBodyOf, topicStatsMessageOf, validate } from './convert.js';
 import type { AckMessage, PushMessage } from './messages.js';
@@ -123,8 +124,9 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
     Finish: unary(context, 'Finish', async (request: Record<string, unknown>, caller) => {
       const id = jobIdOf(request);
       const { token } = validate<{ token: string }>(TokenRequest, { token: request['token'] ?? '' });
+      const result = jsonField(request['resultJson'] as string | undefined, 'resultJson');
       await authorizeJob(caller, service, id);
-      return { job: jobMessageOf(await service.finish(id, token)) };
+      return { job: jobMessageOf(await service.finish(id, token, result)) };
     }),
 
     Fail: unary(context, 'Fail', async (request: Record<string, unknown>, caller) => {
@@ -133,8 +135,16 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
         FailRequest,
         bodyOf(request, ['token', 'error', 'retryDelayMs', 'bury']),
       );
+      const error = failErrorOf(
+        failure.error as string | null | undefined,
+        request['errorCode'] as string | undefined,
+        request['errorDetailsJson'] as string | undefined,
+      );
       await authorizeJob(caller, service, id);
-      const { job, decision } = await service.fail(id, token, failure);
+      const { job, decision } = await service.fail(id, token, {
+        ...failure,
+        ...(error === undefined ? {} : { error }),
+      });
       return {
         job: jobMessageOf(job),
         action: decision.action,

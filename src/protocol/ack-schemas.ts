@@ -2,6 +2,7 @@
  * The wire contract of batch acknowledgement (`POST /v1/ack`, and the `acks` a reserve may carry): one
  * request settles many reservations, and every item gets its own outcome in the same order.
  */
+import { StructuredError } from './outcome-schemas.js';
 import { Type, type Static } from 'typebox';
 import { JOB_STATES } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
@@ -17,8 +18,16 @@ export const Ack = Type.Object(
     id: JobId,
     token: Token,
     op: Type.Union([Type.Literal('finish'), Type.Literal('fail'), Type.Literal('release'), Type.Literal('touch')]),
+    result: Type.Optional(
+      Type.Unknown({
+        description: `finish: any JSON value (≤ ${LIMITS.resultMaxBytes} bytes), kept with the job (docs/job-api.md)`,
+      }),
+    ),
     error: Type.Optional(
-      Type.String({ description: `fail: kept on the job (cut at ${LIMITS.errorMaxLength} characters)` }),
+      Type.Union([
+        Type.String({ description: `fail: kept on the job (cut at ${LIMITS.errorMaxLength} characters)` }),
+        StructuredError,
+      ]),
     ),
     retryDelayMs: Type.Optional(
       Type.Integer({

@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import { isDelayqError, type DelayqError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
+import type { ErrorInput } from '../core/job-outcome.js';
 import type { Ack, AckResult } from '../protocol/ack-schemas.js';
 import type { DelayqService } from '../service/service.js';
 import { authorizeTopic } from './auth.js';
@@ -59,10 +60,10 @@ async function authorizeAck(service: DelayqService, request: FastifyRequest, ack
 async function apply(service: DelayqService, ack: Ack): Promise<Job> {
   switch (ack.op) {
     case 'finish':
-      return service.finish(ack.id, ack.token);
+      return service.finish(ack.id, ack.token, ack.result);
     case 'fail': {
       const failure = {
-        ...(ack.error === undefined ? {} : { error: ack.error }),
+        ...(ack.error === undefined ? {} : { error: ack.error as ErrorInput }),
         ...(ack.retryDelayMs === undefined ? {} : { retryDelayMs: ack.retryDelayMs }),
         ...(ack.bury === undefined ? {} : { bury: ack.bury }),
       };

@@ -13,7 +13,7 @@ const requests = Number(process.env['DELAYQ_FUZZ_REQUESTS'] ?? 3000);
 
 describe('HTTP fuzz (short form)', () => {
   it('generates requests for every route of the route table (the static docs and console pages aside)', async () => {
-    const server = await startSecureServer(7611);
+    const server = await startSecureServer(7341);
     try {
       const table = routeTable(server.app)
         .filter((r) => r.method !== 'HEAD' && !r.url.startsWith('/docs') && !r.url.startsWith('/console'))
@@ -25,7 +25,7 @@ describe('HTTP fuzz (short form)', () => {
   });
 
   it(`answers ${requests} hostile requests without a 5xx, a crash, a silent drop or an unexplained 4xx`, async () => {
-    const report = await runHttpFuzz({ port: 7610, requests, seed, maxDurationMs: 60_000 });
+    const report = await runHttpFuzz({ port: 7340, requests, seed, maxDurationMs: 60_000 });
     const findings = {
       serverErrors: report.serverErrors,
       uncoded4xx: report.uncoded4xx,

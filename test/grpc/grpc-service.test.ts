@@ -113,6 +113,42 @@ describe('gRPC service (embedded store)', () => {
     });
   });
 
+  it('Finish takes a result and Fail a structured error (JSON text), in Ack too; bad JSON names the field', async () => {
+    await call(client, 'PushBatch', {
+      jobs: ['o-1', 'o-2', 'o-3', 'o-4'].map((id) => ({ topic: 'g-outcome', id, retry: { maxAttempts: 1 } })),
+    });
+    const held = await server.service.reserve({ topics: ['g-outcome'], count: 4 });
+    const token = (id: string) => held.find((r) => r.job.id === id)!.token;
+    expect(await callError(client, 'Finish', { id: 'o-1', token: token('o-1'), resultJson: '{nope' })).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      field: 'resultJson',
+    });
+    await call(client, 'Finish', { id: 'o-1', token: token('o-1'), resultJson: '{"paid":12.5}' });
+    expect((await server.service.jobApi.outcomeOf('o-1'))?.result).toBe('{"paid":12.5}');
+    const failed = await call(client, 'Fail', {
+      id: 'o-2',
+      token: token('o-2'),
+      error: 'card declined',
+      errorCode: 'DECLINED',
+      errorDetailsJson: '{"psp":"x"}',
+    });
+    expect(failed).toMatchObject({ action: 'bury', job: { state: 'dead', lastError: 'card declined' } });
+    expect((await server.service.jobApi.outcomeOf('o-2'))?.error).toEqual({
+      message: 'card declined',
+      code: 'DECLINED',
+      details: '{"psp":"x"}',
+    });
+    const acked = await call(client, 'Ack', {
+      acks: [
+        { id: 'o-3', token: token('o-3'), op: 'finish', resultJson: '[1,2]' },
+        { id: 'o-4', token: token('o-4'), op: 'fail', error: 'no stock', errorCode: 'STOCK' },
+      ],
+    });
+    expect(acked.results.map((r: any) => r.ok)).toEqual([true, true]);
+    expect((await server.service.jobApi.outcomeOf('o-3'))?.result).toBe('[1,2]');
+    expect((await server.service.jobApi.outcomeOf('o-4'))?.error).toMatchObject({ message: 'no stock', code: 'STOCK' });
+  });
+
   it('streams reservations against credit and settles acks on the same stream', async () => {
     await call(client, 'PushBatch', {
       jobs: [1, 2, 3].map((n) => ({ topic: 'g-stream', id: `s-${n}`, bodyJson: String(n) })),

@@ -156,6 +156,29 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     expect(later.body.results[0].job.runAt).toBeGreaterThanOrEqual(before + 59_000);
   });
 
+  it('an item carries a finish result or a structured fail error; a result over the limit refuses that item only', async () => {
+    const ids = await push('pay.outcome', 3);
+    const held = (await reserve('pay.outcome', 3)).reservations;
+    const tokenOf = (id: string) => held.find((r) => r.job.id === id)!.token;
+    const res = await http(url, 'POST', '/v1/ack', {
+      json: {
+        acks: [
+          { id: ids[0], token: tokenOf(ids[0]!), op: 'finish', result: { shipped: true } },
+          { id: ids[1], token: tokenOf(ids[1]!), op: 'fail', error: { message: 'declined', code: 'D1', details: [1] } },
+          { id: ids[2], token: tokenOf(ids[2]!), op: 'finish', result: 'x'.repeat(LIMITS.resultMaxBytes) },
+        ],
+      },
+      ...auth(ALL),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { ok: boolean }) => r.ok)).toEqual([true, true, false]);
+    expect(res.body.results[2].error.field).toBe('acks[2].result');
+    const outcome = async (id: string) => (await http(url, 'GET', `/v1/jobs/${id}`, auth(ALL))).body.outcome;
+    expect(await outcome(ids[0]!)).toMatchObject({ result: { shipped: true } });
+    expect(await outcome(ids[1]!)).toMatchObject({ error: { message: 'declined', code: 'D1', details: [1] } });
+    expect(await stateOf(ids[2]!)).toBe('reserved');
+  });
+
   it('is in the OpenAPI document: POST /v1/ack and the acks of POST /v1/reserve', async () => {
     const doc = (await http(url, 'GET', '/openapi.json')).body;
     const ack = doc.paths['/v1/ack'].post;

@@ -473,6 +473,19 @@ export function storeContract(
       expect(await store.numbers.idOf(0)).toBeNull();
     });
 
+    test('numbers a batch in order of first appearance, a repeated id once, past one script call', async () => {
+      const ids = Array.from({ length: 2500 }, (_, i) => `${topic}-n${i}`);
+      const [known] = await store.numbers.numbersOf([ids[7]!]);
+      const got = await store.numbers.numbersOf([...ids, ids[3]!]);
+      expect(got[7]).toBe(known);
+      expect(got[2500]).toBe(got[3]);
+      const fresh = got.slice(0, 2500).filter((_, i) => i !== 7);
+      expect(fresh.every((n, i) => i === 0 || n > fresh[i - 1]!)).toBe(true);
+      expect(new Set(got.slice(0, 2500)).size).toBe(2500);
+      expect(await store.numbers.idOf(got[2499]!)).toBe(ids[2499]);
+      expect(await store.numbers.numbersOf([ids[2499]!, ids[0]!])).toEqual([got[2499], got[0]]);
+    });
+
     test('cancel works from delayed, ready and reserved, and only from those', async () => {
       const d = job({ delayMs: 1000 });
       const r = job();
