@@ -3,6 +3,7 @@
  * The shape follows `POST /v1/ack` (CONTRACTS item 3): a malformed ack refuses the whole batch naming
  * `acks[i].field`; a refused ack (stale token, wrong state, a topic outside the token's scope, the store
  * unreachable) refuses that ack only, with the catalogue error in its result. Acks of one job run in order; others run together.
+ * The finishes without a result that are their job's first ack go to the store in one finishMany (server/batch-ack.ts).
  */
 import { Type } from 'typebox';
 import { DelayqError } from '../core/errors.js';
@@ -78,12 +79,16 @@ export interface AckOptions {
   knownTopics?: ReadonlyMap<string, string>;
 }
 
+/** A token limited to topics may only settle jobs of those topics (the job is read when its topic is not known). */
+async function authorize(service: DelayqService, ack: ValidAck, options: AckOptions): Promise<void> {
+  if (!options.principal || options.principal.topicPrefixes === null) return;
+  const topic = options.knownTopics?.get(ack.id) ?? (await service.get(ack.id)).topic;
+  if (!mayUseTopic(options.principal, topic))
+    throw new DelayqError('E_FORBIDDEN', `this token may not use topic "${topic}"`, { field: 'id' });
+}
+
 async function settleOne(service: DelayqService, ack: ValidAck, options: AckOptions): Promise<Job> {
-  if (options.principal && options.principal.topicPrefixes !== null) {
-    const topic = options.knownTopics?.get(ack.id) ?? (await service.get(ack.id)).topic;
-    if (!mayUseTopic(options.principal, topic))
-      throw new DelayqError('E_FORBIDDEN', `this token may not use topic "${topic}"`, { field: 'id' });
-  }
+  await authorize(service, ack, options);
   switch (ack.op) {
     case 'finish':
       return service.finish(ack.id, ack.token, jsonField(ack.resultJson, 'resultJson'));
@@ -108,12 +113,41 @@ export async function settleAcks(
   acks: readonly ValidAck[],
   options: AckOptions,
 ): Promise<AckResultMessage[]> {
+  // Only a job's first ack may join the batch, so a later ack of that job still waits for it; a finish with a
+  // result goes alone (service.finish records the result; finishMany carries none).
+  const seen = new Set<string>();
+  const batched = acks.map((ack) => {
+    const first = !seen.has(ack.id);
+    seen.add(ack.id);
+    return first && ack.op === 'finish' && ack.resultJson === undefined;
+  });
+  const authorized = acks.map((ack, i) => (batched[i] ? authorize(service, ack, options) : undefined));
+  const finishes = Promise.all(
+    authorized.map((a) =>
+      a?.then(
+        () => true,
+        () => false,
+      ),
+    ),
+  ).then(async (ok) => {
+    const items = acks.filter((_, i) => ok[i] === true).map(({ id, token }) => ({ id, token }));
+    const answers = items.length ? await service.finishMany(items) : [];
+    let k = 0;
+    return ok.map((yes) => (yes === true ? answers[k++] : undefined));
+  });
+  finishes.catch(() => undefined); // each batched ack awaits it and reports its failure as its own
+  const finishInBatch = async (i: number): Promise<Job> => {
+    await authorized[i];
+    const answer = (await finishes)[i]!;
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
   const lastOfJob = new Map<string, Promise<unknown>>();
-  const results = acks.map((ack) => {
+  const results = acks.map((ack, i) => {
     const before = lastOfJob.get(ack.id) ?? Promise.resolve();
     const result = before.then(async (): Promise<AckResultMessage> => {
       try {
-        const job = await settleOne(service, ack, options);
+        const job = batched[i] ? await finishInBatch(i) : await settleOne(service, ack, options);
         return {
           id: ack.id,
           op: ack.op,

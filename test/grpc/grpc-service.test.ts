@@ -256,6 +256,37 @@ describe('gRPC service (embedded store)', () => {
     });
   });
 
+  it('settles the finishes of one Ack call in one finishMany, in order per job', async () => {
+    await call(client, 'PushBatch', { jobs: ['m-1', 'm-2', 'm-3'].map((id) => ({ topic: 'g-many', id })) });
+    const s = openStream(client);
+    s.stream.write({ subscribe: { topics: ['g-many'] }, credit: 3 });
+    const [r1, r2, r3] = await s.next(() => (s.reservations().length === 3 ? s.reservations() : undefined));
+    const storeCalls: string[] = [];
+    const heard = (c: { operation: string }) => storeCalls.push(c.operation);
+    server.service.events.on('storeCall', heard);
+    const answer = await call(client, 'Ack', {
+      acks: [
+        { id: r1.job.id, token: r1.token, op: 'finish' },
+        { id: r2.job.id, token: 'stale-token', op: 'finish' },
+        { id: r3.job.id, token: r3.token, op: 'touch', ttrMs: 60_000 },
+        { id: r3.job.id, token: r3.token, op: 'finish' },
+        { id: r1.job.id, token: r1.token, op: 'finish' },
+      ],
+    });
+    server.service.events.off('storeCall', heard);
+    s.stream.end(); // after the acks: ending the stream gives back what it still holds
+    expect(answer.results.map((r: any) => [r.ok, r.state || r.error.code])).toEqual([
+      [true, 'finished'],
+      [false, 'E_TOKEN_MISMATCH'],
+      [true, 'reserved'],
+      [true, 'finished'],
+      [true, 'finished'], // a repeated finish with the same token answers as the first did
+    ]);
+    // the first ack of r1 and r2 went in one batch; r3's finish waited for its touch
+    expect(storeCalls.filter((op) => op === 'finishMany')).toHaveLength(1);
+    expect(storeCalls.filter((op) => op === 'finish')).toHaveLength(2);
+  });
+
   it('answers the standard health check and server reflection', async () => {
     const health = loadPackageDefinition(loadSync(require('grpc-health-check').protoPath, { enums: String })) as any;
     const healthClient = new health.grpc.health.v1.Health(server.grpcTarget, credentials.createInsecure());
