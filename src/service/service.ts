@@ -1,20 +1,12 @@
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
-import { DelayqError, settled } from '../core/errors.js';
+import { DelayqError } from '../core/errors.js';
 import { defaultNodeId, newJobId } from '../core/ids.js';
 import { DEFAULT_JOB_DEFAULTS } from '../config.js';
-import {
-  delayIn,
-  normalizePush,
-  validateJobId,
-  validatePriority,
-  validateTopic,
-  type JobDefaults,
-  type PushInput,
-} from '../core/job-input.js';
+import { normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from '../core/job-input.js';
 import type { HistoryEntry, Job, NewJob, Reservation } from '../core/job.js';
-import { decideFailure, type FailureDecision } from '../core/retry-policy.js';
+import type { FailureDecision } from '../core/retry-policy.js';
 import { isJournaled } from '../journal/journal.js';
 import { JournalLoader } from '../scheduler/loader.js';
 import { PausedTopics } from '../scheduler/paused-topics.js';
@@ -36,6 +28,7 @@ import {
 } from '../store/store.js';
 import { JobApi } from './job-api.js';
 import { JournalApi } from './journal-api.js';
+import { SettleApi } from './settle-api.js';
 import { ServiceState } from './service-state.js';
 import { TopicApi } from './topic-api.js';
 import {
@@ -76,6 +69,8 @@ export class DelayqService {
   readonly journal: JournalApi;
   /** Ended and failed jobs for followers (SSE, SDK iterator; job-event-feed.ts). */
   readonly jobEvents: JobEventFeed;
+  /** touch, finish, fail and release: settling a reservation (settle-api.ts). */
+  private readonly settling: SettleApi;
 
   constructor(options: ServiceOptions) {
     // A shared store's clock wins over the local one: processes on one Redis agree on time.
@@ -129,6 +124,14 @@ export class DelayqService {
       },
       options.retentionByTopic,
     );
+    this.settling = new SettleApi({
+      store: this.store,
+      clock: this.clock,
+      jobApi: this.jobApi,
+      jobEvents: this.jobEvents,
+      run,
+      afterWrite: (jobs) => this.afterWrite(jobs),
+    });
   }
 
   async start(): Promise<void> {
@@ -324,24 +327,12 @@ export class DelayqService {
   }
 
   touch(id: string, token: string, ttrMs?: number): Promise<Job> {
-    return this.run(async () => {
-      const job = unwrap(await this.store.touch(validateJobId(id), token, this.clock.now(), ttrMs), id, 'touch');
-      return job;
-    });
+    return this.settling.touch(id, token, ttrMs);
   }
 
   /** Finishes a reservation; `result` (any JSON value) is kept with the job (job-api.ts). */
   finish(id: string, token: string, result?: unknown): Promise<Job> {
-    return this.run(async () => {
-      validateJobId(id);
-      if (result !== undefined)
-        this.jobEvents.note(id, { result: await this.jobApi.recordResult(id, token, result), error: null });
-      try {
-        return unwrap(await this.store.finish(id, token, this.clock.now()), id, 'finish');
-      } finally {
-        this.jobEvents.forget(id);
-      }
-    });
+    return this.settling.finish(id, token, result);
   }
 
   /**
@@ -349,39 +340,12 @@ export class DelayqService {
    * DelayqError its own finish would have thrown (a stale token refuses its item only).
    */
   finishMany(items: readonly FinishItem[]): Promise<(Job | DelayqError)[]> {
-    return this.run(async () => {
-      const checked = items.map(({ id }) => settled(() => validateJobId(id)));
-      const valid = items.filter((_, i) => typeof checked[i] === 'string');
-      const outcomes = await this.store.finishMany(valid, this.clock.now());
-      let k = 0;
-      return checked.map((c) => (typeof c === 'string' ? settled(() => unwrap(outcomes[k++]!, c, 'finish')) : c));
-    });
+    return this.settling.finishMany(items);
   }
 
   /** A consumer failed the job: retry after its backoff, or bury it when no attempts remain. */
   fail(id: string, token: string, request: FailRequest = {}): Promise<{ job: Job; decision: FailureDecision }> {
-    return this.run(async () => {
-      validateJobId(id);
-      const current = await this.store.get(id);
-      if (!current) throw notFoundError(id);
-      const now = this.clock.now();
-      const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
-      const decision = decideFailure(current.retry, current.attempts, now, request);
-      const error = await this.jobApi.recordError(id, token, request.error);
-      if (error !== null) this.jobEvents.note(id, { result: null, error });
-      let outcome;
-      try {
-        outcome =
-          decision.action === 'retry'
-            ? await this.store.retry(id, token, decision.runAt, now, error?.message ?? null)
-            : await this.store.bury(id, token, now, error?.message ?? null, priority);
-      } finally {
-        this.jobEvents.forget(id);
-      }
-      const job = unwrap(outcome, id, 'fail');
-      this.afterWrite([job]);
-      return { job, decision };
-    });
+    return this.settling.fail(id, token, request);
   }
 
   /**
@@ -393,14 +357,7 @@ export class DelayqService {
     token: string,
     options: { delayMs?: number | string | undefined; priority?: number | undefined } = {},
   ): Promise<Job> {
-    return this.run(async () => {
-      const now = this.clock.now();
-      const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
-      const priority = options.priority === undefined ? undefined : validatePriority(options.priority);
-      const job = unwrap(await this.store.release(id, token, now, runAt, priority), id, 'release');
-      this.afterWrite([job]);
-      return job;
-    });
+    return this.settling.release(id, token, options);
   }
 
   redrive(target: RedriveTarget): Promise<number> {

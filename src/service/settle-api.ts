@@ -1,0 +1,109 @@
+/**
+ * Settling a reservation on the service: touch, finish (one or a batch), fail and release. Every call is fenced
+ * by the reservation token in the store; a finish's result or a fail's error is noted for the job's event before
+ * the store call and forgotten when it refuses. DelayqService keeps the public methods and delegates here.
+ */
+import type { Clock } from '../core/clock.js';
+import { settled, type DelayqError } from '../core/errors.js';
+import { delayIn, validateJobId, validatePriority } from '../core/job-input.js';
+import type { Job } from '../core/job.js';
+import { decideFailure, type FailureDecision } from '../core/retry-policy.js';
+import { notFoundError, unwrap } from '../store/outcome-errors.js';
+import type { FinishItem, Store } from '../store/store.js';
+import type { JobApi } from './job-api.js';
+import type { JobEventFeed } from './job-event-feed.js';
+import type { FailRequest } from './service-options.js';
+
+/** What settling needs of DelayqService. */
+export interface SettleHost {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly jobApi: JobApi;
+  readonly jobEvents: JobEventFeed;
+  /** The service's guard: refused while closing, tracked for graceful close. */
+  run<T>(operation: () => Promise<T>): Promise<T>;
+  /** Tells the timer and the waiters about jobs that were just moved. */
+  afterWrite(jobs: readonly Job[]): void;
+}
+
+export class SettleApi {
+  private readonly host: SettleHost;
+
+  constructor(host: SettleHost) {
+    this.host = host;
+  }
+
+  touch(id: string, token: string, ttrMs?: number): Promise<Job> {
+    const { store, clock } = this.host;
+    return this.host.run(async () =>
+      unwrap(await store.touch(validateJobId(id), token, clock.now(), ttrMs), id, 'touch'),
+    );
+  }
+
+  finish(id: string, token: string, result?: unknown): Promise<Job> {
+    const { store, clock, jobApi, jobEvents } = this.host;
+    return this.host.run(async () => {
+      validateJobId(id);
+      if (result !== undefined)
+        jobEvents.note(id, { result: await jobApi.recordResult(id, token, result), error: null });
+      try {
+        return unwrap(await store.finish(id, token, clock.now()), id, 'finish');
+      } finally {
+        jobEvents.forget(id);
+      }
+    });
+  }
+
+  finishMany(items: readonly FinishItem[]): Promise<(Job | DelayqError)[]> {
+    const { store, clock } = this.host;
+    return this.host.run(async () => {
+      const checked = items.map(({ id }) => settled(() => validateJobId(id)));
+      const valid = items.filter((_, i) => typeof checked[i] === 'string');
+      const outcomes = await store.finishMany(valid, clock.now());
+      let k = 0;
+      return checked.map((c) => (typeof c === 'string' ? settled(() => unwrap(outcomes[k++]!, c, 'finish')) : c));
+    });
+  }
+
+  fail(id: string, token: string, request: FailRequest = {}): Promise<{ job: Job; decision: FailureDecision }> {
+    const { store, clock, jobApi, jobEvents } = this.host;
+    return this.host.run(async () => {
+      validateJobId(id);
+      const current = await store.get(id);
+      if (!current) throw notFoundError(id);
+      const now = clock.now();
+      const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
+      const decision = decideFailure(current.retry, current.attempts, now, request);
+      const error = await jobApi.recordError(id, token, request.error);
+      if (error !== null) jobEvents.note(id, { result: null, error });
+      let outcome;
+      try {
+        outcome =
+          decision.action === 'retry'
+            ? await store.retry(id, token, decision.runAt, now, error?.message ?? null)
+            : await store.bury(id, token, now, error?.message ?? null, priority);
+      } finally {
+        jobEvents.forget(id);
+      }
+      const job = unwrap(outcome, id, 'fail');
+      this.host.afterWrite([job]);
+      return { job, decision };
+    });
+  }
+
+  release(
+    id: string,
+    token: string,
+    options: { delayMs?: number | string | undefined; priority?: number | undefined } = {},
+  ): Promise<Job> {
+    const { store, clock } = this.host;
+    return this.host.run(async () => {
+      const now = clock.now();
+      const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
+      const priority = options.priority === undefined ? undefined : validatePriority(options.priority);
+      const job = unwrap(await store.release(id, token, now, runAt, priority), id, 'release');
+      this.host.afterWrite([job]);
+      return job;
+    });
+  }
+}
