@@ -21,8 +21,10 @@ export async function settleAcks(
 ): Promise<AckResult[]> {
   const authorized = acks.map((ack, i) => authorizeAck(service, request, ack, `acks[${i}]`));
   // The finishes go to the store together, in one finishMany, once each is authorized; the other ops one by one.
+  // A finish with a result goes alone: service.finish records the result, finishMany carries none.
+  const batched = acks.map((ack) => ack.op === 'finish' && ack.result === undefined);
   const finishing = acks.map((ack, i) =>
-    ack.op === 'finish'
+    batched[i]
       ? authorized[i]!.then(
           () => true,
           () => false,
@@ -39,7 +41,7 @@ export async function settleAcks(
     acks.map(async (ack, i) => {
       try {
         await authorized[i];
-        const job = ack.op === 'finish' ? (await finishes)[i]! : await apply(service, ack);
+        const job = batched[i] ? (await finishes)[i]! : await apply(service, ack);
         if (job instanceof Error) throw job;
         return { id: ack.id, op: ack.op, ok: true, state: job.state, ...(withJobs ? { job: toWireJob(job) } : {}) };
       } catch (err) {
