@@ -11,6 +11,7 @@ import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicS
 import {
   wrongState,
   type JobPage,
+  type JobRef,
   type JobQuery,
   type LapsedReservation,
   type CancelledJob,
@@ -287,7 +288,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.inner.listLapsed(now, limit);
   }
 
-  expireDue(now: EpochMs, limit: number): Promise<number> {
+  expireDue(now: EpochMs, limit: number): Promise<JobRef[]> {
     return this.inner.expireDue(now, limit);
   }
 
