@@ -10,6 +10,7 @@ import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { type HistoryEntry, type Job, type NewJob, type Reservation, type TopicStats } from '../core/job.js';
 import {
   type JobPage,
+  type JobRef,
   type JobQuery,
   type LapsedReservation,
   type CancelledJob,
@@ -257,7 +258,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.inner.listLapsed(now, limit);
   }
 
-  expireDue(now: EpochMs, limit: number): Promise<number> {
+  expireDue(now: EpochMs, limit: number): Promise<JobRef[]> {
     return this.inner.expireDue(now, limit);
   }
 

@@ -6,7 +6,8 @@
 import type { Clock, EpochMs } from '../core/clock.js';
 import type { Job, Reservation } from '../core/job.js';
 import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service/service-events.js';
-import type { Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
+import type { BulkRequest, BulkResult } from '../store/bulk.js';
+import type { JobRef, Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
 
 type AnyMethod = (...args: unknown[]) => unknown;
 
@@ -74,8 +75,15 @@ const REPORTERS: Record<string, Reporter> = {
     });
   },
   expireDue(events, args, result) {
-    const count = result as number;
-    if (count > 0) events.job({ event: 'expire', topic: UNKNOWN_TOPIC, count, at: args[0] as EpochMs });
+    const at = args[0] as EpochMs;
+    for (const { id, topic } of result as JobRef[]) events.job({ event: 'expire', topic, id, at });
+  },
+  bulk(events, args, result) {
+    const request = args[0] as BulkRequest;
+    if (request.action.kind !== 'cancel') return;
+    const error = request.action.reason ?? 'bulk cancel';
+    const at = args[1] as EpochMs;
+    for (const { id, topic } of (result as BulkResult).cancelled) events.job({ event: 'cancel', topic, id, at, error });
   },
   async redrive(events, args, result, store) {
     const count = result as number;

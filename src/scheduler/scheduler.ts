@@ -160,7 +160,7 @@ export class Scheduler {
     }
     if (due(next.expireAt)) {
       exact = false;
-      while ((await this.store.expireDue(now, batchSize)) === batchSize) {
+      while ((await this.store.expireDue(now, batchSize)).length === batchSize) {
         /* keep expiring */
       }
     }

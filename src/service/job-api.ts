@@ -113,7 +113,7 @@ export class JobApi {
   }
 
   /** One bounded slice of a bulk operation; the answer's `next` continues it. */
-  bulk(input: BulkInput): Promise<BulkResult> {
+  bulk(input: BulkInput): Promise<Omit<BulkResult, 'cancelled'>> {
     return this.host.run(async () => {
       const now = this.host.now();
       const action = this.actionOf(input, now);
@@ -129,7 +129,8 @@ export class JobApi {
       if (result.applied > 0 && (action.kind === 'redrive' || action.kind === 'reschedule' || action.kind === 'shift'))
         // Where the moved jobs went is not known per job: wake the timer, and the selector's topic's consumers.
         this.host.moved(selector.topic === null ? [] : [selector.topic], now);
-      return result;
+      // The cancelled jobs' refs are for their events (observe/observed-store.ts), not for the answer.
+      return { matched: result.matched, applied: result.applied, next: result.next };
     });
   }
 

@@ -61,7 +61,7 @@ export class JobEventFeed {
 
   private publish(e: ServiceJobEvent): void {
     const event = NAMES[e.event];
-    // An event standing for several jobs (an expiry count) names no job: followers need the job.
+    // An event standing for several jobs (a promote or redrive count) names no job: followers need the job.
     if (event === undefined || e.id === undefined) return;
     const noted = this.noted.get(e.id);
     this.noted.delete(e.id);

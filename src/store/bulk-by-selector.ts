@@ -9,7 +9,7 @@ import type { EpochMs } from '../core/clock.js';
 import type { Job } from '../core/job.js';
 import { inDueRange } from '../core/job-selector.js';
 import { actionApplies, type BulkAction, type BulkRequest, type BulkResult } from './bulk.js';
-import type { Store } from './store.js';
+import type { JobRef, Store } from './store.js';
 
 /** One bulk call over `store` (its list, then its per-job transitions, all of one slice at once). */
 export async function bulkBySelector(store: Store, request: BulkRequest, now: EpochMs): Promise<BulkResult> {
@@ -23,19 +23,42 @@ export async function bulkBySelector(store: Store, request: BulkRequest, now: Ep
     cursor: request.cursor ?? undefined,
   });
   const chosen = page.jobs.filter((job) => inDueRange(selector, job.runAt) && actionApplies(action, job.state));
-  const applied = request.dryRun ? 0 : await apply(store, action, chosen, now);
-  return { matched: chosen.length, applied, next: page.next };
+  if (request.dryRun) return { matched: chosen.length, applied: 0, next: page.next, cancelled: [] };
+  if (action.kind === 'cancel') {
+    const { applied, cancelled } = await cancelAll(store, chosen, action.reason ?? 'bulk cancel', now);
+    return { matched: chosen.length, applied, next: page.next, cancelled };
+  }
+  const applied = await apply(store, action, chosen, now);
+  return { matched: chosen.length, applied, next: page.next, cancelled: [] };
 }
 
-async function apply(store: Store, action: BulkAction, jobs: readonly Job[], now: EpochMs): Promise<number> {
+/** Cancels each job (the store's own transition); how many it applied to, and the ones this call cancelled. */
+async function cancelAll(
+  store: Store,
+  jobs: readonly Job[],
+  reason: string,
+  now: EpochMs,
+): Promise<{ applied: number; cancelled: JobRef[] }> {
+  const outcomes = await Promise.all(jobs.map((j) => store.cancel(j.id, now, reason)));
+  // A `repeated` answer changed nothing: its event belongs to the call that did cancel the job.
+  const cancelled = jobs
+    .filter((_, i) => outcomes[i]!.ok && !outcomes[i]!.repeated)
+    .map(({ id, topic }) => ({ id, topic }));
+  return { applied: outcomes.filter((o) => o.ok).length, cancelled };
+}
+
+async function apply(
+  store: Store,
+  action: Exclude<BulkAction, { kind: 'cancel' }>,
+  jobs: readonly Job[],
+  now: EpochMs,
+): Promise<number> {
   if (jobs.length === 0) return 0;
   switch (action.kind) {
     case 'redrive':
       return store.redrive({ ids: jobs.map((j) => j.id) }, now);
     case 'delete':
       return store.deleteEndedMany(jobs.map((j) => j.id));
-    case 'cancel':
-      return count(jobs.map((j) => store.cancel(j.id, now, action.reason ?? 'bulk cancel')));
     case 'reschedule':
       return count(jobs.map((j) => store.reschedule(j.id, action.runAt, now)));
     case 'shift':

@@ -2,6 +2,7 @@
 import type { EpochMs } from '../core/clock.js';
 import { isTerminal, type JobState } from '../core/job.js';
 import type { JobSelector } from '../core/job-selector.js';
+import type { JobRef } from './job-ref.js';
 
 export type BulkAction =
   | { kind: 'cancel'; reason: string | null }
@@ -28,6 +29,8 @@ export interface BulkResult {
   applied: number;
   /** Cursor for the next call, or null when the selection is exhausted. */
   next: string | null;
+  /** A cancel's jobs it cancelled (at most `limit`), for their `cancelled` events; empty for other actions. */
+  cancelled: JobRef[];
 }
 
 /** States each action applies to (the store's transition refuses any other). */

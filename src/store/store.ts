@@ -8,6 +8,8 @@ import type { StoreNoticeListener } from './store-notices.js';
 import type { TopicPauses } from './topic-pauses.js';
 import type { JobOutcome, NewOutcome, Retention } from '../core/job-outcome.js';
 import type { BulkRequest, BulkResult } from './bulk.js';
+import type { JobRef } from './job-ref.js';
+export type { JobRef } from './job-ref.js';
 import type { DueListQuery, DuePage, ReservedListQuery, ReservedPage } from './listings.js';
 
 /**
@@ -98,8 +100,8 @@ export interface Store {
   promoteDue(now: EpochMs, limit: number): Promise<PromoteResult>;
   /** Reservations whose TTR lapsed (deadlineAt ≤ now), earliest first. */
   listLapsed(now: EpochMs, limit: number): Promise<LapsedReservation[]>;
-  /** ready → expired for jobs whose ttl ran out (runAt + ttlMs ≤ now). */
-  expireDue(now: EpochMs, limit: number): Promise<number>;
+  /** ready → expired for jobs whose ttl ran out (runAt + ttlMs ≤ now); the jobs it expired, for their events. */
+  expireDue(now: EpochMs, limit: number): Promise<JobRef[]>;
   /** The earliest time at which promoteDue, listLapsed or expireDue would find work, if any. */
   nextWakeAt(): Promise<EpochMs | null>;
   /** Deletes terminal jobs (their history and job number too) that ended before `before`. */

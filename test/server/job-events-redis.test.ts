@@ -100,6 +100,45 @@ describe.each(['redis', 'redis+postgres'] as const)('job events across two insta
     await waitFor(() => followers(a) + followers(b) === 0, 'every follower gone');
   });
 
+  it("the follower on B sees `expired` from the timer and `cancelled` from A's bulk cancel", async () => {
+    const got: WireJobEvent[] = [];
+    const following = (async () => {
+      for await (const e of b.client.events({ topic: 'carts' })) {
+        got.push(e);
+        if (got.length === 4) break;
+      }
+    })();
+    await waitFor(() => followers(b) === 1, 'the follower registered on B');
+    await a.client.push({ topic: 'carts', id: 'c-ttl', body: 1, ttlMs: 100 });
+    await waitFor(() => got.length === 1, 'the expiry reached B');
+    for (const id of ['c-1', 'c-2', 'c-3']) await a.client.push({ topic: 'carts', id, body: 1, delayMs: 60_000 });
+    let cursor: string | null = null;
+    do {
+      const page = await a.client.bulk({
+        action: 'cancel',
+        selector: { topic: 'carts', state: 'delayed' },
+        reason: 'cart emptied',
+        limit: 2,
+        ...(cursor ? { cursor } : {}),
+      });
+      cursor = page.next;
+    } while (cursor);
+    await following;
+    expect(got[0]).toMatchObject({ event: 'expired', id: 'c-ttl', topic: 'carts' });
+    expect(
+      got
+        .slice(1)
+        .map((e) => [e.event, e.id])
+        .sort(),
+    ).toEqual([
+      ['cancelled', 'c-1'],
+      ['cancelled', 'c-2'],
+      ['cancelled', 'c-3'],
+    ]);
+    expect(got[1]!.error).toMatchObject({ message: 'cart emptied' });
+    await waitFor(() => followers(b) === 0, 'the follower gone');
+  });
+
   it("a job's stream on B ends with `end` once A finishes the job", async () => {
     await a.client.push({ topic: 'mail', id: 'm-1', body: 1 });
     const events: WireJobEvent[] = [];

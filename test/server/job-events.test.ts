@@ -167,11 +167,49 @@ describe('job events over HTTP (embedded SQLite)', () => {
     expect(dataOf(late.text, 'end')).toEqual([{ id: 'evc-1', state: 'finished' }]);
   });
 
-  it('a job that expires (no per-job event) ends its stream at the next heartbeat check', async () => {
+  it('a job that expires ends its stream with `expired`, then `end`', async () => {
     await client.push({ topic: 'ev-d', id: 'evd-1', body: 1, ttlMs: 100 });
     const stream = await readStream('/v1/jobs/evd-1/events', () => false);
-    expect(stream.text).toContain(': heartbeat');
+    expect(dataOf(stream.text, 'expired')).toEqual([expect.objectContaining({ id: 'evd-1', topic: 'ev-d' })]);
     expect(dataOf(stream.text, 'end')).toEqual([{ id: 'evd-1', state: 'expired' }]);
+  });
+
+  it("a topic's follower sees `expired` when the timer expires a job whose ttl ran out", async () => {
+    const seen = await readStream('/v1/events?topic=ev-e', (t) => t.includes('event: expired'), {
+      onOpen: async () => {
+        await client.push({ topic: 'ev-e', id: 'eve-1', body: 1, ttlMs: 100 });
+      },
+    });
+    const [expired] = dataOf(seen.text, 'expired');
+    expect(expired).toMatchObject({ event: 'expired', id: 'eve-1', topic: 'ev-e' });
+    expect(expired.eventId).toMatch(/^\d+$/);
+    expect((await client.get('eve-1')).state).toBe('expired');
+  });
+
+  it("a topic's follower sees `cancelled` for each job a bulk cancel by selector cancels, page after page", async () => {
+    const ids = ['evg-1', 'evg-2', 'evg-3'];
+    const seen = await readStream('/v1/events?topic=ev-g', (t) => dataOf(t, 'cancelled').length === ids.length, {
+      onOpen: async () => {
+        for (const id of ids) await client.push({ topic: 'ev-g', id, body: 1, delayMs: 60_000, bizKey: 'order-7' });
+        await client.push({ topic: 'ev-g', id: 'evg-keep', body: 1, delayMs: 60_000, bizKey: 'order-8' });
+        let cursor: string | undefined;
+        do {
+          const page = await client.bulk({
+            action: 'cancel',
+            selector: { topic: 'ev-g', bizKey: 'order-7' },
+            reason: 'order paid',
+            limit: 2,
+            ...(cursor ? { cursor } : {}),
+          });
+          expect(page).not.toHaveProperty('cancelled');
+          cursor = page.next ?? undefined;
+        } while (cursor);
+      },
+    });
+    const cancelled = dataOf(seen.text, 'cancelled');
+    expect(cancelled.map((e) => e.id).sort()).toEqual(ids);
+    for (const e of cancelled) expect(e).toMatchObject({ topic: 'ev-g', error: { message: 'order paid', code: null } });
+    expect(seen.text).not.toContain('evg-keep');
   });
 
   it('refuses a bad topic, an unknown event name and a bad Last-Event-ID with 400 naming the field', async () => {

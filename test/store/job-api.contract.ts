@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { NewJob } from '../../src/core/job.js';
 import type { JobSelector } from '../../src/core/job-selector.js';
 import type { BulkAction, BulkResult } from '../../src/store/bulk.js';
-import type { Store } from '../../src/store/store.js';
+import type { JobRef, Store } from '../../src/store/store.js';
 import type { aJob } from '../helpers/jobs.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -31,14 +31,15 @@ async function bulkAll(
   sel: JobSelector,
   limit: number,
   dryRun = false,
-): Promise<{ matched: number; applied: number; calls: number }> {
+): Promise<{ matched: number; applied: number; calls: number; cancelled: JobRef[] }> {
   let cursor: string | null = null;
-  const total = { matched: 0, applied: 0, calls: 0 };
+  const total = { matched: 0, applied: 0, calls: 0, cancelled: [] as JobRef[] };
   do {
     const r: BulkResult = await store.bulk({ action, selector: sel, limit, cursor, dryRun }, T0 + 1);
     expect(r.matched).toBeLessThanOrEqual(limit);
     total.matched += r.matched;
     total.applied += r.applied;
+    total.cancelled.push(...r.cancelled);
     total.calls++;
     cursor = r.next;
   } while (cursor !== null);
@@ -137,11 +138,15 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     for (let i = 0; i < jobs.length; i += 1000) await store.pushMany(jobs.slice(i, i + 1000), T0);
     const sel = selector({ bizKey });
     const dry = await bulkAll(store, { kind: 'cancel', reason: null }, sel, 1000, true);
-    expect(dry).toMatchObject({ matched: 5000, applied: 0 });
+    expect(dry).toMatchObject({ matched: 5000, applied: 0, cancelled: [] });
     expect(dry.calls).toBeGreaterThanOrEqual(5);
     expect((await store.list({ bizKey, state: 'delayed', limit: 1 })).jobs).toHaveLength(1);
     const done = await bulkAll(store, { kind: 'cancel', reason: 'order paid' }, sel, 1000);
     expect(done).toMatchObject({ matched: 5000, applied: 5000 });
+    // Each cancelled job comes back once by id and topic, for its `cancelled` event.
+    const mine = jobs.filter((j) => j.bizKey === bizKey);
+    const byId = (a: JobRef, b: JobRef) => (a.id < b.id ? -1 : 1);
+    expect(done.cancelled.sort(byId)).toEqual(mine.map((j) => ({ id: j.id, topic: j.topic })).sort(byId));
     const stats = await store.stats();
     const count = (t: string, s: 'cancelled' | 'delayed') => stats.find((x) => x.topic === t)?.counts[s] ?? 0;
     expect(count(topic, 'cancelled') + count(other, 'cancelled')).toBe(5000);
@@ -165,7 +170,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
         { action: { kind: 'shift', shiftMs: 60_000 }, selector: inRange, limit: 100, cursor: null, dryRun: false },
         T0,
       ),
-    ).toEqual({ matched: 1, applied: 1, next: null });
+    ).toEqual({ matched: 1, applied: 1, next: null, cancelled: [] });
     expect((await store.get(early.id))?.runAt).toBe(T0 + 61_000);
     expect((await store.get(late.id))?.runAt).toBe(T0 + 9000);
     const tagged = selector({ topic, tag: 'a' });

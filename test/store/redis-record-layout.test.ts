@@ -135,7 +135,7 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       await store.cancel(later.id, t + 500, 'not needed');
       r = await check(later.id, 'cancelled');
       expect([r.tag, r.bizKey]).toEqual(['a tag', 'k-1']);
-      expect(await store.expireDue(t + 2000, 10)).toBe(1);
+      expect(await store.expireDue(t + 2000, 10)).toEqual([{ id: ttl.id, topic: ttl.topic }]);
       await check(ttl.id, 'expired');
 
       // A due job reserved straight from its delayed set: promote and reserve at one instant.

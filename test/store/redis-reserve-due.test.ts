@@ -92,7 +92,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       // The lapsed one stays for the scheduler: promoted, then expired.
       expect((await store.get(expired.id))!.state).toBe('delayed');
       await store.promoteDue(now, 100);
-      expect(await store.expireDue(now, 100)).toBe(1);
+      expect(await store.expireDue(now, 100)).toEqual([{ id: expired.id, topic: 'mixed' }]);
       expect((await store.get(expired.id))!.state).toBe('expired');
     }, false));
 

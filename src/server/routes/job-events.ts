@@ -101,7 +101,7 @@ export function registerJobEventRoutes(app: DelayqApp, { service, config }: Rout
         stream.send('end', { id, state: e.event });
         stream.end();
       };
-      // Whatever the stream missed (an expiry, a bulk cancel, an end before it opened) shows in the job's state.
+      // Whatever the stream missed (an expiry met by a reserve, an end before it opened) shows in the job's state.
       const checkEnded = async (): Promise<void> => {
         const current = await service.store.get(id);
         if (stream.closed) return;

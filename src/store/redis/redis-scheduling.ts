@@ -1,5 +1,5 @@
 import type { EpochMs } from '../../core/clock.js';
-import type { LapsedReservation, PromoteResult, WakeTimes } from '../store.js';
+import type { JobRef, LapsedReservation, PromoteResult, WakeTimes } from '../store.js';
 import { decodeRetry } from './retry-text.js';
 import type { PartitionAccess } from './redis-reads.js';
 
@@ -131,10 +131,11 @@ export async function drainPartitions(
   name: 'expire',
   at: EpochMs,
   limit: number,
-): Promise<number> {
-  let done = 0;
-  for (let p = 0; p < store.parts.length && done < limit; p++) {
-    done += Number(await store.run(name, p, [at, limit - done, store.nodeIndex(p)]));
+): Promise<JobRef[]> {
+  const done: JobRef[] = [];
+  for (let p = 0; p < store.parts.length && done.length < limit; p++) {
+    const flat = (await store.run(name, p, [at, limit - done.length, store.nodeIndex(p)])) as unknown[];
+    for (let i = 0; i < flat.length; i += 2) done.push({ id: String(flat[i]), topic: String(flat[i + 1]) });
   }
   return done;
 }

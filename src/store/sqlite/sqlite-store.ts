@@ -23,6 +23,7 @@ import {
   type FinishItem,
   wrongState,
   type JobPage,
+  type JobRef,
   type JobQuery,
   type LapsedReservation,
   type Outcome,
@@ -307,11 +308,11 @@ export class SqliteStore implements Store {
     return lapsedReservations(this.stmt.lapsed, now, limit);
   }
 
-  expireDue(now: EpochMs, limit: number): Promise<number> {
-    return this.write((): number => {
-      const rows = this.stmt.expireDue.all({ now, limit }) as { id: string; attempts: number }[];
+  expireDue(now: EpochMs, limit: number): Promise<JobRef[]> {
+    return this.write((): JobRef[] => {
+      const rows = this.stmt.expireDue.all({ now, limit }) as { id: string; topic: string; attempts: number }[];
       for (const row of rows) this.record(row.id, now, 'expire', 'expired', row.attempts, EXPIRED_REASON);
-      return rows.length;
+      return rows.map(({ id, topic }) => ({ id, topic }));
     });
   }
 

@@ -52,7 +52,7 @@ export const SQL = {
   expireDue: `UPDATE jobs SET state = 'expired', expire_at = NULL, finished_at = @now
     WHERE id IN (SELECT id FROM jobs WHERE state = 'ready' AND expire_at IS NOT NULL AND expire_at <= @now
                  ORDER BY expire_at LIMIT @limit)
-    RETURNING id, attempts`,
+    RETURNING id, topic, attempts`,
   nextDelayed: `SELECT MIN(run_at) AS at FROM jobs WHERE state = 'delayed'`,
   nextDeadline: `SELECT MIN(deadline_at) AS at FROM jobs WHERE state = 'reserved'`,
   nextExpiry: `SELECT MIN(expire_at) AS at FROM jobs WHERE state = 'ready' AND expire_at IS NOT NULL`,

@@ -1,11 +1,12 @@
 --[[ expire-due: ready → expired for a partition's jobs whose ttl ran out (runAt + ttlMs <= now), at most
   `limit`, earliest expiry first; scripts.ts inserts it into expire and reserve (reserve runs it first, so
-  it never hands out such a job, whatever the scheduler did). Needs ended-log.lua. Returns the count.
+  it never hands out such a job, whatever the scheduler did). Needs ended-log.lua. Returns the expired
+  jobs as a flat list id, topic, id, topic… (their events are emitted by the caller).
 ]]
 local EXPIRED_REASON = 'ttl elapsed before a consumer reserved it'
 local function expireDue(keys, tp, now, limit, node)
   local jobs, expiry, counts = keys[1], keys[4], keys[6]
-  local n, ended = 0, {}
+  local expired, ended = {}, {}
   for _, id in ipairs(redis.call('ZRANGE', expiry, '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit)) do
     redis.call('ZREM', expiry, id)
     local packed = redis.call('HGET', jobs, id)
@@ -19,9 +20,10 @@ local function expireDue(keys, tp, now, limit, node)
       redis.call('HINCRBY', counts, countOf(h.topic, STATE_READY), -1)
       redis.call('HINCRBY', counts, countOf(h.topic, STATE_EXPIRED), 1)
       redis.call('HSET', jobs, id, rewrite(packed, h, at, EVENT_EXPIRE, EXPIRED_REASON, node))
-      n = n + 1
+      expired[#expired + 1] = id
+      expired[#expired + 1] = h.topic
     end
   end
   if #ended > 0 then logEndedAt(keys[5], ended) end
-  return n
+  return expired
 end
