@@ -2,7 +2,15 @@ import type { Transaction } from 'kysely';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
-import type { DueJournalQuery, Journal, JournalBatch, JournalFilter, JournalJob, JournalSchedule } from './journal.js';
+import type {
+  DueJournalQuery,
+  Journal,
+  JournalBatch,
+  JournalFilter,
+  JournalJob,
+  JournalSchedule,
+  SharedHistory,
+} from './journal.js';
 import { pushEntryOf, rowToHistory, rowToJournalJob, type JournalDatabase } from './journal-schema.js';
 import { isEmptyBatch, MAX_ROWS_PER_STATEMENT, rowBatchOf, splitRowBatch } from './journal-batch.js';
 import type { Db, JournalDialect } from './journal-dialect.js';
@@ -237,6 +245,13 @@ export class SqlJournal implements Journal {
         .executeTakeFirst(),
     );
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  async appendHistory(ids: readonly string[], states: readonly JobState[], shared: SharedHistory): Promise<void> {
+    for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT) {
+      const end = i + MAX_ROWS_PER_STATEMENT;
+      await this.run((db) => this.sqlDialect.appendHistory(db, ids.slice(i, end), states.slice(i, end), shared));
+    }
   }
 
   async setLoaded(ids: readonly string[], loaded: boolean): Promise<void> {
