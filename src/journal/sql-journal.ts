@@ -11,7 +11,13 @@ import type {
   JournalSchedule,
   SharedHistory,
 } from './journal.js';
-import { pushEntryOf, rowToHistory, rowToJournalJob, type JournalDatabase } from './journal-schema.js';
+import {
+  pushEntryOf,
+  rowsToJournalJobs,
+  rowToHistory,
+  rowToJournalJob,
+  type JournalDatabase,
+} from './journal-schema.js';
 import { isEmptyBatch, MAX_ROWS_PER_STATEMENT, rowBatchOf, splitRowBatch } from './journal-batch.js';
 import type { Db, JournalDialect } from './journal-dialect.js';
 import { listSchedules, writeSchedules } from './journal-schedules.js';
@@ -152,7 +158,7 @@ export class SqlJournal implements Journal {
       if (afterId !== null) q = q.where('id', '>', afterId);
       return q.orderBy('id').limit(limit).execute();
     });
-    return rows.map(rowToJournalJob);
+    return rowsToJournalJobs(rows);
   }
 
   async listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]> {
@@ -165,7 +171,7 @@ export class SqlJournal implements Journal {
       if (afterId !== null) q = q.where('id', '>', afterId);
       return q.orderBy('id').limit(limit).execute();
     });
-    return rows.map(rowToJournalJob);
+    return rowsToJournalJobs(rows);
   }
 
   async statsJournalOnly(): Promise<TopicStats[]> {
@@ -208,7 +214,7 @@ export class SqlJournal implements Journal {
           .skipLocked()
           .execute();
         if (!rows.length) return [];
-        const jobs = rows.map(rowToJournalJob);
+        const jobs = rowsToJournalJobs(rows);
         // The rows stay locked while the inner store takes them: a crash here rolls the claim back.
         await load(jobs);
         await markLoaded(
@@ -326,7 +332,7 @@ export class SqlJournal implements Journal {
     return this.run((db) => jobApi.deleteEnded(db, ids));
   }
   async listDueJournalOnly(query: DueJournalQuery): Promise<JournalJob[]> {
-    return (await this.run((db) => jobApi.listDueJournalOnly(db, query))).map(rowToJournalJob);
+    return rowsToJournalJobs(await this.run((db) => jobApi.listDueJournalOnly(db, query)));
   }
 
   writeSchedules(schedules: readonly JournalSchedule[]): Promise<void> {
