@@ -76,7 +76,8 @@ try {
   timed(journal, 'listUnfinished', 'journal read (pages)');
   timed(journal, 'terminalAmong', 'journal terminalAmong');
   timed(journal, 'setLoaded', 'journal setLoaded');
-  timed(journal, 'write', 'journal write (history)');
+  timed(journal, 'write', 'journal write (writer batches)');
+  timed(journal, 'appendHistory', 'journal appendHistory (restore entries)');
   timed(redis, 'pushMany', 'Redis push');
   const redis0 = await redisCpuMs(admin);
   const pg0 = sql.dialect === 'postgres' ? await backendCpuMs(appName) : new Map<number, number>();

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { RowBatch } from './journal-batch.js';
+import type { JobState } from '../core/job.js';
+import type { SharedHistory } from './journal.js';
 import type { JournalDatabase } from './journal-schema.js';
 
 export type Db = Kysely<JournalDatabase>;
@@ -18,6 +20,8 @@ export interface JournalDialect {
    * resolves with the ids of the inserted jobs that did not exist before.
    */
   writeBatch(parts: readonly RowBatch[]): Promise<string[]>;
+  /** Journal.appendHistory: the ids and states go as two columns (PostgreSQL arrays, MySQL a JSON table). */
+  appendHistory(db: Db, ids: readonly string[], states: readonly JobState[], shared: SharedHistory): Promise<void>;
   /** Readies the job table for a restore's full keyset scan (see Journal.prepareRestoreScan). */
   prepareRestoreScan(db: Db): Promise<void>;
 }

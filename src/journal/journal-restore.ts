@@ -1,5 +1,6 @@
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
+import type { JobState } from '../core/job.js';
 import type { Store } from '../store/store.js';
 import type {
   ClearAllOptions,
@@ -9,7 +10,7 @@ import type {
   RestoreOptions,
   RestoreSummary,
 } from './journal.js';
-import { entry, toNewJob } from './journal-jobs.js';
+import { entry } from './journal-jobs.js';
 import type { JournalWriter } from './journal-writer.js';
 
 export type { ClearAllOptions, ClearAllSummary, RestoreOptions, RestoreSummary };
@@ -139,24 +140,43 @@ export async function restoreRows(
   summary.alreadyPresent += toUnload.length - unload.length + pastDue.length - skipped.length;
   summary.leftInJournal += unload.length;
   if (toPush.length) {
-    const results = await ctx.inner.pushMany(toPush.map(toNewJob), now);
-    const created = results.filter((r) => r.created).map((r) => r.job);
-    summary.restored += created.length;
-    summary.alreadyPresent += results.length - created.length;
+    // A journal row carries every field of a NewJob: it is pushed as it is, without a copy per job.
+    const results = await ctx.inner.pushMany(toPush, now);
+    const createdIds: string[] = [];
+    const createdStates: JobState[] = [];
+    for (const r of results) {
+      if (!r.created) continue;
+      createdIds.push(r.job.id);
+      createdStates.push(r.job.state);
+    }
+    summary.restored += createdIds.length;
+    summary.alreadyPresent += results.length - createdIds.length;
     // A job finished or cancelled after we read it may have just been pushed back: cancel it again.
-    const ended = new Set(await ctx.journal.terminalAmong(created.map((j) => j.id)));
+    const ended = new Set(await ctx.journal.terminalAmong(createdIds));
     for (const id of ended) {
       await ctx.inner.cancel(id, now, 'ended while being restored');
       summary.raced++;
     }
-    await ctx.journal.setLoaded(
-      toPush.filter((r) => !r.loaded).map((r) => r.id),
-      true,
-    );
-    const history = created
-      .filter((j) => !ended.has(j.id))
-      .map((j) => entry(j, 'restore', now, ctx.nodeId, RESTORE_REASON));
-    if (history.length) void ctx.writer.history(history);
+    const notLoaded: string[] = [];
+    for (const r of toPush) if (!r.loaded) notLoaded.push(r.id);
+    await ctx.journal.setLoaded(notLoaded, true);
+    // The page's restore entries, for the jobs that stayed restored: one statement of ids and states.
+    const ids: string[] = [];
+    const states: JobState[] = [];
+    for (let i = 0; i < createdIds.length; i++) {
+      if (ended.has(createdIds[i]!)) continue;
+      ids.push(createdIds[i]!);
+      states.push(createdStates[i]!);
+    }
+    if (ids.length) {
+      await ctx.journal.appendHistory(ids, states, {
+        at: now,
+        event: 'restore',
+        attempt: 0,
+        node: ctx.nodeId,
+        reason: RESTORE_REASON,
+      });
+    }
   }
   if (unload.length)
     await ctx.journal.setLoaded(

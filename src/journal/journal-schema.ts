@@ -67,6 +67,19 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
 
 export function rowToJournalJob(row: JobRow): JournalJob {
+  return toJournalJob(row, undefined);
+}
+
+/**
+ * The rows of one read share one parsed retry policy per distinct text (the jobs of a topic mostly carry the
+ * same one): one JSON.parse and one object per policy, not per job. Policies are never changed in place.
+ */
+export function rowsToJournalJobs(rows: readonly JobRow[]): JournalJob[] {
+  const policies = new Map<string, RetryPolicy>();
+  return rows.map((row) => toJournalJob(row, policies));
+}
+
+function toJournalJob(row: JobRow, policies: Map<string, RetryPolicy> | undefined): JournalJob {
   return {
     id: row.id,
     topic: row.topic,
@@ -78,7 +91,7 @@ export function rowToJournalJob(row: JobRow): JournalJob {
     priority: num(row.priority),
     ttrMs: num(row.ttr_ms),
     ttlMs: numOrNull(row.ttl_ms),
-    retry: JSON.parse(row.retry) as RetryPolicy,
+    retry: policies ? policyOf(row.retry, policies) : (JSON.parse(row.retry) as RetryPolicy),
     attempts: num(row.attempts),
     lastError: row.last_error,
     createdAt: num(row.created_at),
@@ -89,6 +102,12 @@ export function rowToJournalJob(row: JobRow): JournalJob {
     deadlineAt: null,
     loaded: num(row.loaded) === 1,
   };
+}
+
+function policyOf(text: string, policies: Map<string, RetryPolicy>): RetryPolicy {
+  let policy = policies.get(text);
+  if (!policy) policies.set(text, (policy = JSON.parse(text) as RetryPolicy));
+  return policy;
 }
 
 export function journalJobToRow(

@@ -53,6 +53,11 @@ export interface Journal {
   cancel(id: string, now: EpochMs): Promise<boolean>;
   /** Moves a journal-only delayed job; false when it is not one. */
   rescheduleJournalOnly(id: string, runAt: EpochMs, now: EpochMs): Promise<boolean>;
+  /**
+   * Appends one history row per id, all alike but for the job and its state (a restore's page): one statement
+   * of two columns, not a row object per job through the writer. Written at once (not group-committed).
+   */
+  appendHistory(ids: readonly string[], states: readonly JobState[], shared: SharedHistory): Promise<void>;
   /** Marks jobs as (not) held by the inner store. */
   setLoaded(ids: readonly string[], loaded: boolean): Promise<void>;
 
@@ -158,6 +163,9 @@ export interface JournalBatch {
   upserts: { job: JournalJob; force: boolean }[];
   history: (HistoryEntry & { jobId: string })[];
 }
+
+/** The fields of Journal.appendHistory's rows that are the same for every job of the call. */
+export type SharedHistory = Omit<HistoryEntry, 'state'>;
 
 export interface RestoreOptions {
   /**

@@ -2,8 +2,22 @@ import type { Transaction } from 'kysely';
 import type { EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
 import { emptyCounts, type HistoryEntry, type JobState, type TopicStats } from '../core/job.js';
-import type { DueJournalQuery, Journal, JournalBatch, JournalFilter, JournalJob, JournalSchedule } from './journal.js';
-import { pushEntryOf, rowToHistory, rowToJournalJob, type JournalDatabase } from './journal-schema.js';
+import type {
+  DueJournalQuery,
+  Journal,
+  JournalBatch,
+  JournalFilter,
+  JournalJob,
+  JournalSchedule,
+  SharedHistory,
+} from './journal.js';
+import {
+  pushEntryOf,
+  rowsToJournalJobs,
+  rowToHistory,
+  rowToJournalJob,
+  type JournalDatabase,
+} from './journal-schema.js';
 import { isEmptyBatch, MAX_ROWS_PER_STATEMENT, rowBatchOf, splitRowBatch } from './journal-batch.js';
 import type { Db, JournalDialect } from './journal-dialect.js';
 import { listSchedules, writeSchedules } from './journal-schedules.js';
@@ -144,7 +158,7 @@ export class SqlJournal implements Journal {
       if (afterId !== null) q = q.where('id', '>', afterId);
       return q.orderBy('id').limit(limit).execute();
     });
-    return rows.map(rowToJournalJob);
+    return rowsToJournalJobs(rows);
   }
 
   async listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]> {
@@ -157,7 +171,7 @@ export class SqlJournal implements Journal {
       if (afterId !== null) q = q.where('id', '>', afterId);
       return q.orderBy('id').limit(limit).execute();
     });
-    return rows.map(rowToJournalJob);
+    return rowsToJournalJobs(rows);
   }
 
   async statsJournalOnly(): Promise<TopicStats[]> {
@@ -200,7 +214,7 @@ export class SqlJournal implements Journal {
           .skipLocked()
           .execute();
         if (!rows.length) return [];
-        const jobs = rows.map(rowToJournalJob);
+        const jobs = rowsToJournalJobs(rows);
         // The rows stay locked while the inner store takes them: a crash here rolls the claim back.
         await load(jobs);
         await markLoaded(
@@ -237,6 +251,13 @@ export class SqlJournal implements Journal {
         .executeTakeFirst(),
     );
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  async appendHistory(ids: readonly string[], states: readonly JobState[], shared: SharedHistory): Promise<void> {
+    for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT) {
+      const end = i + MAX_ROWS_PER_STATEMENT;
+      await this.run((db) => this.sqlDialect.appendHistory(db, ids.slice(i, end), states.slice(i, end), shared));
+    }
   }
 
   async setLoaded(ids: readonly string[], loaded: boolean): Promise<void> {
@@ -311,7 +332,7 @@ export class SqlJournal implements Journal {
     return this.run((db) => jobApi.deleteEnded(db, ids));
   }
   async listDueJournalOnly(query: DueJournalQuery): Promise<JournalJob[]> {
-    return (await this.run((db) => jobApi.listDueJournalOnly(db, query))).map(rowToJournalJob);
+    return rowsToJournalJobs(await this.run((db) => jobApi.listDueJournalOnly(db, query)));
   }
 
   writeSchedules(schedules: readonly JournalSchedule[]): Promise<void> {

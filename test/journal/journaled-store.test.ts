@@ -118,6 +118,18 @@ for (const db of databases) {
       const later = now + 5000;
       expect(await store.restoreJob(future.id, {}, later)).toMatchObject({ scanned: 1, restored: 1 });
       expect(await store.restoreJob(future.id, {}, later)).toMatchObject({ restored: 0, alreadyPresent: 1 });
+      // One restore entry (the second run restored nothing), in the state the job was pushed back in.
+      const futureHistory = await store.journal.history(future.id);
+      expect(futureHistory.filter((h) => h.event === 'restore')).toEqual([
+        {
+          at: later,
+          event: 'restore',
+          state: 'delayed',
+          attempt: 0,
+          node: expect.any(String),
+          reason: 'restored from the journal',
+        },
+      ]);
       expect(await store.restore({ expire: false }, later)).toMatchObject({
         scanned: 2,
         restored: 0,
@@ -138,6 +150,11 @@ for (const db of databases) {
       await inner.swap(sqlite());
       await store.restore({ expire: true }, later + 100);
       expect(await store.inner.get(late.id)).toMatchObject({ state: 'ready' });
+      expect((await store.journal.history(late.id)).at(-1)).toMatchObject({
+        event: 'restore',
+        state: 'ready',
+        at: later + 100,
+      });
     });
 
     it('clearAll needs its confirmation, cancels every unfinished job and is audited', async () => {

@@ -49,6 +49,15 @@ export class MysqlJournal extends SqlJournal {
             await sql`SELECT RELEASE_LOCK('delayq_migrate')`.execute(conn);
           }
         }),
+      async appendHistory(db, ids, states, { at, event, attempt, node, reason }) {
+        // One JSON argument of [id, state] pairs: the statement has 6 parameters whatever the number of rows.
+        const pairs = JSON.stringify(ids.map((id, i) => [id, states[i]]));
+        await sql`INSERT INTO delayq_job_history (job_id, at, event, state, attempt, node, reason)
+          SELECT t.id, ${at}, ${event}, t.state, ${attempt}, ${node}, ${reason}
+          FROM JSON_TABLE(${pairs}, '$[*]' COLUMNS (
+            id VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+            state VARCHAR(16) PATH '$[1]')) AS t`.execute(db);
+      },
       writeBatch: async (parts) => writeMysqlBatch(await pool(), parts),
     };
     super(dialect, () => {

@@ -65,6 +65,11 @@ export class PostgresJournal extends SqlJournal {
         // Fresh statistics keep each keyset page an index range scan (ANALYZE samples, so it is quick).
         await sql`ANALYZE delayq_jobs`.execute(db);
       },
+      async appendHistory(db, ids, states, { at, event, attempt, node, reason }) {
+        await sql`INSERT INTO delayq_job_history (job_id, at, event, state, attempt, node, reason)
+          SELECT t.id, ${at}, ${event}, t.state, ${attempt}, ${node}, ${reason}
+          FROM unnest(${ids}::text[], ${states}::text[]) AS t(id, state)`.execute(db);
+      },
       async writeBatch(parts) {
         const p = await pool();
         if (parts.length === 1) return writePostgresBatch(p, parts[0]!);

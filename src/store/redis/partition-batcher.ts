@@ -1,7 +1,16 @@
+/** Where the replies of one call's items go: one per call, however many items it queued. */
+interface Sink {
+  replies: unknown[];
+  left: number;
+  resolve(replies: unknown[]): void;
+  reject(err: unknown): void;
+}
+
 interface Pending<T> {
   item: T;
-  resolve(reply: unknown): void;
-  reject(err: unknown): void;
+  sink: Sink;
+  /** The item's place in its call's replies. */
+  index: number;
 }
 
 /**
@@ -25,14 +34,34 @@ export class PartitionBatcher<T> {
   /** Resolves with the script's reply for this item. */
   add(partition: number, item: T): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      let list = this.pending.get(partition);
-      if (!list) this.pending.set(partition, (list = []));
-      list.push({ item, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.queue(partition, {
+        item,
+        sink: { replies: [undefined], left: 1, resolve: (r) => resolve(r[0]), reject },
+        index: 0,
+      });
     });
+  }
+
+  /** Resolves with the script's replies for these items (item i goes to partitions[i]), in order. */
+  addMany(partitions: readonly number[], items: readonly T[]): Promise<unknown[]> {
+    return new Promise((resolve, reject) => {
+      const sink: Sink = { replies: new Array<unknown>(items.length), left: items.length, resolve, reject };
+      if (!items.length) {
+        resolve(sink.replies);
+        return;
+      }
+      for (let i = 0; i < items.length; i++) this.queue(partitions[i]!, { item: items[i]!, sink, index: i });
+    });
+  }
+
+  private queue(partition: number, pending: Pending<T>): void {
+    let list = this.pending.get(partition);
+    if (!list) this.pending.set(partition, (list = []));
+    list.push(pending);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   private flush(): void {
@@ -48,8 +77,15 @@ export class PartitionBatcher<T> {
           partition,
           chunk.map((e) => e.item),
         ).then(
-          (replies) => chunk.forEach((e, k) => e.resolve(replies[k])),
-          (err: unknown) => chunk.forEach((e) => e.reject(err)),
+          (replies) => {
+            for (let k = 0; k < chunk.length; k++) {
+              const { sink, index } = chunk[k]!;
+              sink.replies[index] = replies[k];
+              if (--sink.left === 0) sink.resolve(sink.replies);
+            }
+          },
+          // A call is rejected once (its first failed chunk); a settled promise ignores the rest.
+          (err: unknown) => chunk.forEach((e) => e.sink.reject(err)),
         );
       }
     }

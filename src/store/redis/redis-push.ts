@@ -30,11 +30,14 @@ export class RedisPusher {
 
   async pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     const { store } = this;
-    // One job (the common HTTP case) skips Promise.all's bookkeeping.
-    const replies =
-      jobs.length === 1
-        ? [await this.batcher.add(store.part(jobs[0]!.id), { job: jobs[0]!, now })]
-        : await Promise.all(jobs.map((job) => this.batcher.add(store.part(job.id), { job, now })));
+    const partitions: number[] = [];
+    const entries: PushArgsEntry[] = [];
+    for (const job of jobs) {
+      partitions.push(store.part(job.id));
+      entries.push({ job, now });
+    }
+    // One promise for the call, not one per job: a restore pushes thousands at once.
+    const replies = await this.batcher.addMany(partitions, entries);
     const results: PushResult[] = [];
     let readyTopics: Set<string> | undefined;
     for (let i = 0; i < jobs.length; i++) {
