@@ -21,6 +21,7 @@ import {
 import { isEmptyBatch, MAX_ROWS_PER_STATEMENT, rowBatchOf, splitRowBatch } from './journal-batch.js';
 import type { Db, JournalDialect } from './journal-dialect.js';
 import { listSchedules, writeSchedules } from './journal-schedules.js';
+import { getMeta, setMeta, swapMeta } from './journal-meta-rows.js';
 import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
 import * as jobApi from './journal-job-api.js';
@@ -343,44 +344,16 @@ export class SqlJournal implements Journal {
     return this.run((db) => listSchedules(db));
   }
 
-  async getMeta(name: string): Promise<string | null> {
-    const row = await this.run((db) =>
-      db.selectFrom('delayq_meta').select('value').where('name', '=', name).executeTakeFirst(),
-    );
-    return row?.value ?? null;
+  getMeta(name: string): Promise<string | null> {
+    return this.run((db) => getMeta(db, name));
   }
 
-  async swapMeta(name: string, expected: string | null, value: string): Promise<boolean> {
-    if (expected !== null) {
-      const result = await this.run((db) =>
-        db
-          .updateTable('delayq_meta')
-          .set({ value })
-          .where('name', '=', name)
-          .where('value', '=', expected)
-          .executeTakeFirst(),
-      );
-      return Number(result.numUpdatedRows) === 1;
-    }
-    try {
-      await this.conn.insertInto('delayq_meta').values({ name, value }).execute();
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw unavailable(this.dialect, err);
-    }
+  swapMeta(name: string, expected: string | null, value: string): Promise<boolean> {
+    return this.run((db) => swapMeta(db, name, expected, value));
   }
 
-  /** One upsert statement: a delete-then-insert lets two concurrent writers of one name collide on the key. */
-  async setMeta(name: string, value: string): Promise<void> {
-    await this.run(async (db) => {
-      const insert = db.insertInto('delayq_meta').values({ name, value });
-      await (
-        this.dialect === 'postgres'
-          ? insert.onConflict((oc) => oc.column('name').doUpdateSet({ value }))
-          : insert.onDuplicateKeyUpdate({ value })
-      ).execute();
-    });
+  setMeta(name: string, value: string): Promise<void> {
+    return this.run((db) => setMeta(db, this.dialect, name, value));
   }
 }
 
@@ -390,12 +363,6 @@ function markLoaded(db: Db | Trx, ids: readonly string[], loaded: boolean) {
     .set({ loaded: loaded ? 1 : 0 })
     .where('id', 'in', ids)
     .execute();
-}
-
-/** PostgreSQL unique_violation, MySQL/MariaDB ER_DUP_ENTRY. */
-function isDuplicateKey(err: unknown): boolean {
-  const e = err as { code?: unknown; errno?: unknown };
-  return e.code === '23505' || e.code === 'ER_DUP_ENTRY' || e.errno === 1062;
 }
 
 function unavailable(dialect: string, err: unknown): DelayqError {
