@@ -21,8 +21,7 @@ export async function settleAcks(
 ): Promise<AckResult[]> {
   const authorized = acks.map((ack, i) => authorizeAck(service, request, ack, `acks[${i}]`));
   // The finishes go to the store together, in one finishMany, once each is authorized; the other ops one by one.
-  // A finish with a result goes alone: service.finish records the result, finishMany carries none.
-  const batched = acks.map((ack) => ack.op === 'finish' && ack.result === undefined);
+  const batched = acks.map((ack) => ack.op === 'finish');
   const finishing = acks.map((ack, i) =>
     batched[i]
       ? authorized[i]!.then(

@@ -4,7 +4,7 @@
  * the store call and forgotten when it refuses. DelayqService keeps the public methods and delegates here.
  */
 import type { Clock } from '../core/clock.js';
-import { settled, type DelayqError } from '../core/errors.js';
+import { isDelayqError, settled, type DelayqError } from '../core/errors.js';
 import { delayIn, validateJobId, validatePriority } from '../core/job-input.js';
 import type { Job } from '../core/job.js';
 import { decideFailure, type FailureDecision } from '../core/retry-policy.js';
@@ -54,14 +54,31 @@ export class SettleApi {
     });
   }
 
-  finishMany(items: readonly FinishItem[]): Promise<(Job | DelayqError)[]> {
-    const { store, clock } = this.host;
+  /** Finishes a batch, each item with its own answer; an item's result is recorded first (a refused one refuses it). */
+  finishMany(items: readonly (FinishItem & { result?: unknown })[]): Promise<(Job | DelayqError)[]> {
+    const { store, clock, jobApi, jobEvents } = this.host;
     return this.host.run(async () => {
-      const checked = items.map(({ id }) => settled(() => validateJobId(id)));
-      const valid = items.filter((_, i) => typeof checked[i] === 'string');
-      const outcomes = await store.finishMany(valid, clock.now());
-      let k = 0;
-      return checked.map((c) => (typeof c === 'string' ? settled(() => unwrap(outcomes[k++]!, c, 'finish')) : c));
+      const checked = await Promise.all(
+        items.map(async ({ id, token, result }) => {
+          const valid = settled(() => validateJobId(id));
+          if (typeof valid !== 'string' || result === undefined) return valid;
+          try {
+            jobEvents.note(id, { result: await jobApi.recordResult(id, token, result), error: null });
+            return valid;
+          } catch (err) {
+            if (isDelayqError(err)) return err;
+            throw err;
+          }
+        }),
+      );
+      const valid = items.filter((_, i) => typeof checked[i] === 'string').map(({ id, token }) => ({ id, token }));
+      try {
+        const outcomes = await store.finishMany(valid, clock.now());
+        let k = 0;
+        return checked.map((c) => (typeof c === 'string' ? settled(() => unwrap(outcomes[k++]!, c, 'finish')) : c));
+      } finally {
+        for (const { id } of valid) jobEvents.forget(id);
+      }
     });
   }
 
