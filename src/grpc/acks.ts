@@ -3,10 +3,10 @@
  * The shape follows `POST /v1/ack` (CONTRACTS item 3): a malformed ack refuses the whole batch naming
  * `acks[i].field`; a refused ack (stale token, wrong state, a topic outside the token's scope, the store
  * unreachable) refuses that ack only, with the catalogue error in its result. Acks of one job run in order; others run together.
- * The finishes without a result that are their job's first ack go to the store in one finishMany (server/batch-ack.ts).
+ * The finishes that are their job's first ack go to the store in one finishMany (server/batch-ack.ts).
  */
 import { Type } from 'typebox';
-import { DelayqError } from '../core/errors.js';
+import { DelayqError, isDelayqError, settled } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
 import { JobId, Token } from '../protocol/schemas.js';
@@ -113,13 +113,14 @@ export async function settleAcks(
   acks: readonly ValidAck[],
   options: AckOptions,
 ): Promise<AckResultMessage[]> {
-  // Only a job's first ack may join the batch, so a later ack of that job still waits for it; a finish with a
-  // result goes alone (service.finish records the result; finishMany carries none).
+  // Only a job's first ack may join the batch, so a later ack of that job still waits for it; a result that is
+  // not JSON keeps its ack out, to be refused on its own.
+  const parsed = acks.map((ack) => settled(() => jsonField(ack.resultJson, 'resultJson')));
   const seen = new Set<string>();
-  const batched = acks.map((ack) => {
+  const batched = acks.map((ack, i) => {
     const first = !seen.has(ack.id);
     seen.add(ack.id);
-    return first && ack.op === 'finish' && ack.resultJson === undefined;
+    return first && ack.op === 'finish' && !isDelayqError(parsed[i]);
   });
   const authorized = acks.map((ack, i) => (batched[i] ? authorize(service, ack, options) : undefined));
   const finishes = Promise.all(
@@ -130,7 +131,9 @@ export async function settleAcks(
       ),
     ),
   ).then(async (ok) => {
-    const items = acks.filter((_, i) => ok[i] === true).map(({ id, token }) => ({ id, token }));
+    const items = acks.flatMap(({ id, token }, i) =>
+      ok[i] === true ? [{ id, token, ...(parsed[i] === undefined ? {} : { result: parsed[i] }) }] : [],
+    );
     const answers = items.length ? await service.finishMany(items) : [];
     let k = 0;
     return ok.map((yes) => (yes === true ? answers[k++] : undefined));
