@@ -57,7 +57,6 @@ export class SentinelFollower {
 
   /** A ready client connected elsewhere than `master` reconnects, through the sentinels. */
   private follow(master: HostPort): void {
-    console.error('SF', Date.now(), JSON.stringify(master), this.client.status, this.client.stream?.remotePort);
     if (this.client.status !== 'ready' || Date.now() - this.followedAt < FOLLOW_GAP_MS) return;
     const stream = this.client.stream as Socket | undefined;
     const host = stream?.remoteAddress?.replace(/^::ffff:/, '');
