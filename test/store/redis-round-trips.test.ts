@@ -133,13 +133,13 @@ describe('RedisStore round trips', () => {
     // wake next: no nextWakeAt, lapsed or expire calls), the woken long-poll's reserve, the finish.
     // (A timer that fires a hair before the Redis clock reaches the due time makes a second promote.)
     // The paused-topics refresh (one HGETALL every 0.5 s a process) is not part of a job's life either.
-    // The finish's job event goes to the event stream after it (XADD, one pipeline per turn: docs/events.md).
+    // The finish's job event goes to the event stream after it (one append-events call per turn: docs/events.md).
     expect(watch.seen.filter((c) => c !== 'promote' && c !== 'hgetall')).toEqual([
       'reserve',
       'push',
       'reserve',
       'finish',
-      'xadd',
+      'append-events',
     ]);
     const promotes = watch.seen.flatMap((c, i) => (c === 'promote' ? [i] : []));
     expect(promotes.length).toBeGreaterThanOrEqual(1);
