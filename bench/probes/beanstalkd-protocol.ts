@@ -3,8 +3,9 @@
 // (10 producer connections with 100 puts in flight; 100 consumer connections, reserve-with-timeout then delete).
 // Prints per system and phase: jobs/s, and CPU per job of the server process (user, system), of this (client)
 // process and of Redis, with Redis commands per job. Systems run in the order given, ROUNDS times over
-// (alternating, so a loaded host disturbs each alike): `beanstalkd`, `delayq` (this tree's dist/), or
-// `delayq:PATH` (the server script of another build, e.g. a copy of an older dist/ beside its bench/http-server.mjs).
+// (alternating, so a loaded host disturbs each alike): `beanstalkd`, `delayq` (this tree's dist/),
+// `delayq:PATH` (the server script of another build, e.g. a copy of an older dist/ beside its bench/http-server.mjs),
+// or `floor` (beanstalkd-floor.mjs: a Node server answering from memory, no store: Node's own share).
 // Redis's CPU is also shown as the part spent inside scripts (commandstats' evalsha µs, wall time in Redis).
 // `prof` writes CPU profiles of the delayq servers to .tmp/ (node --cpu-prof); `drain` fills delayq over HTTP
 // and measures the drain alone; `delay=S` puts jobs due S s later (the drain then times the burst, waits included);
@@ -25,7 +26,7 @@ import { redisCommandCalls, redisCpuMs } from '../subjects/delayq-subject.js';
 const args = process.argv.slice(2);
 const jobs = Number(args[0] ?? 20_000);
 const rounds = Number(args[1] ?? 1);
-const systems = args.filter((a) => a === 'beanstalkd' || a.startsWith('delayq'));
+const systems = args.filter((a) => a === 'beanstalkd' || a === 'floor' || a.startsWith('delayq'));
 const profile = args.includes('prof');
 /** `drain`: fill delayq over HTTP (one batch call per 1000) and measure the drain alone. */
 const drainOnly = args.includes('drain');
@@ -35,6 +36,8 @@ const consumerCount = Number(args.find((a) => a.startsWith('consumers='))?.slice
 const delayS = Number(args.find((a) => a.startsWith('delay='))?.slice(6) ?? 0);
 const Jackd = JackdModule as unknown as new () => JackdClient;
 const TUBE = 'probe';
+/** A Node server answering from memory (no store): the floor of Node's own socket work per job. */
+const FLOOR_SCRIPT = new URL('./beanstalkd-floor.mjs', import.meta.url).pathname;
 
 async function connect(port: number): Promise<JackdClient> {
   const client = new Jackd();
@@ -168,6 +171,14 @@ try {
   const admin = new Redis({ host: '127.0.0.1', port: redis.port });
   for (let round = 1; round <= rounds; round++) {
     for (const system of systems.length ? systems : ['beanstalkd', 'delayq']) {
+      if (system === 'floor') {
+        if (drainOnly) continue;
+        const port = await freePort();
+        const floor = await startProcess('floor', process.execPath, [FLOOR_SCRIPT, String(port)], port);
+        await measure('floor', floor, undefined);
+        await floor.stop();
+        continue;
+      }
       if (system === 'beanstalkd') {
         if (drainOnly) continue;
         const beanstalkd = await startBeanstalkd();
