@@ -22,11 +22,11 @@ const APPEND_WINDOW_MS = 5;
 /**
  * The job event log on Redis: one stream, `{prefix:events}`, trimmed to about `maxLength` entries
  * (XADD MAXLEN ~), shared by every process on the Redis. Appends wait up to APPEND_WINDOW_MS for others and
- * go out together as one script call (lua/append-events.lua), not one command each. While this process has followers, one reader on
- * a dedicated connection (XREAD BLOCK) fans each entry out to them; a follower resuming after an id first
- * reads the gap with XRANGE. A stream rather than
- * pub/sub because it keeps events for a follower that reconnects (Last-Event-ID) and for one that joins
- * between an event and its own subscription.
+ * go out together as one script call (lua/append-events.lua), not one command each. While this process has
+ * followers, one reader on a dedicated connection (XREAD BLOCK) fans each entry out to them; a follower
+ * resuming after an id first reads the gap with XRANGE. A stream rather than pub/sub because it keeps events
+ * for a follower that reconnects (Last-Event-ID) and for one that joins between an event and its own
+ * subscription.
  */
 export class RedisJobEventLog implements JobEventLog {
   private readonly client: () => RedisClient | undefined;
