@@ -24,6 +24,9 @@ export class JobMetrics {
   private readonly reserveWait: Histogram<'outcome'>;
   private readonly storeCalls: Histogram<'operation' | 'outcome'>;
   private readonly topics: TopicLabels;
+  /** Series children by topic label and by store call (operation, outcome): bounded like the labels. */
+  private readonly byTopic = new Map<string, TopicSeries>();
+  private readonly byCall = new Map<string, Observed>();
 
   constructor(registry: Registry, topics: TopicLabels) {
     this.topics = topics;
@@ -70,7 +73,7 @@ export class JobMetrics {
     const onWait = (w: { waitedMs: number; count: number }): void =>
       this.reserveWait.observe({ outcome: w.count > 0 ? 'jobs' : 'empty' }, w.waitedMs / 1000);
     const onCall = (c: { operation: string; durationMs: number; ok: boolean }): void =>
-      this.storeCalls.observe({ operation: c.operation, outcome: c.ok ? 'ok' : 'error' }, c.durationMs / 1000);
+      this.storeCallSeries(c.operation, c.ok).observe(c.durationMs / 1000);
     events.on('job', onJob);
     events.on('reserveWait', onWait);
     events.on('storeCall', onCall);
@@ -82,11 +85,49 @@ export class JobMetrics {
   }
 
   private onJob(e: ServiceJobEvent): void {
-    const topic = this.topics.label(e.topic);
-    this.jobs.inc({ event: e.event, topic }, e.count ?? 1);
+    const series = this.topicSeries(this.topics.label(e.topic));
+    series.jobs(e.event).inc(e.count ?? 1);
     if (e.event !== 'reserve' || e.dueAt === undefined) return;
     // A job reserved before its due time (reserve took it early) is not late: clamp at 0.
-    this.deliveryLateness.observe({ topic }, Math.max(0, e.at - e.dueAt) / 1000);
-    if (e.readyAt != null) this.promoteLateness.observe({ topic }, Math.max(0, e.readyAt - e.dueAt) / 1000);
+    series.deliveryLateness.observe(Math.max(0, e.at - e.dueAt) / 1000);
+    if (e.readyAt != null) series.promoteLateness.observe(Math.max(0, e.readyAt - e.dueAt) / 1000);
   }
+
+  private topicSeries(topic: string): TopicSeries {
+    let series = this.byTopic.get(topic);
+    if (!series) {
+      const byEvent = new Map<string, Counted>();
+      series = {
+        jobs: (event) => {
+          let child = byEvent.get(event);
+          if (!child) byEvent.set(event, (child = this.jobs.labels(event, topic)));
+          return child;
+        },
+        deliveryLateness: this.deliveryLateness.labels(topic),
+        promoteLateness: this.promoteLateness.labels(topic),
+      };
+      this.byTopic.set(topic, series);
+    }
+    return series;
+  }
+
+  private storeCallSeries(operation: string, ok: boolean): Observed {
+    const key = ok ? operation : `${operation} error`;
+    let child = this.byCall.get(key);
+    if (!child) this.byCall.set(key, (child = this.storeCalls.labels(operation, ok ? 'ok' : 'error')));
+    return child;
+  }
+}
+
+interface Counted {
+  inc(value?: number): void;
+}
+interface Observed {
+  observe(value: number): void;
+}
+/** One topic label's series, bound once (labels are looked up by name only when a series is first used). */
+interface TopicSeries {
+  jobs(event: string): Counted;
+  deliveryLateness: Observed;
+  promoteLateness: Observed;
 }

@@ -117,54 +117,74 @@ interface RestoreSummary {
 /** Methods not worth timing (synchronous accessors). */
 const UNTIMED = new Set(['status', 'watch', 'observeCommits', 'constructor']);
 
+/** One store call ended: its 'storeCall' event, unless nobody listens. */
+function callEnded(events: ServiceEvents, operation: string, started: number, ok: boolean): void {
+  if (events.listenerCount('storeCall') === 0) return;
+  events.emit('storeCall', { operation, durationMs: performance.now() - started, ok });
+}
+
+/**
+ * The timed and reported form of one store method. The method is looked up on each call (a store may swap
+ * it); the continuation is a plain function, so a call costs the store's own promise and one `then`.
+ */
+function observedMethod(target: Store, operation: string, events: ServiceEvents, clock: Clock): AnyMethod {
+  const report = REPORTERS[operation];
+  const reported = (value: unknown, args: unknown[]): unknown => {
+    if (report === undefined || events.listenerCount('job') === 0) return value;
+    try {
+      const pending = report(events, args, value, target, clock);
+      // Only redrive by ids reads before it reports; its failure must not fail the call either.
+      return pending instanceof Promise
+        ? pending.then(
+            () => value,
+            () => value,
+          )
+        : value;
+    } catch {
+      return value; // reporting must never fail the call
+    }
+  };
+  return function observed(...args: unknown[]): unknown {
+    const started = performance.now();
+    let result: unknown;
+    try {
+      result = (Reflect.get(target, operation) as AnyMethod).apply(target, args);
+    } catch (err) {
+      callEnded(events, operation, started, false);
+      throw err;
+    }
+    if (!(result instanceof Promise)) {
+      callEnded(events, operation, started, true);
+      return result;
+    }
+    return result.then(
+      (value: unknown) => {
+        callEnded(events, operation, started, true);
+        return reported(value, args);
+      },
+      (err: unknown) => {
+        callEnded(events, operation, started, false);
+        throw err;
+      },
+    );
+  };
+}
+
 export function observeStore<S extends Store>(store: S, events: ServiceEvents, clock: Clock): S {
-  const wrappers = new Map<PropertyKey, AnyMethod>();
+  // Each method's wrapper (or bound accessor) is made once, on first use: a property read costs a map lookup.
+  const methods = new Map<PropertyKey, AnyMethod>();
   return new Proxy(store, {
     get(target, property, receiver) {
+      const known = methods.get(property);
+      if (known) return known;
       const value = Reflect.get(target, property, receiver) as unknown;
-      if (typeof value !== 'function' || typeof property !== 'string' || UNTIMED.has(property)) {
-        return typeof value === 'function' ? (value as AnyMethod).bind(target) : value;
-      }
-      let wrapper = wrappers.get(property);
-      if (!wrapper) {
-        const report = REPORTERS[property];
-        wrapper = function observed(...args: unknown[]): unknown {
-          const started = performance.now();
-          const done = (ok: boolean): void => {
-            events.emit('storeCall', { operation: property, durationMs: performance.now() - started, ok });
-          };
-          let result: unknown;
-          try {
-            result = (Reflect.get(target, property) as AnyMethod).apply(target, args);
-          } catch (err) {
-            done(false);
-            throw err;
-          }
-          if (!(result instanceof Promise)) {
-            done(true);
-            return result;
-          }
-          return result.then(
-            async (value: unknown) => {
-              done(true);
-              if (report && events.listenerCount('job') > 0) {
-                try {
-                  await report(events, args, value, target, clock);
-                } catch {
-                  /* reporting must never fail the call */
-                }
-              }
-              return value;
-            },
-            (err: unknown) => {
-              done(false);
-              throw err;
-            },
-          );
-        };
-        wrappers.set(property, wrapper);
-      }
-      return wrapper;
+      if (typeof value !== 'function') return value;
+      const method =
+        typeof property === 'string' && !UNTIMED.has(property)
+          ? observedMethod(target, property, events, clock)
+          : (value as AnyMethod).bind(target);
+      methods.set(property, method);
+      return method;
     },
   });
 }

@@ -8,7 +8,13 @@ export type ServicePhase = 'new' | 'open' | 'closing' | 'closed';
  */
 export class ServiceState {
   private current: ServicePhase = 'new';
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Admitted calls not yet settled; `close` waits for the count to reach 0. */
+  private inFlight = 0;
+  private onIdle: (() => void) | undefined;
+  /** One pair of callbacks for every call (no closure per call). */
+  private readonly settled = (): void => {
+    if (--this.inFlight === 0) this.onIdle?.();
+  };
 
   get phase(): ServicePhase {
     return this.current;
@@ -23,9 +29,10 @@ export class ServiceState {
   }
 
   /** Refuses new calls from now on; resolves when every admitted call has settled. */
-  async closing(): Promise<void> {
+  closing(): Promise<void> {
     this.current = 'closing';
-    await Promise.allSettled([...this.inFlight]);
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.onIdle = resolve));
   }
 
   closed(): void {
@@ -43,12 +50,9 @@ export class ServiceState {
       );
     }
     const promise = operation();
-    this.inFlight.add(promise);
-    // Both outcomes drop it, and no derived promise is left to reject unhandled.
-    promise.then(
-      () => this.inFlight.delete(promise),
-      () => this.inFlight.delete(promise),
-    );
+    this.inFlight++;
+    // Both outcomes count it out, and no derived promise is left to reject unhandled.
+    promise.then(this.settled, this.settled);
     return promise;
   }
 }

@@ -291,26 +291,30 @@ export class DelayqService {
       const { topics, count, waitMs } = checkReserve(request);
       const startedAt = performance.now();
       const giveUpAt = startedAt + waitMs; // monotonic: immune to wall-clock steps
-      const answer = (reserved: Reservation[]): Reservation[] => {
-        if (waitMs > 0)
-          this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
-        return reserved;
-      };
+      const options = { ttrMs: request.ttrMs };
       for (;;) {
         const epoch = this.waiters.epoch;
         const now = this.clock.now();
         const open = topics.filter((t) => !this.paused.isPaused(t, now));
-        const reserved = open.length ? await this.store.reserve(open, count, now, { ttrMs: request.ttrMs }) : [];
+        const reserved = open.length ? await this.store.reserve(open, count, now, options) : [];
         if (reserved.length) {
-          this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
-          return answer(reserved);
+          let deadlineAt = reserved[0]!.deadlineAt;
+          for (const r of reserved) deadlineAt = Math.min(deadlineAt, r.deadlineAt);
+          this.scheduler.notifyDue(deadlineAt);
+          return this.waited(waitMs, startedAt, reserved);
         }
         const left = giveUpAt - performance.now();
-        if (left <= 0 || !this.state.isOpen || signal?.aborted) return answer([]);
+        if (left <= 0 || !this.state.isOpen || signal?.aborted) return this.waited(waitMs, startedAt, []);
         const outcome = await this.waiters.wait(topics, left, signal, epoch);
-        if (outcome !== 'notified' || !this.state.isOpen) return answer([]);
+        if (outcome !== 'notified' || !this.state.isOpen) return this.waited(waitMs, startedAt, []);
       }
     });
+  }
+
+  /** A reserve's answer; a long-poll (waitMs > 0) also reports how long it waited. */
+  private waited(waitMs: number, startedAt: number, reserved: Reservation[]): Reservation[] {
+    if (waitMs > 0) this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
+    return reserved;
   }
 
   /** Reserves one ready, delayed or dead job by id (Store.reserveJob), whatever its topic's pause. */

@@ -8,7 +8,9 @@ import type { JobEventLog } from './job-event-log.js';
  */
 export class LocalJobEventLog implements JobEventLog {
   private readonly capacity: number;
+  /** The kept events, oldest at `head` once full: a fixed ring, since shift() of a large array copies it. */
   private readonly ring: JobEvent[] = [];
+  private head = 0;
   private next = 1;
   private readonly listeners = new Set<(event: JobEvent) => void>();
   readonly dropped = 0;
@@ -25,8 +27,11 @@ export class LocalJobEventLog implements JobEventLog {
   append(events: readonly NewJobEvent[]): void {
     for (const e of events) {
       const event: JobEvent = { ...e, eventId: String(this.next++) };
-      this.ring.push(event);
-      if (this.ring.length > this.capacity) this.ring.shift();
+      if (this.ring.length < this.capacity) this.ring.push(event);
+      else {
+        this.ring[this.head] = event;
+        this.head = (this.head + 1) % this.capacity;
+      }
       for (const listener of this.listeners) {
         try {
           listener(event);
@@ -39,7 +44,10 @@ export class LocalJobEventLog implements JobEventLog {
 
   follow(afterId: string | null, listener: (event: JobEvent) => void): Promise<() => void> {
     if (afterId !== null) {
-      for (const event of this.ring) if (compareEventIds(event.eventId, afterId) > 0) listener(event);
+      for (let i = 0; i < this.ring.length; i++) {
+        const event = this.ring[(this.head + i) % this.ring.length]!;
+        if (compareEventIds(event.eventId, afterId) > 0) listener(event);
+      }
     }
     this.listeners.add(listener);
     return Promise.resolve(() => this.listeners.delete(listener));

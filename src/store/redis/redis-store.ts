@@ -308,9 +308,9 @@ export class RedisStore implements Store {
   }
 
   /** Batched: the finishes of one event-loop turn share one script call per partition. */
-  async finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
-    return this.outcome(id, await this.finishes.add(this.part(id), { id, token, now }));
+  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
+    if (!this.client) return Promise.reject(new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open'));
+    return this.finishes.add(this.part(id), { id, token, now }).then((reply) => this.outcome(id, reply));
   }
 
   /** The finishes of one call share the batcher's one script call per partition, as concurrent finishes do. */
