@@ -5,8 +5,8 @@
 // connections does. The jobs are pushed first (not measured); process.cpuUsage() over the drain / jobs is the
 // figure. Builds are alternated per round: `dist` (this tree's dist/, `npm run build` first) or `dist:PATH`
 // (another build's dist/, placed inside this tree, e.g. .tmp/base/dist, so its imports resolve).
-// Usage: npx tsx bench/probes/consumer-overhead.ts [JOBS=5000] [ROUNDS=3] [BUILD…] [store=redis,sqlite]
-//        [layers=store,service,metered] [consumers=N]
+// Usage: npx tsx bench/probes/consumer-overhead.ts [JOBS=5000] [ROUNDS=3] [BUILD…] [store=redis,sqlite,memory]
+//        [layers=store,service,metered] [consumers=N] [prof]
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -17,8 +17,9 @@ import type * as RedisModule from '../../src/store/redis/redis-store.js';
 import type * as SqliteModule from '../../src/store/sqlite/sqlite-store.js';
 import type * as MetricsModule from '../../src/observe/service-metrics.js';
 import type { Store } from '../../src/store/store.js';
-import type { NewJob } from '../../src/core/job.js';
+import type { NewJob, Reservation } from '../../src/core/job.js';
 import { cleanup, startRedis } from '../servers.js';
+import { startCpuProfile } from './cpu-profile.js';
 
 const args = process.argv.slice(2);
 const numbers = args.filter((a) => /^\d+$/.test(a)).map(Number);
@@ -26,17 +27,19 @@ const jobs = numbers[0] ?? 5000;
 const rounds = numbers[1] ?? 3;
 const option = (name: string, fallback: string): string =>
   args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1) ?? fallback;
-const storeKinds = option('store', 'redis,sqlite').split(',');
+const storeKinds = option('store', 'redis,sqlite,memory').split(',');
 const layers = option('layers', 'store,service,metered').split(',');
 const consumers = Number(option('consumers', '10'));
+/** `prof`: a CPU profile of each drain of the last round, in .tmp/ (read with profile-summary.ts). */
+const profile = args.includes('prof');
 const builds = args.filter((a) => a === 'dist' || a.startsWith('dist:'));
 if (builds.length === 0) builds.push('dist');
 const here = new URL('../..', import.meta.url).pathname;
 const redisUrl = process.env.REDIS_URL ?? `redis://127.0.0.1:${(await startRedis()).port}`;
 const admin = new Redis(redisUrl);
-/** Commands Redis has run so far (this INFO included). */
+/** Script calls Redis has run so far (each is one round trip of the store's; commands inside them not counted). */
 const redisCommands = async (): Promise<number> =>
-  Number(/total_commands_processed:(\d+)/.exec(await admin.info('stats'))![1]);
+  Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
 const tmp = join(here, '.tmp', 'consumer-overhead');
 mkdirSync(tmp, { recursive: true });
 
@@ -69,9 +72,25 @@ function newStore(build: Build, kind: string): Store {
   run++;
   if (kind === 'redis')
     return new build.RedisStore({ url: redisUrl, prefix: `co${process.pid}-${run}`, partitions: 1, nodeId: 'probe' });
+  if (kind === 'memory') return new build.SqliteStore({ path: ':memory:', nodeId: 'probe' });
   const path = join(tmp, `co-${run}.db`);
   rmSync(path, { force: true });
   return new build.SqliteStore({ path, nodeId: 'probe' });
+}
+
+/**
+ * `memory`: every job is reserved up front, then reserve hands those reservations out and finish answers at
+ * once, without I/O, so what the drain costs is the layers above the store and nothing else.
+ */
+async function answerFromMemory(store: Store, topic: string): Promise<void> {
+  const held: Reservation[] = [];
+  for (let got; (got = await store.reserve([topic], 1000, Date.now())).length;) held.push(...got);
+  const finished = new Map(
+    held.map((r) => [r.job.id, { ok: true as const, value: { ...r.job, state: 'finished' as const } }]),
+  );
+  let next = 0;
+  store.reserve = (_topics, count) => Promise.resolve(held.slice(next, (next += count)));
+  store.finish = (id) => Promise.resolve(finished.get(id) ?? { ok: false as const, reason: 'not_found' as const });
 }
 
 async function fill(store: Store, topic: string): Promise<void> {
@@ -96,13 +115,14 @@ async function fill(store: Store, topic: string): Promise<void> {
 interface Figures {
   cpuUs: number;
   rate: number;
-  /** Redis commands per job (0 on SQLite). */
+  /** Redis script calls per job (0 on SQLite). */
   commands: number;
 }
 
 /** CPU µs per job of draining every job with `consumers` loops of reserve-one-then-finish. */
-async function drain(kind: string, cycle: () => Promise<boolean>): Promise<Figures> {
+async function drain(kind: string, cycle: () => Promise<boolean>, profileTo?: string): Promise<Figures> {
   const commandsBefore = kind === 'redis' ? await redisCommands() : 0;
+  const stopProfile = profileTo === undefined ? undefined : await startCpuProfile();
   const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
@@ -112,27 +132,33 @@ async function drain(kind: string, cycle: () => Promise<boolean>): Promise<Figur
   );
   const spent = process.cpuUsage(cpu);
   const seconds = (performance.now() - started) / 1000;
+  if (stopProfile) await stopProfile(profileTo!);
   // The events of the last jobs may still wait for their append window: let them out before counting.
   await new Promise((resolve) => setTimeout(resolve, 20));
-  const commands = kind === 'redis' ? (await redisCommands()) - commandsBefore - 1 : 0;
+  const commands = kind === 'redis' ? (await redisCommands()) - commandsBefore : 0;
   return { cpuUs: (spent.user + spent.system) / jobs, rate: jobs / seconds, commands: commands / jobs };
 }
 
-async function measure(build: Build, kind: string, layer: string): Promise<Figures> {
+async function measure(build: Build, kind: string, layer: string, profileTo?: string): Promise<Figures> {
   const topic = 'probe';
   const store = newStore(build, kind);
   if (layer === 'store') {
     await store.open();
     await fill(store, topic);
+    if (kind === 'memory') await answerFromMemory(store, topic);
     try {
-      return await drain(kind, async () => {
-        const now = Date.now();
-        const [r] = await store.reserve([topic], 1, now);
-        if (!r) return false;
-        const outcome = await store.finish(r.job.id, r.token, Date.now());
-        if (!outcome.ok) throw new Error(`finish refused: ${outcome.reason}`);
-        return true;
-      });
+      return await drain(
+        kind,
+        async () => {
+          const now = Date.now();
+          const [r] = await store.reserve([topic], 1, now);
+          if (!r) return false;
+          const outcome = await store.finish(r.job.id, r.token, Date.now());
+          if (!outcome.ok) throw new Error(`finish refused: ${outcome.reason}`);
+          return true;
+        },
+        profileTo,
+      );
     } finally {
       await store.close();
     }
@@ -144,13 +170,18 @@ async function measure(build: Build, kind: string, layer: string): Promise<Figur
       : () => undefined;
   await service.start();
   await fill(service.store, topic);
+  if (kind === 'memory') await answerFromMemory(store, topic);
   try {
-    return await drain(kind, async () => {
-      const [r] = await service.reserve({ topics: [topic], count: 1 });
-      if (!r) return false;
-      await service.finish(r.job.id, r.token);
-      return true;
-    });
+    return await drain(
+      kind,
+      async () => {
+        const [r] = await service.reserve({ topics: [topic], count: 1 });
+        if (!r) return false;
+        await service.finish(r.job.id, r.token);
+        return true;
+      },
+      profileTo,
+    );
   } finally {
     stopMetrics();
     await service.close();
@@ -169,19 +200,22 @@ for (let round = 0; round <= rounds; round++) {
   for (const kind of storeKinds) {
     for (const layer of layers) {
       for (const build of loaded) {
-        const r = await measure(build, kind, layer);
+        const file = join(here, '.tmp', `consumer-${kind}-${layer}-${loaded.indexOf(build)}.cpuprofile`);
+        const r = await measure(build, kind, layer, profile && round === rounds ? file : undefined);
         if (round === 0) continue;
         const key = `${kind} ${layer} ${build.name}`;
         results.set(key, [...(results.get(key) ?? []), r]);
         console.log(
           `round ${round}  ${key.padEnd(40)} ${r.cpuUs.toFixed(1)} µs/job  ${Math.round(r.rate)} jobs/s` +
-            (kind === 'redis' ? `  ${r.commands.toFixed(2)} Redis commands/job` : ''),
+            (kind === 'redis' ? `  ${r.commands.toFixed(2)} script calls/job` : ''),
         );
       }
     }
   }
 }
-console.log(`\nmedian (range) CPU µs per reserve+finish, Redis commands per job; load ${loadavg()[0]!.toFixed(2)}`);
+console.log(
+  `\nmedian (range) CPU µs per reserve+finish, script calls per job on Redis; load ${loadavg()[0]!.toFixed(2)}`,
+);
 const median = (values: number[]): string => {
   const sorted = [...values].sort((a, b) => a - b);
   return `${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} (${sorted[0]!.toFixed(1)}–${sorted.at(-1)!.toFixed(1)})`;
