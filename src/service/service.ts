@@ -313,7 +313,8 @@ export class DelayqService {
 
   /** A reserve's answer; a long-poll (waitMs > 0) also reports how long it waited. */
   private waited(waitMs: number, startedAt: number, reserved: Reservation[]): Reservation[] {
-    if (waitMs > 0) this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
+    if (waitMs > 0)
+      this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
     return reserved;
   }
 
