@@ -46,6 +46,7 @@ import { migrate } from './migrate.js';
 import type { SqliteStoreOptions } from './sqlite-store-options.js';
 
 export type { SqliteStoreOptions };
+import { Checkpointer } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 import { RAW_STATEMENTS, SQL } from './statements.js';
 import {
@@ -106,7 +107,8 @@ export class SqliteStore implements Store {
     if (this.db) return;
     const db = new Database(this.options.path);
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${this.options.synchronous ?? 'NORMAL'}`);
+    const synchronous = this.options.synchronous ?? 'NORMAL';
+    db.pragma(`synchronous = ${synchronous}`);
     // Short: better-sqlite3 is synchronous, so SQLite's busy wait freezes the event loop. Commits wait for a
     // lock held by another process asynchronously instead (group-commit.ts).
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -120,18 +122,29 @@ export class SqliteStore implements Store {
       recordMany: (...a) => this.recordMany(...a),
     };
     this.commits = new GroupCommit(db);
+    if (db.pragma('journal_mode', { simple: true }) === 'wal')
+      this.checkpointer = new Checkpointer(db, this.options.path, synchronous);
     this.db = db;
   }
 
   async close(): Promise<void> {
     this.commits?.close();
     this.commits = undefined;
+    await this.checkpointer?.close();
+    this.checkpointer = undefined;
     this.db?.close();
     this.db = undefined;
   }
 
   /** Every write transition goes through the group commit (group-commit.ts). */
   private commits: GroupCommit | undefined;
+  /** Checkpoints the WAL off the event loop (checkpointer.ts); none for an in-memory database. */
+  private checkpointer: Checkpointer | undefined;
+
+  /** Resolves once the WAL has been checkpointed after this call (tests; at once without a WAL). */
+  checkpointed(): Promise<void> {
+    return this.checkpointer?.checkpointed() ?? Promise.resolve();
+  }
 
   private write<T>(run: () => T): Promise<T> {
     if (!this.commits) return Promise.reject(new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite store is not open'));
