@@ -79,6 +79,7 @@ export class Checkpointer {
     if (this.closed) return;
     this.closed = true;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.ref(); // an unreferenced worker's exit would not keep the process waiting for it
     this.worker.postMessage('close');
     await exited;
     this.wakeWaiting();
