@@ -55,5 +55,7 @@ rmSync(dir, { recursive: true, force: true });
 const f = summarize(flushMs);
 const l = summarize(lateness);
 console.log(`load ${loadavg()[0]!.toFixed(2)}; ${total} jobs at ${rate}/s`);
-console.log(`  group commits: ${f.n}, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms, over 5 ms: ${flushMs.filter((ms) => ms > 5).length}`);
+console.log(
+  `  group commits: ${f.n}, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms, over 5 ms: ${flushMs.filter((ms) => ms > 5).length}`,
+);
 console.log(`  lateness p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms`);

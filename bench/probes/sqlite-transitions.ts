@@ -12,7 +12,10 @@ import type { RetryPolicy } from '../../src/core/job.js';
 
 const jobs = Number(process.argv[2] ?? 50_000);
 const rounds = Number(process.argv[3] ?? 1);
-const RETRY: RetryPolicy = { maxAttempts: 5, backoff: { type: 'list', delaysMs: [240_000, 600_000, 600_000, 3_600_000] } };
+const RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  backoff: { type: 'list', delaysMs: [240_000, 600_000, 600_000, 3_600_000] },
+};
 const BODY = JSON.stringify({ pad: 'x'.repeat(80) });
 
 function newJob(i: number, runAt: number): NewJob {

@@ -256,7 +256,14 @@ export class SqliteStore implements Store {
         const job = valuesToJob(v);
         return { job, token: tokenOf(v)!, deadlineAt: job.deadlineAt! };
       });
-      this.recordMany('reserve', historyOf(reserved.map((r) => r.job), 'reserved'), now);
+      this.recordMany(
+        'reserve',
+        historyOf(
+          reserved.map((r) => r.job),
+          'reserved',
+        ),
+        now,
+      );
       return reserved.sort((a, b) => compareReadyOrder(a.job, b.job));
     });
   }
