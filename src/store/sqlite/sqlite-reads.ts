@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { EpochMs } from '../../core/clock.js';
-import { emptyCounts, type Job, type JobState, type TopicStats } from '../../core/job.js';
+import { emptyCounts, type JobState, type TopicStats } from '../../core/job.js';
 import type { JobPage, JobQuery, LapsedReservation, WakeTimes } from '../store.js';
 import { retryOf, rowToJob, type JobRow } from './job-row.js';
 import { listSql, type SQL } from './statements.js';
