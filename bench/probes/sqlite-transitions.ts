@@ -1,8 +1,8 @@
 // The embedded store's transitions measured one at a time, straight on SqliteStore (no service): N jobs due at
-// one instant are pushed (1000 a call), promoted (the scheduler's batch), reserved 100 at a time and finished
-// 100 at a time (finishMany), as a burst's drain does. Per transition: CPU µs per job (process.cpuUsage) and
+// one instant are pushed (1000 a call), promoted (the scheduler's batch), reserved BATCH at a time and finished
+// BATCH at a time (finishMany), as a burst's drain does. Per transition: CPU µs per job (process.cpuUsage) and
 // wall µs per job (the difference is the file system: WAL writes and checkpoint fsyncs).
-// Usage: npx tsx bench/probes/sqlite-transitions.ts [JOBS=50000] [ROUNDS=1]
+// Usage: npx tsx bench/probes/sqlite-transitions.ts [JOBS=50000] [ROUNDS=1] [BATCH=100]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ import type { RetryPolicy } from '../../src/core/job.js';
 
 const jobs = Number(process.argv[2] ?? 50_000);
 const rounds = Number(process.argv[3] ?? 1);
+/** Jobs per reserve and per finishMany call (a Worker lane asks for its own slots only). */
+const batch = Number(process.argv[4] ?? 100);
 const RETRY: RetryPolicy = {
   maxAttempts: 5,
   backoff: { type: 'list', delaysMs: [240_000, 600_000, 600_000, 3_600_000] },
@@ -74,7 +76,7 @@ for (let round = 1; round <= rounds; round++) {
   await timed('reserve', async () => {
     let n = 0;
     for (;;) {
-      const got = await store.reserve(['bench'], 100, runAt + 1);
+      const got = await store.reserve(['bench'], batch, runAt + 1);
       if (got.length === 0) return n;
       n += got.length;
       held.push(got.map((r) => ({ id: r.job.id, token: r.token })));
