@@ -1,13 +1,13 @@
 // The SDK Worker draining over the API with 1 or 2 reserve lanes: the built server on the embedded store or on a
 // Redis of its own, N ready jobs pushed beforehand, one Worker (concurrency 100). Per reserve request: the jobs it
-// brought, the acks it carried and how long it took.
+// brought, the acks it carried and how long it took; the CPU per job of the server and of this process.
 // Usage: npx tsx bench/probes/worker-lanes.ts [LANES=2] [sqlite|redis]
 import { join } from 'node:path';
 import { DelayqClient } from '../../src/client/client.js';
 import { Worker } from '../../src/client/worker.js';
 import { ensureServerBuilt, SERVER_SCRIPT } from '../build-server.js';
 import { sleep } from '../lib.js';
-import { cleanup, freePort, startProcess, startRedis, tempDir } from '../servers.js';
+import { cleanup, cpuMsOf, freePort, startProcess, startRedis, tempDir } from '../servers.js';
 ensureServerBuilt(console.error);
 const lanes = Number(process.argv[2] ?? 2);
 const N = 30000;
@@ -44,12 +44,16 @@ client.reserveAndAck = async (req, opts) => {
 };
 let done = 0;
 const t0 = performance.now();
+const [serverCpu0, clientCpu0] = [cpuMsOf(server.pid), process.cpuUsage()];
 const w = new Worker(client, { handlers: { t: () => void done++ }, concurrency: 100, lanes, waitMs: 1000 }).start();
 while (done < N) await sleep(10);
 const ms = performance.now() - t0;
+const serverUs = ((cpuMsOf(server.pid) - serverCpu0) * 1000) / N;
+const clientCpu = process.cpuUsage(clientCpu0);
+const clientUs = (clientCpu.user + clientCpu.system) / N;
 await w.close();
 console.log(
-  `${kind} lanes ${lanes}: ${Math.round(N / (ms / 1000))}/s; reserve calls ${calls}, jobs per reserve ${(got / calls).toFixed(1)}, acks carried per reserve ${(carried / calls).toFixed(1)}, mean reserve wait ${(waited / calls).toFixed(1)} ms`,
+  `${kind} lanes ${lanes}: ${Math.round(N / (ms / 1000))}/s; reserve calls ${calls}, jobs per reserve ${(got / calls).toFixed(1)}, acks carried per reserve ${(carried / calls).toFixed(1)}, mean reserve wait ${(waited / calls).toFixed(1)} ms; CPU per job: server ${serverUs.toFixed(0)} µs, this process ${clientUs.toFixed(0)} µs`,
 );
 await client.close();
 await server.stop();
