@@ -65,7 +65,7 @@ export const SQL = {
 
   promoteDue: `UPDATE jobs SET state = 'ready', ready_at = @now,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END
-    WHERE id IN (SELECT id FROM jobs WHERE state = 'delayed' AND run_at <= @now ORDER BY run_at LIMIT @limit)
+    WHERE rowid IN (SELECT rowid FROM jobs WHERE state = 'delayed' AND run_at <= @now ORDER BY run_at LIMIT @limit)
     RETURNING id, topic, attempts`,
   lapsed: `SELECT id, topic, token, attempts, deadline_at, retry FROM jobs
     WHERE state = 'reserved' AND deadline_at <= ? ORDER BY deadline_at LIMIT ?`,
