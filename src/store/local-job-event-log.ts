@@ -8,7 +8,9 @@ import type { JobEventLog } from './job-event-log.js';
  */
 export class LocalJobEventLog implements JobEventLog {
   private readonly capacity: number;
+  /** The last `capacity` events; once full, `head` is the oldest and each new event takes its place. */
   private readonly ring: JobEvent[] = [];
+  private head = 0;
   private next = 1;
   private readonly listeners = new Set<(event: JobEvent) => void>();
   readonly dropped = 0;
@@ -24,9 +26,14 @@ export class LocalJobEventLog implements JobEventLog {
 
   append(events: readonly NewJobEvent[]): void {
     for (const e of events) {
-      const event: JobEvent = { ...e, eventId: String(this.next++) };
-      this.ring.push(event);
-      if (this.ring.length > this.capacity) this.ring.shift();
+      // Fields listed, not spread: a spread copy is many times slower on this path (one event per job).
+      const { event: name, id, topic, at, result, error } = e;
+      const event: JobEvent = { event: name, id, topic, at, result, error, eventId: String(this.next++) };
+      if (this.ring.length < this.capacity) this.ring.push(event);
+      else if (this.capacity > 0) {
+        this.ring[this.head] = event;
+        this.head = (this.head + 1) % this.capacity;
+      }
       for (const listener of this.listeners) {
         try {
           listener(event);
@@ -39,7 +46,10 @@ export class LocalJobEventLog implements JobEventLog {
 
   follow(afterId: string | null, listener: (event: JobEvent) => void): Promise<() => void> {
     if (afterId !== null) {
-      for (const event of this.ring) if (compareEventIds(event.eventId, afterId) > 0) listener(event);
+      for (let i = 0; i < this.ring.length; i++) {
+        const event = this.ring[(this.head + i) % this.ring.length]!;
+        if (compareEventIds(event.eventId, afterId) > 0) listener(event);
+      }
     }
     this.listeners.add(listener);
     return Promise.resolve(() => this.listeners.delete(listener));
