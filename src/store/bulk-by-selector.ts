@@ -1,9 +1,8 @@
 /**
  * Bulk operations by selector (issue 23), shared by every store: one call looks at up to `limit` jobs
  * matching the selector in id order (Store.list), applies the action to those in a state it allows, and
- * answers a cursor to continue. Bounded per call, so one call never holds the store for long; each job's
- * change is the store's own transition (cancel, reschedule, redrive, deleteEndedMany), so it is atomic per job
- * and journaled where the store journals.
+ * answers a cursor to continue. Each job's change is the store's own transition (cancel, reschedule,
+ * redrive, deleteEndedMany), so it is atomic per job and journaled where the store journals.
  */
 import type { EpochMs } from '../core/clock.js';
 import type { Job } from '../core/job.js';
@@ -11,7 +10,14 @@ import { inDueRange } from '../core/job-selector.js';
 import { actionApplies, type BulkAction, type BulkRequest, type BulkResult } from './bulk.js';
 import type { JobRef, Store } from './store.js';
 
-/** One bulk call over `store` (its list, then its per-job transitions, all of one slice at once). */
+/**
+ * Transitions a bulk call has in a store at once. The chunks of a slice go one after another, with a turn
+ * of the event loop between them, so the scheduler's and producers' calls queued meanwhile (SQLite's group
+ * commit, the Redis connection, the journal's pool) wait for one chunk, never for a whole slice.
+ */
+export const BULK_CHUNK = 50;
+
+/** One bulk call over `store` (its list, then its per-job transitions, a chunk at a time). */
 export async function bulkBySelector(store: Store, request: BulkRequest, now: EpochMs): Promise<BulkResult> {
   const { selector, action } = request;
   const page = await store.list({
@@ -23,13 +29,22 @@ export async function bulkBySelector(store: Store, request: BulkRequest, now: Ep
     cursor: request.cursor ?? undefined,
   });
   const chosen = page.jobs.filter((job) => inDueRange(selector, job.runAt) && actionApplies(action, job.state));
-  if (request.dryRun) return { matched: chosen.length, applied: 0, next: page.next, cancelled: [] };
-  if (action.kind === 'cancel') {
-    const { applied, cancelled } = await cancelAll(store, chosen, action.reason ?? 'bulk cancel', now);
-    return { matched: chosen.length, applied, next: page.next, cancelled };
+  const result: BulkResult = { matched: chosen.length, applied: 0, next: page.next, cancelled: [] };
+  if (request.dryRun) return result;
+  for (let i = 0; i < chosen.length; i += BULK_CHUNK) {
+    if (i > 0) await nextTurn();
+    const chunk = chosen.slice(i, i + BULK_CHUNK);
+    if (action.kind === 'cancel') {
+      const { applied, cancelled } = await cancelAll(store, chunk, action.reason ?? 'bulk cancel', now);
+      result.applied += applied;
+      result.cancelled.push(...cancelled);
+    } else result.applied += await apply(store, action, chunk, now);
   }
-  const applied = await apply(store, action, chosen, now);
-  return { matched: chosen.length, applied, next: page.next, cancelled: [] };
+  return result;
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Cancels each job (the store's own transition); how many it applied to, and the ones this call cancelled. */
@@ -53,7 +68,6 @@ async function apply(
   jobs: readonly Job[],
   now: EpochMs,
 ): Promise<number> {
-  if (jobs.length === 0) return 0;
   switch (action.kind) {
     case 'redrive':
       return store.redrive({ ids: jobs.map((j) => j.id) }, now);

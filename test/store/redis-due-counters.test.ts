@@ -97,7 +97,7 @@ describe('RedisStore due-time counters', () => {
             await store.promoteDue(now, 1 + Math.floor(rnd() * 50));
           } else if (r < 0.75) {
             // Reserve (due delayed jobs may be taken straight from their sets), then end or give back each.
-            const got = await store.reserve([pick(TOPICS)], 1 + Math.floor(rnd() * 5), now);
+            const got = (await store.reserve([pick(TOPICS)], 1 + Math.floor(rnd() * 5), now)).reservations;
             for (const { job, token } of got) {
               const end = rnd();
               if (end < 0.3) await store.retry(job.id, token, later(), now, 'again');

@@ -31,6 +31,7 @@ import {
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
+  type ReserveResult,
   type Store,
   type StoreCapabilities,
   earliestWake,
@@ -206,11 +207,12 @@ export class SqliteStore implements Store {
     count: number,
     now: EpochMs,
     options: ReserveOptions = {},
-  ): Promise<Reservation[]> {
-    if (topics.length === 0 || count <= 0) return [];
-    return this.write((): Reservation[] => {
+  ): Promise<ReserveResult> {
+    if (topics.length === 0 || count <= 0) return { reservations: [], expired: [] };
+    return this.write((): ReserveResult => {
       const expired = this.stmt.expireReadyOfTopics.all({ now, topics: JSON.stringify(topics) }) as {
         id: string;
+        topic: string;
         attempts: number;
       }[];
       for (const row of expired) this.record(row.id, now, 'expire', 'expired', row.attempts, EXPIRED_REASON);
@@ -219,12 +221,13 @@ export class SqliteStore implements Store {
           ? this.stmt.readyCandidatesOneTopic.all(topics[0], count)
           : this.stmt.readyCandidates.all(JSON.stringify(topics), count)
       ) as { id: string }[];
-      return candidates.map(({ id }) => {
+      const reservations = candidates.map(({ id }) => {
         const token = newToken();
         const updated = this.stmt.toReserved.get({ id, token, now, ttrMs: options.ttrMs ?? null }) as JobRow;
         this.record(id, now, 'reserve', 'reserved', updated.attempts);
         return { job: rowToJob(updated), token, deadlineAt: updated.deadline_at! };
       });
+      return { reservations, expired: expired.map(({ id, topic }) => ({ id, topic })) };
     });
   }
 
