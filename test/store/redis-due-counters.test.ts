@@ -8,7 +8,7 @@ import type { Job } from '../../src/core/job.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DUE_COUNTER_MS } from '../../src/store/redis/due-counters.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
-import { RECORD_LAYOUT, UPGRADABLE_LAYOUT } from '../../src/store/redis/record-layout.js';
+import { RECORD_LAYOUT } from '../../src/store/redis/record-layout.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
@@ -169,7 +169,7 @@ describe('RedisStore due-time counters', () => {
     for (let p = 0; p < PARTITIONS; p++) {
       const k = partitionKeys(prefix, p);
       await redis.del(...TOPICS.map((topic) => `${k.topicPrefix}due:${topic}`));
-      await redis.hset(k.counts, '#layout', String(UPGRADABLE_LAYOUT));
+      await redis.hset(k.counts, '#layout', '3');
     }
     const after = new RedisStore(options);
     await after.open();
