@@ -2,8 +2,10 @@
 // duration by operation (the service's 'storeCall' events), the event loop's delay, and this process's CPU,
 // split into the baseline window and the cancel. Redis's own time per script is in its SLOWLOG (threshold
 // 5 ms). Usage: npx tsx bench/probes/bulk-profile.ts [JOBS=100000] [stores: embedded,redis,postgres]
+import { createHash } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import { SCRIPT_NAMES, scriptSource } from '../../src/store/redis/scripts.js';
 import { bulkCancel } from '../bulk-cancel.js';
 import { cleanup, startRedis } from '../servers.js';
 import { DelayqSubject } from '../subjects/delayq-subject.js';
@@ -17,6 +19,9 @@ const make: Record<string, () => DelayqSubject> = {
   redis: () => new DelayqSubject({ kind: 'redis', port: redis.port }),
   postgres: () => new DelayqSubject({ kind: 'journal', port: redis.port, sql: POSTGRES }),
 };
+const scriptBySha = new Map<string, string>(
+  SCRIPT_NAMES.map((name) => [createHash('sha1').update(scriptSource(name)).digest('hex'), name]),
+);
 const pct = (xs: number[], p: number): number => {
   if (!xs.length) return 0;
   const s = [...xs].sort((a, b) => a - b);
@@ -66,7 +71,7 @@ try {
       const slow = (await admin.slowlog('GET', 1000)) as [number, number, number, string[]][];
       const byCmd = new Map<string, number[]>();
       for (const [, , us, args] of slow) {
-        const name = `${args[0]} ${args[0]?.toLowerCase() === 'evalsha' ? '(script)' : ''}`;
+        const name = args[0]?.toLowerCase() === 'evalsha' ? `script ${scriptBySha.get(args[1]!) ?? '?'}` : args[0]!;
         byCmd.set(name, [...(byCmd.get(name) ?? []), us / 1000]);
       }
       for (const [cmd, d] of byCmd)
