@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EpochMs } from '../core/clock.js';
-import type { Job, Reservation } from '../core/job.js';
+import type { Job } from '../core/job.js';
 import { wrongState, type FinishItem, type Outcome, type ReserveOptions, type ReserveResult } from '../store/store.js';
 import type { Journal } from './journal.js';
 import { entry, loadedJob } from './journal-jobs.js';

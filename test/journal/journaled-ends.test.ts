@@ -69,7 +69,7 @@ for (const db of databases) {
       await expect(store.reserve(['ends'], 10, now + 2)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
       expect(await inner.get(job.id)).toMatchObject({ state: 'ready', attempts: 0 });
       await store.journal.open();
-      expect(((await store.reserve(['ends'], 10, now + 3)).reservations).map((r) => r.job.id)).toEqual([job.id]);
+      expect((await store.reserve(['ends'], 10, now + 3)).reservations.map((r) => r.job.id)).toEqual([job.id]);
     });
 
     it('the journal dies between its two reads: the job is given back, not delivered', async () => {

@@ -20,7 +20,8 @@ async function indexes(redis: Redis, prefix: string): Promise<Record<string, str
     const tp = partitionKeys(prefix, p).topicPrefix;
     for (const family of ['bizkey:', 'tag:']) {
       const [, keys] = await redis.scan('0', 'MATCH', `${tp}${family}*`, 'COUNT', 10_000);
-      for (const key of keys) out[key.slice(tp.length)] = [...(out[key.slice(tp.length)] ?? []), ...(await redis.zrange(key, 0, '-1'))];
+      for (const key of keys)
+        out[key.slice(tp.length)] = [...(out[key.slice(tp.length)] ?? []), ...(await redis.zrange(key, 0, '-1'))];
     }
   }
   for (const members of Object.values(out)) members.sort();

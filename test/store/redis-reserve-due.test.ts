@@ -103,7 +103,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       await store.promoteDue(T0 + 3000, 100);
       const early = aJob({ topic: 'full', delayMs: 1000 });
       await store.pushMany([early], T0);
-      expect(((await store.reserve(['full'], 1, T0 + 5000)).reservations).map((r) => r.job.id)).toEqual([early.id]);
+      expect((await store.reserve(['full'], 1, T0 + 5000)).reservations.map((r) => r.job.id)).toEqual([early.id]);
       expect((await store.reserve(['full'], 2, T0 + 5000)).reservations).toHaveLength(2);
     }));
 
@@ -171,7 +171,7 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       expect(left.topics.sort()).toEqual(['drained', 'quiet']);
       expect(left.next.promoteAt).toBe(T0 + 1600); // the next set to come due (before the window closes)
       expect(await countsOf(store, 'drained')).toMatchObject({ delayed: 5, ready: 0 });
-      expect(((await store.reserve(['drained'], 10, now)).reservations).map((x) => x.job.id).sort()).toEqual(
+      expect((await store.reserve(['drained'], 10, now)).reservations.map((x) => x.job.id).sort()).toEqual(
         burst.map((j) => j.id).sort(),
       );
 
@@ -196,8 +196,8 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       const left = await store.promoteDue(T0 + 100, 100);
       expect(left).toMatchObject({ count: 0, topics: ['steady'] });
       expect(left.next.promoteAt).toBe(T0 + 150);
-      expect(((await store.reserve(['steady'], 10, T0 + 100)).reservations).map((r) => r.job.id)).toEqual([first!.id]);
-      expect(((await store.reserve(['steady'], 10, T0 + 150)).reservations).map((r) => r.job.id)).toEqual([second!.id]);
+      expect((await store.reserve(['steady'], 10, T0 + 100)).reservations.map((r) => r.job.id)).toEqual([first!.id]);
+      expect((await store.reserve(['steady'], 10, T0 + 150)).reservations.map((r) => r.job.id)).toEqual([second!.id]);
     }));
 
   it('never leaves the due jobs of a topic with priorities: its ready set serves them by priority', () =>
@@ -211,13 +211,15 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       await store.pushMany(jobs, T0);
       const promoted = await store.promoteDue(T0 + 200, 100);
       expect(promoted.count).toBe(4);
-      expect(((await store.reserve(['prio'], 10, T0 + 200)).reservations).map((r) => r.job.priority)).toEqual([-5, 0, 5, 10]);
+      expect((await store.reserve(['prio'], 10, T0 + 200)).reservations.map((r) => r.job.priority)).toEqual([
+        -5, 0, 5, 10,
+      ]);
       // Nor does reserve take them from the delayed sets before the promoter ran.
       const more = [0, 1].map((i) => aJob({ topic: 'prio', delayMs: 300 + i, priority: 3 - 6 * i }));
       await store.pushMany(more, T0);
       expect((await store.reserve(['prio'], 10, T0 + 400)).reservations).toEqual([]);
       await store.promoteDue(T0 + 400, 100);
-      expect(((await store.reserve(['prio'], 10, T0 + 400)).reservations).map((r) => r.job.priority)).toEqual([-3, 3]);
+      expect((await store.reserve(['prio'], 10, T0 + 400)).reservations.map((r) => r.job.priority)).toEqual([-3, 3]);
     }));
 
   it('promotes them once the consumers stop, or once they have waited the longest hold', () =>

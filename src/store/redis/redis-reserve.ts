@@ -39,7 +39,8 @@ export async function reserveJobs(
           const job = recordToJob(flat[k]!.toString(), record);
           taken.push({ job, token: record.token!, deadlineAt: job.deadlineAt! });
         }
-        for (let k = 0; k < gone.length; k += 2) expired.push({ id: gone[k]!.toString(), topic: gone[k + 1]!.toString() });
+        for (let k = 0; k < gone.length; k += 2)
+          expired.push({ id: gone[k]!.toString(), topic: gone[k + 1]!.toString() });
       });
   const partitions = store.parts.length;
   // One partition: straight to the script (it answers empty when nothing is ready).
