@@ -33,11 +33,12 @@ try {
     await subject.open();
     const admin = key === 'embedded' ? undefined : new Redis({ port: redis.port });
     const calls = new Map<string, number[]>();
+    const callsBefore = new Map<string, number[]>();
     let recording = false;
     subject.svc.events.on('storeCall', ({ operation, durationMs }) => {
-      if (!recording) return;
-      let list = calls.get(operation);
-      if (!list) calls.set(operation, (list = []));
+      const into = recording ? calls : callsBefore;
+      let list = into.get(operation);
+      if (!list) into.set(operation, (list = []));
       list.push(durationMs);
     });
     const loop = monitorEventLoopDelay({ resolution: 5 });
@@ -65,7 +66,8 @@ try {
     console.log(`process CPU from the cancel's start: ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
     for (const [op, d] of [...calls].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0)))
       console.log(
-        `  ${op.padEnd(14)} ${String(d.length).padStart(7)} calls  p50 ${pct(d, 0.5).toFixed(1)}  p99 ${pct(d, 0.99).toFixed(1)}  max ${Math.max(...d).toFixed(1)} ms`,
+        `  ${op.padEnd(14)} ${String(d.length).padStart(7)} calls  p50 ${pct(d, 0.5).toFixed(1)}  p99 ${pct(d, 0.99).toFixed(1)}  max ${Math.max(...d).toFixed(1)} ms` +
+          ` (before the cancel: p50 ${pct(callsBefore.get(op) ?? [], 0.5).toFixed(1)}  p99 ${pct(callsBefore.get(op) ?? [], 0.99).toFixed(1)})`,
       );
     if (admin) {
       const slow = (await admin.slowlog('GET', 1000)) as [number, number, number, string[]][];
