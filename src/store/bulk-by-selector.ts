@@ -12,26 +12,20 @@ import type { JobRef, Store } from './store.js';
 
 /**
  * Jobs a bulk call reads and changes at once: a call goes through its `limit` a chunk at a time (a list
- * page, then its transitions), so the scheduler's and producers' calls queued meanwhile (SQLite's group
- * commit, the Redis connection, the journal's pool) wait for one chunk, never for a whole call.
+ * page, then its transitions), with a turn of the event loop between chunks, so the scheduler's and
+ * producers' calls queued meanwhile (SQLite's group commit, the Redis connection, the journal's pool)
+ * wait for one chunk, never for a whole call.
  */
 export const BULK_CHUNK = 50;
-/**
- * After each chunk the call pauses for as long as the chunk took: bulk work holds the store (and the CPU it
- * shares with the scheduler) at most about half the time, whatever the store's speed.
- */
-const PAUSE_PER_CHUNK = 1;
 
-/** One bulk call over `store`: chunks of list page and transitions, one after another, paced. */
+/** One bulk call over `store`: chunks of list page and transitions, one after another. */
 export async function bulkBySelector(store: Store, request: BulkRequest, now: EpochMs): Promise<BulkResult> {
   const { selector, action } = request;
   const result: BulkResult = { matched: 0, applied: 0, next: null, cancelled: [] };
   let cursor = request.cursor;
   let left = request.limit;
-  let tookMs = -1;
   do {
-    if (tookMs >= 0) await pause(tookMs * PAUSE_PER_CHUNK);
-    const startedAt = performance.now();
+    if (left < request.limit) await nextTurn();
     const page = await store.list({
       topic: selector.topic ?? undefined,
       state: selector.state ?? undefined,
@@ -42,24 +36,21 @@ export async function bulkBySelector(store: Store, request: BulkRequest, now: Ep
     });
     left -= page.jobs.length;
     cursor = result.next = page.next;
+    if (page.jobs.length === 0) break;
     const chosen = page.jobs.filter((job) => inDueRange(selector, job.runAt) && actionApplies(action, job.state));
     result.matched += chosen.length;
-    if (request.dryRun || chosen.length === 0) {
-      tookMs = performance.now() - startedAt;
-      continue;
-    }
+    if (request.dryRun || chosen.length === 0) continue;
     if (action.kind === 'cancel') {
       const { applied, cancelled } = await cancelAll(store, chosen, action.reason ?? 'bulk cancel', now);
       result.applied += applied;
       result.cancelled.push(...cancelled);
     } else result.applied += await apply(store, action, chosen, now);
-    tookMs = performance.now() - startedAt;
   } while (left > 0 && cursor !== null);
   return result;
 }
 
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => (ms < 1 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Cancels each job (the store's own transition); how many it applied to, and the ones this call cancelled. */
