@@ -3,12 +3,15 @@
 // (10 producer connections with 100 puts in flight; 100 consumer connections, reserve-with-timeout then delete).
 // Prints per system and phase: jobs/s, and CPU per job of the server process (user, system), of this (client)
 // process and of Redis, with Redis commands per job. Systems run in the order given, ROUNDS times over
-// (alternating, so a loaded host disturbs each alike): `beanstalkd`, `delayq` (this tree's dist/), or
-// `delayq:PATH` (the server script of another build, e.g. a copy of an older dist/ beside its bench/http-server.mjs).
+// (alternating, so a loaded host disturbs each alike): `beanstalkd`, `delayq` (this tree's dist/),
+// `delayq:PATH` (the server script of another build, e.g. a copy of an older dist/ beside its bench/http-server.mjs),
+// or `floor` (beanstalkd-floor.mjs: a Node server answering from memory, no store: Node's own share).
+// Redis's CPU is also shown as the part spent inside scripts (commandstats' evalsha µs, wall time in Redis).
 // `prof` writes CPU profiles of the delayq servers to .tmp/ (node --cpu-prof); `drain` fills delayq over HTTP
-// and measures the drain alone; `delay=S` puts jobs due S s later (the drain then times the burst, waits included).
+// and measures the drain alone; `delay=S` puts jobs due S s later (the drain then times the burst, waits included);
+// `consumers=N` drains over N connections instead of 100.
 // Usage: BENCH_PORT_MIN=… BENCH_PORT_MAX=… npx tsx bench/probes/beanstalkd-protocol.ts [JOBS=20000] [ROUNDS=1]
-//        [SYSTEM…] [prof] [drain]
+//        [SYSTEM…] [prof] [drain] [delay=S] [consumers=N]
 import type { JackdClient } from 'jackd';
 import JackdModule from 'jackd';
 import { Redis } from 'ioredis';
@@ -23,14 +26,18 @@ import { redisCommandCalls, redisCpuMs } from '../subjects/delayq-subject.js';
 const args = process.argv.slice(2);
 const jobs = Number(args[0] ?? 20_000);
 const rounds = Number(args[1] ?? 1);
-const systems = args.filter((a) => a === 'beanstalkd' || a.startsWith('delayq'));
+const systems = args.filter((a) => a === 'beanstalkd' || a === 'floor' || a.startsWith('delayq'));
 const profile = args.includes('prof');
 /** `drain`: fill delayq over HTTP (one batch call per 1000) and measure the drain alone. */
 const drainOnly = args.includes('drain');
+/** `consumers=N`: consumer connections (100); 1 shows each command's fixed cost, nothing shared by a turn. */
+const consumerCount = Number(args.find((a) => a.startsWith('consumers='))?.slice(10) ?? 100);
 /** `delay=S`: puts due S seconds later (a burst: consumers wait, then every job comes due at once). */
 const delayS = Number(args.find((a) => a.startsWith('delay='))?.slice(6) ?? 0);
 const Jackd = JackdModule as unknown as new () => JackdClient;
 const TUBE = 'probe';
+/** A Node server answering from memory (no store): the floor of Node's own socket work per job. */
+const FLOOR_SCRIPT = new URL('./beanstalkd-floor.mjs', import.meta.url).pathname;
 
 async function connect(port: number): Promise<JackdClient> {
   const client = new Jackd();
@@ -60,7 +67,7 @@ async function enqueue(port: number, count: number): Promise<void> {
 /** 100 connections each reserve-with-timeout then delete until `count` are gone. */
 async function drain(port: number, count: number): Promise<void> {
   const consumers = await Promise.all(
-    Array.from({ length: 100 }, async () => {
+    Array.from({ length: consumerCount }, async () => {
       const c = await connect(port);
       await c.watch(TUBE);
       await c.ignore('default');
@@ -122,13 +129,15 @@ async function measure(
       const redisUs = (((await redisCpuMs(admin)) - redis0) * 1000) / jobs;
       let calls = 0;
       const byName: string[] = [];
+      let inScripts = 0;
       for (const [cmd, c] of await redisCommandCalls(admin)) {
         const n = c.calls - (calls0.get(cmd)?.calls ?? 0);
         if (cmd === 'info') continue;
         calls += n;
         if (n >= jobs / 100) byName.push(`${cmd} ${(n / jobs).toFixed(3)}`);
+        if (cmd === 'evalsha') inScripts = c.usec - (calls0.get(cmd)?.usec ?? 0);
       }
-      redisPart = `, Redis ${redisUs.toFixed(1)} µs; Redis commands/job ${(calls / jobs).toFixed(3)} (${byName.join(', ')})`;
+      redisPart = `, Redis ${redisUs.toFixed(1)} µs (${(inScripts / jobs).toFixed(1)} in scripts); Redis commands/job ${(calls / jobs).toFixed(3)} (${byName.join(', ')})`;
     }
     console.log(
       `${name} ${phase}: ${Math.round(jobs / seconds)} jobs/s; CPU/job server ${serverUs.toFixed(1)} µs ${split}, ` +
@@ -162,6 +171,14 @@ try {
   const admin = new Redis({ host: '127.0.0.1', port: redis.port });
   for (let round = 1; round <= rounds; round++) {
     for (const system of systems.length ? systems : ['beanstalkd', 'delayq']) {
+      if (system === 'floor') {
+        if (drainOnly) continue;
+        const port = await freePort();
+        const floor = await startProcess('floor', process.execPath, [FLOOR_SCRIPT, String(port)], port);
+        await measure('floor', floor, undefined);
+        await floor.stop();
+        continue;
+      }
       if (system === 'beanstalkd') {
         if (drainOnly) continue;
         const beanstalkd = await startBeanstalkd();

@@ -3,6 +3,8 @@
 // consumer connection per slot, reserve-with-timeout then delete. Like beanstalkd, the server runs in its
 // own process: the built dist/ as `delayq serve` runs it (bench/http-server.mjs with a beanstalkd port),
 // warmed up first as a running server would be. Every job is durable in Redis before it is answered.
+// BENCH_BEANSTALKD_SERVER=PATH runs another build's server script instead (e.g. a copy of an older dist/ beside
+// its bench/http-server.mjs), so builds can be alternated run by run.
 import { Redis } from 'ioredis';
 import { ensureServerBuilt, SERVER_SCRIPT } from '../build-server.js';
 import { drainOverBeanstalkd } from '../protocol-drain.js';
@@ -36,13 +38,14 @@ export class DelayqBeanstalkdSubject extends BeanstalkdSubject {
     this.admin = new Redis({ host: '127.0.0.1', port: this.redisPort, lazyConnect: true });
     await this.admin.connect();
     await this.admin.flushall(); // the benchmark's own Redis, never the shared 6379
-    ensureServerBuilt((line) => process.stderr.write(`${line}\n`));
+    const script = process.env['BENCH_BEANSTALKD_SERVER'] ?? SERVER_SCRIPT;
+    if (script === SERVER_SCRIPT) ensureServerBuilt((line) => process.stderr.write(`${line}\n`));
     const [httpPort, port] = [await freePort(), await freePort()];
     // No gRPC port (''); the beanstalkd listener binds last, so once it answers the server is up.
     const server = await startProcess(
       'delayq server (beanstalkd protocol)',
       process.execPath,
-      [SERVER_SCRIPT, String(httpPort), String(this.redisPort), '', String(port)],
+      [script, String(httpPort), String(this.redisPort), '', String(port)],
       port,
       60_000,
     );

@@ -21,13 +21,6 @@ export const groupSize = (journal: unknown): number => (journal || LONG ? 2 : 1)
 /** A fault must not keep a group from serving longer than this after it began (failover and repair included). */
 export const RECOVERY_BOUND_MS = 60_000;
 
-/**
- * Losses delayq is known not to notice yet (RELIABILITY.md §9, known limits): on Cluster, a master stopped
- * past the node timeout and resumed acknowledges writes as a stale master before it is demoted, and the
- * failover watch, which samples the current masters, does not see them. Measured and printed, not asserted.
- */
-const KNOWN_UNNOTICED: Readonly<Record<string, RegExp>> = { 'cluster/none': /^\d+:SIGSTOP a master/ };
-
 export function expectFailoverGoals(reports: GroupReport[]): void {
   for (const r of reports) {
     expect(r.acked, `${r.name}: acknowledged pushes`).toBeGreaterThan(50);
@@ -41,7 +34,7 @@ export function expectFailoverGoals(reports: GroupReport[]): void {
     if (r.name.endsWith('/none')) {
       // without a journal the loss stays, but delayq must say so: every fault that lost jobs was noticed
       for (const [fault, n] of Object.entries(r.lostByFault)) {
-        if (n <= UNNOTICEABLE_LOSS || KNOWN_UNNOTICED[r.name]?.test(fault)) continue;
+        if (n <= UNNOTICEABLE_LOSS) continue;
         const noticed = fault === 'before' ? r.lossNotices.length > 0 : r.detectedMs[fault] !== undefined;
         expect(noticed, `${r.name}: ${n} jobs lost in ${fault}, not noticed`).toBe(true);
       }

@@ -20,7 +20,8 @@ const kills = LONG ? 20 : 1;
 const SETTLE_MS = 1000;
 const AGREE_AFTER_MS = 5000;
 const TERMINAL = new Set(['finished', 'dead', 'cancelled', 'expired']);
-const freePort = (): number => 20_000 + Math.floor(Math.random() * 30_000);
+/** A fixed port per database below the ephemeral range (32768+), so an outgoing connection cannot hold it at a restart. */
+const SERVER_PORT = { postgres: 7545, mysql: 7546 } as const;
 
 /** Journal rows against what the store answers (GET prefers the inner store): terminal states must match. */
 async function disagreements(db: JournalDatabase, url: string, prefix: string): Promise<string[]> {
@@ -37,7 +38,7 @@ async function disagreements(db: JournalDatabase, url: string, prefix: string): 
   return out;
 }
 
-const databases: [string, () => Promise<JournalDatabase>][] = [
+const databases: ['postgres' | 'mysql', () => Promise<JournalDatabase>][] = [
   ['postgres', postgresJournalDatabase],
   ['mysql', mysqlJournalDatabase],
 ];
@@ -60,7 +61,7 @@ for (const [dialect, open] of databases) {
       async () => {
         const prefix = `jk${Math.random().toString(36).slice(2, 7)}`;
         const server = new ServerProcess({
-          port: freePort(),
+          port: SERVER_PORT[dialect],
           nodeId: `jk-${dialect}`,
           store: dialect === 'postgres' ? 'redis+postgres' : 'redis+mysql',
           redisUrl: redis.url,

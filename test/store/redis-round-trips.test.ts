@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
@@ -133,18 +134,41 @@ describe('RedisStore round trips', () => {
     // wake next: no nextWakeAt, lapsed or expire calls), the woken long-poll's reserve, the finish.
     // (A timer that fires a hair before the Redis clock reaches the due time makes a second promote.)
     // The paused-topics refresh (one HGETALL every 0.5 s a process) is not part of a job's life either.
-    // The finish's job event goes to the event stream after it (XADD, one pipeline per turn: docs/events.md).
+    // The finish's job event goes to the event stream after it (one append-events call per turn: docs/events.md).
     expect(watch.seen.filter((c) => c !== 'promote' && c !== 'hgetall')).toEqual([
       'reserve',
       'push',
       'reserve',
       'finish',
-      'xadd',
+      'append-events',
     ]);
     const promotes = watch.seen.flatMap((c, i) => (c === 'promote' ? [i] : []));
     expect(promotes.length).toBeGreaterThanOrEqual(1);
     expect(promotes.length).toBeLessThanOrEqual(2);
     expect(promotes.every((i) => i > watch.seen.indexOf('push') && i < watch.seen.lastIndexOf('reserve'))).toBe(true);
+  });
+
+  it('sends the job events of separate event-loop turns in one call, every event in the stream in order', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
+    await store.open();
+    const watch = await monitor(prefix);
+    const ids = Array.from({ length: 20 }, (_, i) => `ended-${i}`);
+    // One event per turn, as finishes answered one at a time append them; flushed per turn, that would be 20 calls.
+    for (const id of ids) {
+      store.jobEvents.append([{ event: 'finished', id, topic: 'ended', at: 1, result: null, error: null }]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await settle();
+    await watch.stop();
+    const appends = watch.seen.filter((c) => c === 'append-events').length;
+    expect(appends).toBeGreaterThanOrEqual(1);
+    expect(appends).toBeLessThan(ids.length / 2);
+    const reader = new Redis({ host: '127.0.0.1', port: 6379 });
+    const entries = (await reader.xrange(`{${prefix}:events}`, '-', '+')) as [string, string[]][];
+    await reader.quit();
+    expect(entries.map(([, fields]) => (JSON.parse(fields[1]!) as { id: string }).id)).toEqual(ids);
+    await store.close();
   });
 
   it('promotes the earliest of a large overdue backlog reading about `limit` delayed sets, not all of them', async () => {

@@ -31,11 +31,20 @@ export const SCRIPT_NAMES = [
   'reserve-job',
   'peek',
   'upgrade-layout',
+  'append-events',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** Every script takes the six partition keys (keys.ts), except register-node: nodes, counts and jobs. */
-const keyCount = (name: ScriptName): number => (name === 'register-node' ? 3 : 6);
+/** Scripts that read no job record: no prelude, and keys of their own. */
+const OWN_KEYS: Partial<Record<ScriptName, number>> = {
+  /** nodes, counts and jobs of one partition */
+  'register-node': 3,
+  /** the event stream, outside the partitions */
+  'append-events': 1,
+};
+
+/** Every script takes the six partition keys (keys.ts), except those of OWN_KEYS. */
+const keyCount = (name: ScriptName): number => OWN_KEYS[name] ?? 6;
 const commandName = (name: ScriptName): string => `delayq_${name.replaceAll('-', '_')}`;
 
 const read = (name: string): string => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
@@ -53,7 +62,7 @@ const SHARED: readonly { file: string; into: readonly ScriptName[] }[] = [
 ];
 
 /**
- * What every script but register-node starts with: the constants generated from record-layout.ts, then
+ * What every script but those of OWN_KEYS starts with: the constants generated from record-layout.ts, then
  * lua/record.lua (the record codec, the fenced load of a reserved job, the ready-set member).
  */
 export const LUA_PRELUDE = luaConstants() + read('record');
@@ -64,7 +73,7 @@ export const LUA_PRELUDE = luaConstants() + read('record');
  */
 export function scriptSource(name: ScriptName): string {
   const source = read(name);
-  if (name === 'register-node') return source;
+  if (OWN_KEYS[name] !== undefined) return source;
   const cut = source.indexOf(']]\n') + 3;
   const shared = SHARED.filter((part) => part.into.includes(name)).map((part) => read(part.file));
   return `${source.slice(0, cut)}${LUA_PRELUDE}${shared.join('')}${source.slice(cut)}`;
