@@ -46,8 +46,9 @@ describe('the failover watch and a stale master', () => {
     for (let i = 0; i < 50; i++) await old.set(`before:${i}`, 'x'.repeat(100));
     await watch.check();
     const masterOffset = Number(master.replication()['master_repl_offset']);
-    await waitFor('the replica caught up', async () =>
-      Number(replica.replication()['master_repl_offset']) >= masterOffset,
+    await waitFor(
+      'the replica caught up',
+      async () => Number(replica.replication()['master_repl_offset']) >= masterOffset,
     );
 
     // the failover: the replica promoted with everything, the old master not told
