@@ -76,7 +76,7 @@ for (let round = 1; round <= rounds; round++) {
   await timed('reserve', async () => {
     let n = 0;
     for (;;) {
-      const got = await store.reserve(['bench'], batch, runAt + 1);
+      const { reservations: got } = await store.reserve(['bench'], batch, runAt + 1);
       if (got.length === 0) return n;
       n += got.length;
       held.push(got.map((r) => ({ id: r.job.id, token: r.token })));

@@ -300,7 +300,9 @@ export class DelayqService {
         const epoch = this.waiters.epoch;
         const now = this.clock.now();
         const open = topics.filter((t) => !this.paused.isPaused(t, now));
-        const reserved = open.length ? await this.store.reserve(open, count, now, { ttrMs: request.ttrMs }) : [];
+        const reserved = open.length
+          ? (await this.store.reserve(open, count, now, { ttrMs: request.ttrMs })).reservations
+          : [];
         if (reserved.length) {
           this.scheduler.notifyDue(Math.min(...reserved.map((r) => r.deadlineAt)));
           return answer(reserved);

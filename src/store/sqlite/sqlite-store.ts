@@ -32,6 +32,7 @@ import {
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
+  type ReserveResult,
   type Store,
   type StoreCapabilities,
   earliestWake,
@@ -239,9 +240,9 @@ export class SqliteStore implements Store {
     count: number,
     now: EpochMs,
     options: ReserveOptions = {},
-  ): Promise<Reservation[]> {
-    if (topics.length === 0 || count <= 0) return [];
-    return this.write((): Reservation[] => {
+  ): Promise<ReserveResult> {
+    if (topics.length === 0 || count <= 0) return { reservations: [], expired: [] };
+    return this.write((): ReserveResult => {
       const topicList = JSON.stringify(topics);
       const expired = this.stmt.expireReadyOfTopics.all({ now, topics: topicList }) as (JobRef & RowAttempts)[];
       this.recordMany('expire', historyOf(expired, 'expired'), now, EXPIRED_REASON);
@@ -264,7 +265,8 @@ export class SqliteStore implements Store {
         ),
         now,
       );
-      return reserved.sort((a, b) => compareReadyOrder(a.job, b.job));
+      reserved.sort((a, b) => compareReadyOrder(a.job, b.job));
+      return { reservations: reserved, expired: expired.map(({ id, topic }) => ({ id, topic })) };
     });
   }
 

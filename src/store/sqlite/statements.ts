@@ -35,7 +35,7 @@ export const SQL = {
       WHERE id = @id RETURNING *`,
   toRedriven: `UPDATE jobs SET state = 'ready', attempts = 0, run_at = @now, ready_at = @now, finished_at = NULL,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END WHERE id = @id AND state = 'dead'
-      RETURNING id, attempts`,
+      RETURNING id, topic, attempts`,
   oldestDead: `SELECT id FROM jobs WHERE state = 'dead' AND topic = ? ORDER BY finished_at, id LIMIT ?`,
 
   /**
@@ -61,7 +61,7 @@ export const SQL = {
   expireReadyOfTopics: `UPDATE jobs SET state = 'expired', expire_at = NULL, finished_at = @now
     WHERE state = 'ready' AND expire_at IS NOT NULL AND expire_at <= @now
       AND topic IN (SELECT value FROM json_each(@topics))
-    RETURNING id, attempts`,
+    RETURNING id, topic, attempts`,
 
   promoteDue: `UPDATE jobs SET state = 'ready', ready_at = @now,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END
