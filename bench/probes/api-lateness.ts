@@ -4,7 +4,8 @@
 // into due → reserved (the server: scheduler wake-up, promotion, the waiting reserve) and reserved →
 // received (the answer's trip: serialization, HTTP, the client's event loop), read from the job's
 // `reservedAt`. Consumers alternate in rounds, so a drifting host hits both alike.
-// Usage: npx tsx bench/probes/api-lateness.ts [SECONDS=5] [ROUNDS=2] [RATE=1000]
+// Also per delivered job: reserve requests, Redis script calls and the server process's CPU.
+// Usage: npx tsx bench/probes/api-lateness.ts [SECONDS=5] [ROUNDS=2] [RATE=1000] [LANES=2]
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DelayqClient } from '../../src/client/client.js';
 import { Worker } from '../../src/client/worker.js';
@@ -12,17 +13,21 @@ import type { WireJob } from '../../src/protocol/schemas.js';
 import type { Ack } from '../../src/protocol/ack-schemas.js';
 import { ensureServerBuilt, SERVER_SCRIPT } from '../build-server.js';
 import { sleep } from '../lib.js';
-import { cleanup, freePort, startProcess, startRedis } from '../servers.js';
+import { cleanup, cpuMsOf, freePort, startProcess, startRedis } from '../servers.js';
+import { Redis } from 'ioredis';
+import { redisCommandCalls } from '../subjects/delayq-subject.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 2);
 const rate = Number(process.argv[4] ?? 1000);
+/** The SDK Worker's reserve lanes. */
+const lanes = Number(process.argv[5] ?? 2);
 const LEAD_MS = 500;
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 const show = (values: number[]) => {
   const s = [...values].sort((a, b) => a - b);
-  return `p50 ${pct(s, 0.5)} p99 ${pct(s, 0.99)} max ${s[s.length - 1]}`;
+  return `p50 ${pct(s, 0.5)} p90 ${pct(s, 0.9)} p99 ${pct(s, 0.99)} max ${s[s.length - 1]}`;
 };
 
 ensureServerBuilt((line) => console.error(line));
@@ -42,6 +47,16 @@ const server = await startProcess(
 const url = `http://127.0.0.1:${port}`;
 const producer = new DelayqClient({ url });
 const consumerClient = new DelayqClient({ url });
+const admin = new Redis({ host: '127.0.0.1', port: redis.port });
+/** Reserve requests the consumer sent (the SDK Worker's lanes and the plain loop both go through this). */
+let reserveRequests = 0;
+const reserveAndAck = consumerClient.reserveAndAck.bind(consumerClient);
+consumerClient.reserveAndAck = (...a) => (reserveRequests++, reserveAndAck(...a));
+const scriptCalls = async () => {
+  let calls = 0;
+  for (const [name, c] of await redisCommandCalls(admin)) if (name.startsWith('eval')) calls += c.calls;
+  return calls;
+};
 
 type Sample = { server: number; trip: number; total: number };
 
@@ -49,8 +64,9 @@ type Sample = { server: number; trip: number; total: number };
 async function round(
   kind: 'sdk' | 'plain',
   topic: string,
-): Promise<{ samples: Sample[]; loopP99: number; lag: number }> {
+): Promise<{ samples: Sample[]; loopP99: number; lag: number; perJob: string }> {
   const samples: Sample[] = [];
+  const [requests0, scripts0, cpu0] = [reserveRequests, await scriptCalls(), await cpuMsOf(server.pid)];
   const onJob = (job: WireJob) => {
     const now = Date.now();
     const due = (job.body as { d: number }).d;
@@ -58,7 +74,12 @@ async function round(
   };
   let stop: () => Promise<void>;
   if (kind === 'sdk') {
-    const worker = new Worker(consumerClient, { handlers: { [topic]: onJob }, concurrency: 100, waitMs: 1000 }).start();
+    const worker = new Worker(consumerClient, {
+      handlers: { [topic]: onJob },
+      concurrency: 100,
+      waitMs: 1000,
+      lanes,
+    }).start();
     stop = () => worker.close();
   } else {
     let stopped = false;
@@ -103,23 +124,29 @@ async function round(
   while (samples.length < total && Date.now() < deadline) await sleep(20);
   loopDelay.disable();
   await stop();
-  return { samples, loopP99: loopDelay.percentile(99) / 1e6, lag };
+  const n = samples.length;
+  const perJob =
+    `per job: reserve requests ${((reserveRequests - requests0) / n).toFixed(2)}, ` +
+    `Redis script calls ${(((await scriptCalls()) - scripts0) / n).toFixed(2)}, ` +
+    `server CPU ${((((await cpuMsOf(server.pid)) - cpu0) * 1000) / n).toFixed(0)} µs`;
+  return { samples, loopP99: loopDelay.percentile(99) / 1e6, lag, perJob };
 }
 
 try {
   for (let r = 1; r <= rounds; r++) {
     for (const kind of ['plain', 'sdk'] as const) {
-      const { samples, loopP99, lag } = await round(kind, `late-${kind}-${r}`);
+      const { samples, loopP99, lag, perJob } = await round(kind, `late-${kind}-${r}`);
       console.log(
         `round ${r} ${kind.padEnd(5)}: n ${samples.length}; total ${show(samples.map((s) => s.total))}; ` +
           `due→reserved ${show(samples.map((s) => s.server))}; reserved→received ${show(samples.map((s) => s.trip))}; ` +
-          `client loop delay p99 ${loopP99.toFixed(1)} ms; producer lag ${lag} ms`,
+          `client loop delay p99 ${loopP99.toFixed(1)} ms; producer lag ${lag} ms; ${perJob}`,
       );
     }
   }
 } finally {
   await producer.close();
   await consumerClient.close();
+  admin.disconnect();
   await server.stop();
   await cleanup();
 }

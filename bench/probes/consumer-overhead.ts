@@ -16,7 +16,7 @@ import type * as ServiceModule from '../../src/service/service.js';
 import type * as RedisModule from '../../src/store/redis/redis-store.js';
 import type * as SqliteModule from '../../src/store/sqlite/sqlite-store.js';
 import type * as MetricsModule from '../../src/observe/service-metrics.js';
-import type { Store } from '../../src/store/store.js';
+import type { ReserveResult, Store } from '../../src/store/store.js';
 import type { NewJob, Reservation } from '../../src/core/job.js';
 import { cleanup, startRedis } from '../servers.js';
 import { startCpuProfile } from './cpu-profile.js';
@@ -84,13 +84,30 @@ function newStore(build: Build, kind: string): Store {
  */
 async function answerFromMemory(store: Store, topic: string): Promise<void> {
   const held: Reservation[] = [];
-  for (let got; (got = await store.reserve([topic], 1000, Date.now())).length;) held.push(...got);
+  let shape: 'array' | 'result' = 'result';
+  for (;;) {
+    const answer: ReserveAnswer = await store.reserve([topic], 1000, Date.now());
+    if (Array.isArray(answer)) shape = 'array';
+    const got = reservationsOf(answer);
+    if (got.length === 0) break;
+    held.push(...got);
+  }
   const finished = new Map(
     held.map((r) => [r.job.id, { ok: true as const, value: { ...r.job, state: 'finished' as const } }]),
   );
   let next = 0;
-  store.reserve = (_topics, count) => Promise.resolve(held.slice(next, (next += count)));
+  const take = (count: number): Reservation[] => held.slice(next, (next += count));
+  store.reserve = (_topics, count) =>
+    Promise.resolve(
+      shape === 'array' ? (take(count) as unknown as ReserveResult) : { reservations: take(count), expired: [] },
+    );
   store.finish = (id) => Promise.resolve(finished.get(id) ?? { ok: false as const, reason: 'not_found' as const });
+}
+
+/** Builds before main's 35286ce answer reserve with the reservations alone, later ones with { reservations, expired }. */
+type ReserveAnswer = ReserveResult | Reservation[];
+function reservationsOf(answer: ReserveAnswer): Reservation[] {
+  return Array.isArray(answer) ? answer : answer.reservations;
 }
 
 async function fill(store: Store, topic: string): Promise<void> {
@@ -151,7 +168,7 @@ async function measure(build: Build, kind: string, layer: string, profileTo?: st
         kind,
         async () => {
           const now = Date.now();
-          const [r] = await store.reserve([topic], 1, now);
+          const [r] = reservationsOf(await store.reserve([topic], 1, now));
           if (!r) return false;
           const outcome = await store.finish(r.job.id, r.token, Date.now());
           if (!outcome.ok) throw new Error(`finish refused: ${outcome.reason}`);

@@ -71,7 +71,7 @@ try {
     await store.pushMany(batch, now);
   }
   for (let done = 0; done < jobs;) {
-    const got = await store.reserve(['bench'], 100, now + 1);
+    const got = (await store.reserve(['bench'], 100, now + 1)).reservations;
     await Promise.all(got.map((r) => store.finish(r.job.id, r.token, now + 2)));
     done += got.length;
   }

@@ -58,7 +58,7 @@ try {
     const taken: [string, string][] = [];
     const reserve = await perJob(async () => {
       while (taken.length < jobs)
-        for (const r of await store.reserve(['bench'], 100, at)) taken.push([r.job.id, r.token]);
+        for (const r of (await store.reserve(['bench'], 100, at)).reservations) taken.push([r.job.id, r.token]);
     });
     const finish = await perJob(async () => {
       for (let i = 0; i < jobs; i += 100)

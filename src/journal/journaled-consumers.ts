@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EpochMs } from '../core/clock.js';
-import type { Job, Reservation } from '../core/job.js';
-import { wrongState, type FinishItem, type Outcome, type ReserveOptions } from '../store/store.js';
+import type { Job } from '../core/job.js';
+import { wrongState, type FinishItem, type Outcome, type ReserveOptions, type ReserveResult } from '../store/store.js';
 import type { Journal } from './journal.js';
 import { entry, loadedJob } from './journal-jobs.js';
 import type { RestoreContext } from './journal-restore.js';
@@ -19,8 +19,8 @@ export async function reserveJournaled(
   count: number,
   now: EpochMs,
   options: ReserveOptions | undefined,
-): Promise<Reservation[]> {
-  const held = await ctx.inner.reserve(topics, count, now, options);
+): Promise<ReserveResult> {
+  const { reservations: held, expired } = await ctx.inner.reserve(topics, count, now, options);
   const reserved = held.length ? await withoutJournaledEnds(ctx.inner, ctx.journal, held, now, logger) : held;
   if (reserved.length) {
     const jobs = reserved.map((r) => r.job);
@@ -30,7 +30,7 @@ export async function reserveJournaled(
       { force: false, durable: false },
     );
   }
-  return reserved;
+  return { reservations: reserved, expired };
 }
 
 /** Inner store first (it checks the token), then the journal: durably for terminal steps. */

@@ -19,6 +19,7 @@ import {
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
+  type ReserveResult,
   type Store,
   type StoreCapabilities,
   type StoreWatcher,
@@ -192,7 +193,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   // ——— consumers ———
 
   /** Inner store first, the journal asynchronously; jobs the journal already ended are given back (journaled-ends.ts). */
-  reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]> {
+  reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<ReserveResult> {
     return reserveJournaled(this.context(), this.logger, topics, count, now, options);
   }
 

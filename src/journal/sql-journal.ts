@@ -26,6 +26,7 @@ import { loadedJob } from './journal-jobs.js';
 import { migrateJournal } from './migrate-journal.js';
 import * as jobApi from './journal-job-api.js';
 import { journalDueHistogram } from './journal-due-histogram.js';
+import { JournalCancels } from './journal-cancels.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 
 export type Trx = Transaction<JournalDatabase>;
@@ -40,6 +41,7 @@ export class SqlJournal implements Journal {
   private readonly makeDb: () => Db;
   private readonly sqlDialect: JournalDialect;
   private db: Db | undefined;
+  private readonly cancels = new JournalCancels((query) => this.run(query));
 
   constructor(dialect: JournalDialect, makeDb: () => Db) {
     this.sqlDialect = dialect;
@@ -228,16 +230,9 @@ export class SqlJournal implements Journal {
     );
   }
 
-  async cancel(id: string, now: EpochMs): Promise<boolean> {
-    const result = await this.run((db) =>
-      db
-        .updateTable('delayq_jobs')
-        .set({ state: 'cancelled', finished_at: now, updated_at: Date.now() })
-        .where('id', '=', id)
-        .where('finished_at', 'is', null)
-        .executeTakeFirst(),
-    );
-    return Number(result.numUpdatedRows) === 1;
+  /** The cancels of one turn share a transaction (journal-cancels.ts). */
+  cancel(id: string, now: EpochMs): Promise<boolean> {
+    return this.cancels.cancel(id, now);
   }
 
   async rescheduleJournalOnly(id: string, runAt: EpochMs, _now: EpochMs): Promise<boolean> {

@@ -4,10 +4,18 @@
  * (the journal's restore and status…) passes through, and so do its capabilities.
  */
 import type { Clock, EpochMs } from '../core/clock.js';
-import type { Job, Reservation } from '../core/job.js';
+import type { Job } from '../core/job.js';
 import { UNKNOWN_TOPIC, type ServiceEvents, type ServiceJobEventName } from '../service/service-events.js';
 import type { BulkRequest, BulkResult } from '../store/bulk.js';
-import type { JobRef, Outcome, PromoteResult, PushResult, RedriveTarget, Store } from '../store/store.js';
+import type {
+  JobRef,
+  Outcome,
+  PromoteResult,
+  PushResult,
+  RedriveTarget,
+  ReserveResult,
+  Store,
+} from '../store/store.js';
 
 type AnyMethod = (...args: unknown[]) => unknown;
 
@@ -59,7 +67,10 @@ const REPORTERS: Record<string, Reporter> = {
   reserveJob: outcomeEvent('reserve', 1),
   reserve(events, args, result) {
     const now = args[2] as EpochMs;
-    for (const { job } of result as Reservation[]) {
+    const { reservations, expired } = result as ReserveResult;
+    // The expiries reserve met on the way are the same transition as the timer's expireDue.
+    for (const { id, topic } of expired) events.job({ event: 'expire', topic, id, at: now });
+    for (const { job } of reservations) {
       events.job({ event: 'reserve', topic: job.topic, id: job.id, at: now, dueAt: job.runAt, readyAt: job.readyAt });
     }
   },

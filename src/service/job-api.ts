@@ -54,6 +54,8 @@ const CURSOR_RE = /^-?\d{1,16}:[A-Za-z0-9._:@+=-]{1,128}$/;
 export class JobApi {
   private readonly host: JobApiHost;
   private readonly byTopic: ReadonlyMap<string, Retention>;
+  /** The bulk slice running in this process: concurrent bulk calls take turns (see bulk). */
+  private bulkRunning: Promise<unknown> = Promise.resolve();
 
   constructor(host: JobApiHost, retentionByTopic: Readonly<Record<string, RetentionInput>> = {}) {
     this.host = host;
@@ -122,10 +124,16 @@ export class JobApi {
       if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.bulkMaxPerCall)
         throw invalid('limit', `must be an integer from 1 to ${LIMITS.bulkMaxPerCall}`);
       if (input.cursor !== undefined) validateJobId(input.cursor, 'cursor');
-      const result = await this.host.store.bulk(
-        { action, selector, limit, cursor: input.cursor ?? null, dryRun: input.dryRun ?? false },
-        now,
+      // One slice at a time per process: each slice already keeps one chunk in the store at once
+      // (store/bulk-by-selector.ts), and callers running side by side would multiply that.
+      const run = this.bulkRunning.then(() =>
+        this.host.store.bulk(
+          { action, selector, limit, cursor: input.cursor ?? null, dryRun: input.dryRun ?? false },
+          this.host.now(),
+        ),
       );
+      this.bulkRunning = run.catch(() => undefined);
+      const result = await run;
       if (result.applied > 0 && (action.kind === 'redrive' || action.kind === 'reschedule' || action.kind === 'shift'))
         // Where the moved jobs went is not known per job: wake the timer, and the selector's topic's consumers.
         this.host.moved(selector.topic === null ? [] : [selector.topic], now);

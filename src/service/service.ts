@@ -296,7 +296,7 @@ export class DelayqService {
         const epoch = this.waiters.epoch;
         const now = this.clock.now();
         const open = topics.filter((t) => !this.paused.isPaused(t, now));
-        const reserved = open.length ? await this.store.reserve(open, count, now, options) : [];
+        const reserved = open.length ? (await this.store.reserve(open, count, now, options)).reservations : [];
         if (reserved.length) {
           let deadlineAt = reserved[0]!.deadlineAt;
           for (const r of reserved) deadlineAt = Math.min(deadlineAt, r.deadlineAt);

@@ -1,9 +1,8 @@
 /**
  * Bulk operations by selector (issue 23), shared by every store: one call looks at up to `limit` jobs
  * matching the selector in id order (Store.list), applies the action to those in a state it allows, and
- * answers a cursor to continue. Bounded per call, so one call never holds the store for long; each job's
- * change is the store's own transition (cancel, reschedule, redrive, deleteEndedMany), so it is atomic per job
- * and journaled where the store journals.
+ * answers a cursor to continue. Each job's change is the store's own transition (cancel, reschedule,
+ * redrive, deleteEndedMany), so it is atomic per job and journaled where the store journals.
  */
 import type { EpochMs } from '../core/clock.js';
 import type { Job } from '../core/job.js';
@@ -11,25 +10,47 @@ import { inDueRange } from '../core/job-selector.js';
 import { actionApplies, type BulkAction, type BulkRequest, type BulkResult } from './bulk.js';
 import type { JobRef, Store } from './store.js';
 
-/** One bulk call over `store` (its list, then its per-job transitions, all of one slice at once). */
+/**
+ * Jobs a bulk call reads and changes at once: a call goes through its `limit` a chunk at a time (a list
+ * page, then its transitions), with a turn of the event loop between chunks, so the scheduler's and
+ * producers' calls queued meanwhile (SQLite's group commit, the Redis connection, the journal's pool)
+ * wait for one chunk, never for a whole call.
+ */
+export const BULK_CHUNK = 50;
+
+/** One bulk call over `store`: chunks of list page and transitions, one after another. */
 export async function bulkBySelector(store: Store, request: BulkRequest, now: EpochMs): Promise<BulkResult> {
   const { selector, action } = request;
-  const page = await store.list({
-    topic: selector.topic ?? undefined,
-    state: selector.state ?? undefined,
-    bizKey: selector.bizKey ?? undefined,
-    tag: selector.tag ?? undefined,
-    limit: request.limit,
-    cursor: request.cursor ?? undefined,
-  });
-  const chosen = page.jobs.filter((job) => inDueRange(selector, job.runAt) && actionApplies(action, job.state));
-  if (request.dryRun) return { matched: chosen.length, applied: 0, next: page.next, cancelled: [] };
-  if (action.kind === 'cancel') {
-    const { applied, cancelled } = await cancelAll(store, chosen, action.reason ?? 'bulk cancel', now);
-    return { matched: chosen.length, applied, next: page.next, cancelled };
-  }
-  const applied = await apply(store, action, chosen, now);
-  return { matched: chosen.length, applied, next: page.next, cancelled: [] };
+  const result: BulkResult = { matched: 0, applied: 0, next: null, cancelled: [] };
+  let cursor = request.cursor;
+  let left = request.limit;
+  do {
+    if (left < request.limit) await nextTurn();
+    const page = await store.list({
+      topic: selector.topic ?? undefined,
+      state: selector.state ?? undefined,
+      bizKey: selector.bizKey ?? undefined,
+      tag: selector.tag ?? undefined,
+      limit: Math.min(BULK_CHUNK, left),
+      cursor: cursor ?? undefined,
+    });
+    left -= page.jobs.length;
+    cursor = result.next = page.next;
+    if (page.jobs.length === 0) break;
+    const chosen = page.jobs.filter((job) => inDueRange(selector, job.runAt) && actionApplies(action, job.state));
+    result.matched += chosen.length;
+    if (request.dryRun || chosen.length === 0) continue;
+    if (action.kind === 'cancel') {
+      const { applied, cancelled } = await cancelAll(store, chosen, action.reason ?? 'bulk cancel', now);
+      result.applied += applied;
+      result.cancelled.push(...cancelled);
+    } else result.applied += await apply(store, action, chosen, now);
+  } while (left > 0 && cursor !== null);
+  return result;
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Cancels each job (the store's own transition); how many it applied to, and the ones this call cancelled. */
@@ -53,7 +74,6 @@ async function apply(
   jobs: readonly Job[],
   now: EpochMs,
 ): Promise<number> {
-  if (jobs.length === 0) return 0;
   switch (action.kind) {
     case 'redrive':
       return store.redrive({ ids: jobs.map((j) => j.id) }, now);

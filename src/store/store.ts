@@ -53,12 +53,13 @@ export interface Store {
   /**
    * ready → reserved for up to `count` jobs of the given topics, in the ready order (compareReadyOrder, ready-order.ts) across
    * topics. Each gets a fresh token, attempts + 1 and deadlineAt = now + (ttrMs ?? job.ttrMs).
-   * A ready job whose ttl ran out (runAt + ttlMs ≤ now) is never handed out: reserve expires it.
+   * A ready job whose ttl ran out (runAt + ttlMs ≤ now) is never handed out: reserve expires it, and answers
+   * it in `expired` (as expireDue does), for its event.
    * A store may also take due delayed jobs (runAt ≤ now) that promoteDue has not moved yet, in the same
    * order merged with the ready ones, recording each as promoted and reserved at `now`
    * (capabilities.reserveTakesDue).
    */
-  reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<Reservation[]>;
+  reserve(topics: readonly string[], count: number, now: EpochMs, options?: ReserveOptions): Promise<ReserveResult>;
   /** Extends a reservation: deadlineAt = now + (ttrMs ?? job.ttrMs). */
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>>;
   /**
@@ -217,6 +218,12 @@ export function earliestWake(next: WakeTimes): EpochMs | null {
 export interface ReserveOptions {
   /** Overrides each job's own TTR for this reservation. */
   ttrMs?: number | undefined;
+}
+
+/** What reserve answers: the jobs it reserved, and the ready jobs it expired on the way (their ttl ran out). */
+export interface ReserveResult {
+  reservations: Reservation[];
+  expired: JobRef[];
 }
 
 export interface LapsedReservation {

@@ -89,7 +89,7 @@ for (const db of databases) {
       const now = Date.UTC(2026, 0, 1);
       const job = aJob({ topic: 'cw', now });
       await store.pushMany([job], now);
-      const [r] = await store.reserve(['cw'], 1, now);
+      const [r] = (await store.reserve(['cw'], 1, now)).reservations;
       // the journal goes away between the inner finish and the journal write
       await store.journal.close();
       await expect(store.finish(job.id, r!.token, now)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
@@ -97,7 +97,7 @@ for (const db of databases) {
       await store.journal.open();
       await swappable.swap(new SqliteStore({ path: ':memory:', nodeId: 'c' }));
       expect(await store.checkInner(now + 5)).toBe('restored');
-      const [again] = await store.reserve(['cw'], 1, now + 5);
+      const [again] = (await store.reserve(['cw'], 1, now + 5)).reservations;
       expect(again!.job.id).toBe(job.id);
       expect((await store.finish(job.id, again!.token, now + 6)).ok).toBe(true);
       expect(await store.get(job.id)).toMatchObject({ state: 'finished' });

@@ -105,7 +105,7 @@ for (const db of databases) {
           if (promoted.count < 20_000) break;
         }
         peakWaiting = Math.max(peakWaiting, await innerJobs(inner, 'delayed'));
-        for (const r of await store.reserve([topic], 5, now))
+        for (const r of (await store.reserve([topic], 5, now)).reservations)
           expect((await store.finish(r.job.id, r.token, now)).ok).toBe(true);
       }
       const memoryAllFired = await redis.usedMemory();

@@ -86,7 +86,7 @@ for (const db of databases) {
         aJob({ topic, now, delayMs: 1000 }),
       ];
       await store.pushMany([reserved, ready, delayed], now);
-      const [r] = await store.reserve([topic], 1, now);
+      const [r] = (await store.reserve([topic], 1, now)).reservations;
       expect(r!.job.id).toBe(reserved.id);
       const later = now + 5000;
       expect(await store.restore({ expire: false }, later)).toMatchObject({
@@ -103,7 +103,7 @@ for (const db of databases) {
       expect((await store.finish(reserved.id, r!.token, later)).ok).toBe(true);
       await inner.swap(sqlite());
       expect(await store.checkInner(later)).toBe('restored');
-      const redelivered = await store.reserve([topic], 10, later + 1);
+      const redelivered = (await store.reserve([topic], 10, later + 1)).reservations;
       expect(redelivered.map((x) => x.job.id).sort()).toEqual([ready.id, delayed.id].sort());
     });
 
@@ -113,7 +113,7 @@ for (const db of databases) {
       const now = clock.now();
       const job = aJob({ topic, now });
       await store.pushMany([job], now);
-      const [r] = await store.reserve([topic], 1, now);
+      const [r] = (await store.reserve([topic], 1, now)).reservations;
       // the process dies between the inner finish and the journal write: only the inner store has it
       expect((await inner.finish(job.id, r!.token, now + 1)).ok).toBe(true);
       await waitUntil(async () => (await journalRow(job.id))?.state === 'reserved'); // the asynchronous reserve entry
@@ -129,7 +129,7 @@ for (const db of databases) {
       // a later loss and restore do not bring it back
       await inner.swap(sqlite());
       expect(await store.checkInner(now + 20_000)).toBe('restored');
-      expect(await store.reserve([topic], 10, now + 20_001)).toEqual([]);
+      expect((await store.reserve([topic], 10, now + 20_001)).reservations).toEqual([]);
     });
 
     it('a push whose inner write was lost is pushed back once it settled, and delivered', async () => {
@@ -146,7 +146,7 @@ for (const db of databases) {
       expect(await store.reconcile(now + 1000)).toMatchObject({ checked: 1, repushed: 1 });
       expect(await inner.get(job.id)).toMatchObject({ state: 'ready', runAt: job.runAt });
       await store.promoteDue(now + 1000, 10);
-      const [r] = await store.reserve([topic], 1, now + 1000);
+      const [r] = (await store.reserve([topic], 1, now + 1000)).reservations;
       expect(r!.job.id).toBe(job.id);
       await waitUntil(async () =>
         (await store.journal.history(job.id)).some((h) => h.event === 'restore' && h.reason !== null),
@@ -170,7 +170,7 @@ for (const db of databases) {
       const now = clock.now();
       const jobs = Array.from({ length: 35 }, () => aJob({ topic, now }));
       await a.pushMany(jobs, now);
-      const reserved = await a.reserve([topic], 35, now);
+      const reserved = (await a.reserve([topic], 35, now)).reservations;
       for (const r of reserved) await shared.finish(r.job.id, r.token, now + 1); // the journal never heard of these finishes
       await waitUntil(async () => (await journalRow(jobs[34]!.id))?.state === 'reserved');
       const passes = [];

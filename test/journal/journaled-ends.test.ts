@@ -40,11 +40,11 @@ for (const db of databases) {
       const { store, inner } = await setup();
       const job = aJob({ topic: 'ends', now });
       await store.pushMany([job], now);
-      const [r] = await store.reserve(['ends'], 1, now);
+      const [r] = (await store.reserve(['ends'], 1, now)).reservations;
       expect((await store.finish(job.id, r!.token, now + 1)).ok).toBe(true);
       await inner.swap(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
       await inner.pushMany([job], now); // the failover's copy: the finish is gone
-      expect(await store.reserve(['ends'], 10, now + 2)).toEqual([]);
+      expect((await store.reserve(['ends'], 10, now + 2)).reservations).toEqual([]);
       expect(await inner.get(job.id)).toMatchObject({ state: 'finished' });
     });
 
@@ -56,7 +56,7 @@ for (const db of databases) {
       expect((await store.cancel(job.id, now + 1)).ok).toBe(true);
       await inner.swap(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
       await inner.pushMany([job, other], now);
-      const delivered = await store.reserve(['ends'], 10, now + 2);
+      const delivered = (await store.reserve(['ends'], 10, now + 2)).reservations;
       expect(delivered.map((d) => d.job.id)).toEqual([other.id]);
       expect(await inner.get(job.id)).toMatchObject({ state: 'cancelled' });
     });
@@ -69,7 +69,7 @@ for (const db of databases) {
       await expect(store.reserve(['ends'], 10, now + 2)).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' });
       expect(await inner.get(job.id)).toMatchObject({ state: 'ready', attempts: 0 });
       await store.journal.open();
-      expect((await store.reserve(['ends'], 10, now + 3)).map((r) => r.job.id)).toEqual([job.id]);
+      expect((await store.reserve(['ends'], 10, now + 3)).reservations.map((r) => r.job.id)).toEqual([job.id]);
     });
 
     it('the journal dies between its two reads: the job is given back, not delivered', async () => {
@@ -77,12 +77,12 @@ for (const db of databases) {
       const { store, inner } = await setup({ failGet: () => failGet });
       const job = aJob({ topic: 'ends', now });
       await store.pushMany([job], now);
-      const [r] = await store.reserve(['ends'], 1, now);
+      const [r] = (await store.reserve(['ends'], 1, now)).reservations;
       expect((await store.finish(job.id, r!.token, now + 1)).ok).toBe(true);
       await inner.swap(new SqliteStore({ path: ':memory:', nodeId: 'e' }));
       await inner.pushMany([job], now);
       failGet = true;
-      expect(await store.reserve(['ends'], 10, now + 2)).toEqual([]);
+      expect((await store.reserve(['ends'], 10, now + 2)).reservations).toEqual([]);
       expect(await inner.get(job.id)).toMatchObject({ state: 'ready' });
     });
   });

@@ -49,7 +49,7 @@ for (const db of databases) {
       const now = clock.now();
       const [a, b] = [aJob({ topic, now }), aJob({ topic, now, delayMs: 1000 })];
       await store.pushMany([a, b], now);
-      const [r] = await store.reserve([topic], 1, now);
+      const [r] = (await store.reserve([topic], 1, now)).reservations;
       await store.finish(r!.job.id, r!.token, now + 1);
       // A repeat of the same finish is answered as done and journals nothing more.
       expect(await store.finish(r!.job.id, r!.token, now + 2)).toMatchObject({
@@ -171,7 +171,7 @@ for (const db of databases) {
         { cancelled: 3 },
       );
       for (const j of jobs) expect((await store.get(j.id))!.state).toBe('cancelled');
-      expect(await store.reserve([topic], 10, now + 10)).toEqual([]);
+      expect((await store.reserve([topic], 10, now + 10)).reservations).toEqual([]);
       const audit = await store.history(CLEAR_ALL_AUDIT_ID);
       expect(audit.map((h) => h.reason)).toEqual([
         'clearAll by ops@test: drill (started)',
@@ -249,7 +249,7 @@ for (const db of databases) {
       const done = aJob({ topic, now });
       const waiting = aJob({ topic, now, delayMs: 400 * 86_400_000 });
       await store.pushMany([done, waiting], now);
-      const [r] = await store.reserve([topic], 1, now);
+      const [r] = (await store.reserve([topic], 1, now)).reservations;
       await store.finish(done.id, r!.token, now);
       expect(await store.purgeInner(now + 999, 100)).toBe(0);
       // ended jobs leave the inner store only once a reconciliation cycle has seen them

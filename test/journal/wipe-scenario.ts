@@ -45,7 +45,7 @@ export async function wipeUnderLoad(
     while (producing) {
       try {
         await store.promoteDue(now, 1000);
-        for (const r of await store.reserve([topic], 10, now)) {
+        for (const r of (await store.reserve([topic], 10, now)).reservations) {
           if ((await store.finish(r.job.id, r.token, now)).ok) finished.add(r.job.id);
         }
       } catch {
@@ -86,7 +86,7 @@ export async function wipeUnderLoad(
       /* all due */
     }
     for (;;) {
-      const got = await store.reserve([topic], 100, now);
+      const got = (await store.reserve([topic], 100, now)).reservations;
       if (!got.length) break;
       for (const r of got) {
         delivered.set(r.job.id, (delivered.get(r.job.id) ?? 0) + 1);

@@ -116,7 +116,7 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
     await store.pushMany([job], T0);
     scheduler.start();
     await scheduler.settled();
-    const [first] = await store.reserve([job.topic], 1, T0);
+    const [first] = (await store.reserve([job.topic], 1, T0)).reservations;
     scheduler.notifyDue(first!.deadlineAt);
     expect(clock.nextTimerAt).toBe(T0 + 1000);
     await advance(1000);
@@ -124,7 +124,7 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
     expect((await store.get(job.id))!.lastError).toMatch(/TTR lapsed/);
     await advance(500);
     expect((await store.get(job.id))!.state).toBe('ready');
-    const [second] = await store.reserve([job.topic], 1, clock.now());
+    const [second] = (await store.reserve([job.topic], 1, clock.now())).reservations;
     scheduler.notifyDue(second!.deadlineAt);
     await advance(1000);
     expect(await store.get(job.id)).toMatchObject({ state: 'dead', attempts: 2 });
@@ -153,7 +153,7 @@ describe.each(stores)('Scheduler (fake clock) on %s', (_name, makeStore) => {
     );
     const job = aJob({ now: T0 });
     await store.pushMany([job], T0);
-    const [r] = await store.reserve([job.topic], 1, T0);
+    const [r] = (await store.reserve([job.topic], 1, T0)).reservations;
     await store.finish(job.id, r!.token, T0);
     purging.start();
     await purging.settled();

@@ -134,8 +134,8 @@ describe('Redis keys whatever the topic or id', () => {
         expect(counts.ready + counts.reserved + counts.delayed).toBe(2);
       }
       // `t:ready:x` is a topic, not a path into another topic's keys: reserving `t` finds nothing.
-      expect(await store.reserve(['t'], 10, NOW)).toEqual([]);
-      const reservedT = await store.reserve(['t:ready:x'], 10, NOW);
+      expect((await store.reserve(['t'], 10, NOW)).reservations).toEqual([]);
+      const reservedT = (await store.reserve(['t:ready:x'], 10, NOW)).reservations;
       expect(reservedT.map((r) => r.job.topic)).toEqual(['t:ready:x']);
     } finally {
       await store.close();

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { JobEvent } from '../../src/core/job-event.js';
 import { DelayqService } from '../../src/service/service.js';
 import type { ServiceJobEvent, StoreCallEvent } from '../../src/service/service-events.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -72,5 +73,21 @@ describe('service.events', () => {
     await service.push({ topic: 'lp' });
     expect(await waiting).toHaveLength(1);
     expect(waits).toEqual([1]);
+  });
+
+  it('an expiry met by reserve is an `expired` job event, as one met by the timer is', async () => {
+    const followed: JobEvent[] = [];
+    const stop = await service.jobEvents.follow({ topic: 'ttl' }, null, (e) => followed.push(e));
+    await service.push({ id: 'stale', topic: 'ttl', ttlMs: 100 });
+    await service.push({ id: 'fresh', topic: 'ttl', ttlMs: 60_000 });
+    clock.advance(200);
+    // The timer does not run here (runScheduler: false): reserve is the one that meets the lapsed ttl.
+    const got = await service.reserve({ topics: ['ttl'], count: 10 });
+    expect(got.map((r) => r.job.id)).toEqual(['fresh']);
+    expect(events.filter((e) => e.event === 'expire')).toEqual([
+      { event: 'expire', topic: 'ttl', id: 'stale', at: clock.now() },
+    ]);
+    await vi.waitFor(() => expect(followed.map((e) => `${e.event}:${e.id}`)).toEqual(['expired:stale']));
+    stop();
   });
 });

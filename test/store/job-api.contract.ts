@@ -52,7 +52,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     const { store, job } = context();
     const j = job();
     await store.pushMany([j], T0);
-    const [r] = await store.reserve([j.topic], 1, T0);
+    const [r] = (await store.reserve([j.topic], 1, T0)).reservations;
     expect(await store.recordOutcome(j.id, 'stale-token', { result: '{"x":1}', error: null }, T0 + 1)).toBe(false);
     expect(await store.recordOutcome(j.id, r!.token, { result: '{"paid":true}', error: null }, T0 + 1)).toBe(true);
     // Not finished yet: the result does not count.
@@ -69,12 +69,12 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     const { store, job } = context();
     const j = job();
     await store.pushMany([j], T0);
-    const [first] = await store.reserve([j.topic], 1, T0);
+    const [first] = (await store.reserve([j.topic], 1, T0)).reservations;
     const error = { message: 'smtp timeout', code: 'SMTP_TIMEOUT', details: '{"host":"mx1"}' };
     await store.recordOutcome(j.id, first!.token, { result: '"half"', error }, T0 + 1);
     expect((await store.retry(j.id, first!.token, T0 + 1, T0 + 1, error.message)).ok).toBe(true);
     expect(await store.outcomeOf(j.id)).toEqual({ result: null, error, at: T0 + 1 });
-    const [second] = await store.reserve([j.topic], 1, T0 + 2);
+    const [second] = (await store.reserve([j.topic], 1, T0 + 2)).reservations;
     // The earlier attempt's token no longer reports anything.
     expect(await store.recordOutcome(j.id, first!.token, { result: null, error: null }, T0 + 3)).toBe(false);
     await store.recordOutcome(j.id, second!.token, { result: null, error: { ...error, code: 'FINAL' } }, T0 + 3);
@@ -95,7 +95,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     await store.pushMany([none, brief, untouched, buried], T0);
     await store.setRetentionMany([none.id], { finishedMs: 0, deadMs: null }, T0);
     await store.setRetentionMany([brief.id, buried.id], { finishedMs: 5000, deadMs: 0 }, T0);
-    const rs = await store.reserve([none.topic], 4, T0);
+    const rs = (await store.reserve([none.topic], 4, T0)).reservations;
     for (const r of rs) {
       if (r.job.id === buried.id) await store.bury(r.job.id, r.token, T0 + 10, 'broken');
       else await store.finish(r.job.id, r.token, T0 + 10);
@@ -182,7 +182,7 @@ export function jobApiContract(test: (title: string, fn: () => Promise<void>) =>
     expect((await store.get(otherTag.id))?.runAt).toBe(T0 + 1000);
     // Dead jobs back to ready, then ended ones deleted; states the action does not apply to are not matched.
     await store.promoteDue(T0 + 2000, 100);
-    const [r] = await store.reserve([topic], 1, T0 + 2000);
+    const [r] = (await store.reserve([topic], 1, T0 + 2000)).reservations;
     await store.bury(r!.job.id, r!.token, T0 + 2000, 'x');
     const dead = selector({ topic, state: 'dead' });
     expect(

@@ -1,42 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import type { JobEvent, NewJobEvent } from '../../src/core/job-event.js';
 import { LocalJobEventLog } from '../../src/store/local-job-event-log.js';
 
-const finished = (id: string): NewJobEvent => ({
-  event: 'finished',
-  id,
-  topic: 't',
-  at: 1,
-  result: null,
-  error: null,
-});
-
-async function replay(log: LocalJobEventLog, afterId: string): Promise<string[]> {
-  const heard: JobEvent[] = [];
-  const stop = await log.follow(afterId, (e) => heard.push(e));
-  stop();
-  return heard.map((e) => `${e.eventId}:${e.id}`);
-}
+const events = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => ({
+    event: 'finished' as const,
+    id: `job-${from + i}`,
+    topic: 't',
+    at: from + i,
+    result: null,
+    error: null,
+  }));
 
 describe('LocalJobEventLog', () => {
-  it('keeps the last `capacity` events in order once the ring has wrapped, and resumes after any of them', async () => {
-    const log = new LocalJobEventLog(3);
-    log.append(['a', 'b', 'c', 'd'].map(finished));
-    log.append([finished('e')]);
-    expect(await replay(log, '0')).toEqual(['3:c', '4:d', '5:e']);
-    expect(await replay(log, '4')).toEqual(['5:e']);
-    log.append([finished('f'), finished('g')]);
-    expect(await replay(log, '3')).toEqual(['5:e', '6:f', '7:g']);
+  it('keeps the last `capacity` events in order once the ring has wrapped', async () => {
+    const log = new LocalJobEventLog(100);
+    log.append(events(1, 170));
+    log.append(events(171, 250));
+    const seen: string[] = [];
+    const stop = await log.follow('0', (event) => seen.push(event.id));
+    stop();
+    expect(seen).toEqual(events(151, 250).map((e) => e.id));
   });
 
-  it('hands live events to followers after the replayed ones', async () => {
-    const log = new LocalJobEventLog(2);
-    log.append(['a', 'b', 'c'].map(finished));
-    const heard: string[] = [];
-    const stop = await log.follow('1', (e) => heard.push(e.id));
-    log.append([finished('d')]);
+  it('replays only the events after the one a follower names, then the new ones as they come', async () => {
+    const log = new LocalJobEventLog(100);
+    log.append(events(1, 120));
+    const seen: { id: string; eventId: string }[] = [];
+    const stop = await log.follow('115', (event) => seen.push({ id: event.id, eventId: event.eventId }));
+    log.append(events(121, 121));
     stop();
-    log.append([finished('e')]);
-    expect(heard).toEqual(['b', 'c', 'd']);
+    expect(seen.map((e) => e.eventId)).toEqual(['116', '117', '118', '119', '120', '121']);
+    expect(seen.at(-1)).toEqual({ id: 'job-121', eventId: '121' });
   });
 });

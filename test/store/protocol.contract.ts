@@ -55,7 +55,7 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     const delayed = job({ delayMs: 60_000 });
     const dead = job();
     await store.pushMany([ready, delayed, dead], T0);
-    const [rd] = await store.reserve([topic], 1, T0, {});
+    const [rd] = (await store.reserve([topic], 1, T0, {})).reservations;
     const first = rd!.job.id === ready.id ? ready : dead;
     const second = first === ready ? dead : ready;
     expect(await store.bury(first.id, rd!.token, T0 + 1, 'x')).toMatchObject({ ok: true });
@@ -78,7 +78,7 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
       ['reserve', 'reserved'],
     ]);
     // Each left its set: nothing is left to reserve or promote, and the counts agree.
-    expect(await store.reserve([topic], 10, T0 + 5)).toEqual([]);
+    expect((await store.reserve([topic], 10, T0 + 5)).reservations).toEqual([]);
     expect((await store.promoteDue(T0 + FAR, 100)).count).toBe(0);
     const counts = (await store.stats()).find((s) => s.topic === topic)!.counts;
     expect(counts).toMatchObject({ ready: 0, delayed: 0, dead: 0, reserved: 3 });
@@ -119,7 +119,7 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     const waiting = job({ delayMs: FAR });
     await store.pushMany([done, waiting], T0);
     const [nDone, nWaiting] = await store.numbers.numbersOf([done.id, waiting.id]);
-    const [r] = await store.reserve([topic], 1, T0);
+    const [r] = (await store.reserve([topic], 1, T0)).reservations;
     await store.finish(done.id, r!.token, T0 + 1);
     await store.purge(T0 + FAR, 100);
     expect(await store.get(done.id)).toBeNull();

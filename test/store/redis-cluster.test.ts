@@ -38,7 +38,7 @@ describe('RedisStore on Redis Cluster', () => {
       }),
     );
     expect(perMaster.every((n) => n > 0)).toBe(true);
-    const reserved = await store.reserve(['hot'], 100, now);
+    const reserved = (await store.reserve(['hot'], 100, now)).reservations;
     expect(reserved).toHaveLength(100);
     expect(new Set(reserved.map((r) => r.job.id)).size).toBe(100);
     await store.close();

@@ -8,7 +8,7 @@ import type { Job } from '../../src/core/job.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DUE_COUNTER_MS } from '../../src/store/redis/due-counters.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
-import { RECORD_LAYOUT, UPGRADABLE_LAYOUT } from '../../src/store/redis/record-layout.js';
+import { RECORD_LAYOUT } from '../../src/store/redis/record-layout.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../helpers/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
@@ -97,7 +97,7 @@ describe('RedisStore due-time counters', () => {
             await store.promoteDue(now, 1 + Math.floor(rnd() * 50));
           } else if (r < 0.75) {
             // Reserve (due delayed jobs may be taken straight from their sets), then end or give back each.
-            const got = await store.reserve([pick(TOPICS)], 1 + Math.floor(rnd() * 5), now);
+            const got = (await store.reserve([pick(TOPICS)], 1 + Math.floor(rnd() * 5), now)).reservations;
             for (const { job, token } of got) {
               const end = rnd();
               if (end < 0.3) await store.retry(job.id, token, later(), now, 'again');
@@ -169,7 +169,7 @@ describe('RedisStore due-time counters', () => {
     for (let p = 0; p < PARTITIONS; p++) {
       const k = partitionKeys(prefix, p);
       await redis.del(...TOPICS.map((topic) => `${k.topicPrefix}due:${topic}`));
-      await redis.hset(k.counts, '#layout', String(UPGRADABLE_LAYOUT));
+      await redis.hset(k.counts, '#layout', '3');
     }
     const after = new RedisStore(options);
     await after.open();

@@ -36,7 +36,7 @@ async function withStore(
 async function finishedAt(store: RedisStore, at: number, topic = 'log'): Promise<string> {
   const job = aJob({ topic, delayMs: 0, now: at });
   await store.pushMany([job], at);
-  const [r] = await store.reserve([topic], 1, at);
+  const [r] = (await store.reserve([topic], 1, at)).reservations;
   expect((await store.finish(job.id, r!.token, at)).ok).toBe(true);
   return job.id;
 }
@@ -73,11 +73,11 @@ describe('the ended log', () => {
     withStore(async (store, keys) => {
       const job = aJob({ topic: 'log', delayMs: 0, now: T0 });
       await store.pushMany([job], T0);
-      const [r] = await store.reserve(['log'], 1, T0 + 1000);
+      const [r] = (await store.reserve(['log'], 1, T0 + 1000)).reservations;
       expect((await store.bury(job.id, r!.token, T0 + 1000, 'boom')).ok).toBe(true);
       const after = await finishedAt(store, T0 + 2000); // filed behind the buried job's entry
       expect(await store.redrive({ ids: [job.id] }, T0 + 2 * MINUTE)).toBe(1);
-      const [again] = await store.reserve(['log'], 1, T0 + 2 * MINUTE);
+      const [again] = (await store.reserve(['log'], 1, T0 + 2 * MINUTE)).reservations;
       expect((await store.finish(job.id, again!.token, T0 + 2 * MINUTE + 5000)).ok).toBe(true);
       // Cutoff at the second minute: the redriven job's first entry is stale, the job behind it goes.
       expect(await store.purge(T0 + MINUTE, 100)).toBe(1);
@@ -99,13 +99,13 @@ describe('the ended log', () => {
       // A job buried in the first minute, then redriven and finished again in the third.
       const job = aJob({ topic: 'log', delayMs: 0, now: T0 });
       await store.pushMany([job], T0);
-      const [r] = await store.reserve(['log'], 1, T0 + 2000);
+      const [r] = (await store.reserve(['log'], 1, T0 + 2000)).reservations;
       expect((await store.bury(job.id, r!.token, T0 + 2000, 'boom')).ok).toBe(true);
       expect(await store.redrive({ ids: [job.id] }, T0 + 2 * MINUTE)).toBe(1);
       expect(await store.purge(T0 + 2 * MINUTE + 10_000, 100)).toBe(0); // live again: its old entry is dropped
       expect((await store.get(job.id))!.state).toBe('ready');
       expect(await redis.exists(`${keys.ended}:${T0 / MINUTE}`)).toBe(0);
-      const [again] = await store.reserve(['log'], 1, T0 + 2 * MINUTE + 5000);
+      const [again] = (await store.reserve(['log'], 1, T0 + 2 * MINUTE + 5000)).reservations;
       expect((await store.finish(job.id, again!.token, T0 + 2 * MINUTE + 5000)).ok).toBe(true);
       expect(await store.purge(T0 + 2 * MINUTE + 4000, 100)).toBe(0); // ended after this cutoff
       expect(await store.purge(T0 + 2 * MINUTE + 6000, 100)).toBe(1);

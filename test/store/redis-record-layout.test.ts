@@ -88,7 +88,7 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       await check(now.id, 'ready');
 
       // reserve, touch, finish
-      const [held] = await store.reserve(['layout'], 1, t + 1);
+      const [held] = (await store.reserve(['layout'], 1, t + 1)).reservations;
       expect(held!.job.id).toBe(now.id);
       let r = await check(now.id, 'reserved');
       expect(r.token).toBe(held!.token);
@@ -103,17 +103,17 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       await check(moved.id, 'delayed');
       expect((await store.promoteDue(t + 300, 10)).count).toBe(1);
       await check(moved.id, 'ready');
-      let [m] = await store.reserve(['layout'], 1, t + 301);
+      let [m] = (await store.reserve(['layout'], 1, t + 301)).reservations;
       await store.retry(moved.id, m!.token, t + 400, t + 302, 'boom ☃');
       r = await check(moved.id, 'delayed');
       expect(r.lastError).toBe('boom ☃');
       await store.promoteDue(t + 400, 10);
-      [m] = await store.reserve(['layout'], 1, t + 401);
+      [m] = (await store.reserve(['layout'], 1, t + 401)).reservations;
       await store.bury(moved.id, m!.token, t + 402, 'gave up');
       await check(moved.id, 'dead');
       expect(await store.redrive({ ids: [moved.id] }, t + 403)).toBe(1);
       await check(moved.id, 'ready');
-      [m] = await store.reserve(['layout'], 1, t + 404);
+      [m] = (await store.reserve(['layout'], 1, t + 404)).reservations;
       await store.release(moved.id, m!.token, t + 405);
       r = await check(moved.id, 'ready');
       expect(events(r)).toEqual([
@@ -141,7 +141,7 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       // A due job reserved straight from its delayed set: promote and reserve at one instant.
       const direct = aJob({ topic: 'direct', delayMs: 10, now: t });
       await store.pushMany([direct], t);
-      const [d] = await store.reserve(['direct'], 1, t + 20);
+      const [d] = (await store.reserve(['direct'], 1, t + 20)).reservations;
       expect(d!.job.id).toBe(direct.id);
       expect(events(await check(direct.id, 'reserved'))).toEqual(['push', 'promote', 'reserve']);
 

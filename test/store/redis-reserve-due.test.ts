@@ -48,7 +48,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const other = aJob({ topic: 'elsewhere', delayMs: 1000 });
       await store.pushMany([...due, later, other], T0);
       const now = T0 + 5000;
-      const got = await store.reserve(['direct'], 10, now);
+      const got = (await store.reserve(['direct'], 10, now)).reservations;
       expect(got.map((r) => r.job.id).sort()).toEqual(due.map((j) => j.id).sort());
       for (const r of got) {
         expect(r.job).toMatchObject({
@@ -85,9 +85,9 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       await store.pushMany([late, early, expired], T0);
       const now = T0 + 5000;
       // All priority 0: by due time, wherever the job waits (ready set or delayed set).
-      const got = await store.reserve(['mixed'], 2, now);
+      const got = (await store.reserve(['mixed'], 2, now)).reservations;
       expect(got.map((r) => r.job.id)).toEqual([early.id, ready.id]);
-      const next = await store.reserve(['mixed'], 10, now);
+      const next = (await store.reserve(['mixed'], 10, now)).reservations;
       expect(next.map((r) => r.job.id)).toEqual([late.id]);
       // The lapsed one stays for the scheduler: promoted, then expired.
       expect((await store.get(expired.id))!.state).toBe('delayed');
@@ -103,8 +103,8 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       await store.promoteDue(T0 + 3000, 100);
       const early = aJob({ topic: 'full', delayMs: 1000 });
       await store.pushMany([early], T0);
-      expect((await store.reserve(['full'], 1, T0 + 5000)).map((r) => r.job.id)).toEqual([early.id]);
-      expect(await store.reserve(['full'], 2, T0 + 5000)).toHaveLength(2);
+      expect((await store.reserve(['full'], 1, T0 + 5000)).reservations.map((r) => r.job.id)).toEqual([early.id]);
+      expect((await store.reserve(['full'], 2, T0 + 5000)).reservations).toHaveLength(2);
     }));
 
   it('takes the jobs due at one instant set by set, emptying whole sets', () =>
@@ -116,12 +116,12 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       );
       await store.pushMany(jobs, T0);
       expect(await redis.zcard(keys.dueIndex)).toBe(3);
-      const first = await store.reserve(['sets'], 8, T0 + 2000);
+      const first = (await store.reserve(['sets'], 8, T0 + 2000)).reservations;
       expect(first).toHaveLength(8);
       expect(await redis.zcard(keys.dueIndex)).toBe(2); // one set emptied, the other two untouched
       const firstIds = first.map((r) => r.job.id);
       expect(firstIds).toEqual([...firstIds].sort()); // in id order within the set
-      expect(await store.reserve(['sets'], 8, T0 + 2000)).toHaveLength(8);
+      expect((await store.reserve(['sets'], 8, T0 + 2000)).reservations).toHaveLength(8);
       expect(await redis.zcard(keys.dueIndex)).toBe(1);
     }));
 
@@ -129,7 +129,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
     withStore(async (store, keys) => {
       const jobs = Array.from({ length: 3 }, () => aJob({ topic: 'marked', delayMs: 0, ttrMs: 5000 }));
       await store.pushMany(jobs, T0);
-      const got = await store.reserve(['marked'], 3, T0);
+      const got = (await store.reserve(['marked'], 3, T0)).reservations;
       expect(await redis.object('ENCODING', keys.reserved)).toBe('skiplist');
       expect(await store.nextWakeAt()).toBe(T0 + 5000); // the earliest deadline, not the marker's +inf
       for (const r of got) expect((await store.finish(r.job.id, r.token, T0 + 1)).ok).toBe(true);
@@ -147,7 +147,7 @@ describe('reserve takes due jobs the promoter has not moved', () => {
       const b = aJob({ topic: 'tb', delayMs: 1000 });
       const c = aJob({ topic: 'tc', delayMs: 500 });
       await store.pushMany([a, b, c], T0);
-      const got = await store.reserve(['ta', 'tb'], 10, T0 + 3000);
+      const got = (await store.reserve(['ta', 'tb'], 10, T0 + 3000)).reservations;
       expect(got.map((r) => r.job.id)).toEqual([b.id, a.id]);
       expect((await store.get(c.id))!.state).toBe('delayed');
     }));
@@ -158,7 +158,7 @@ describe('the promoter leaves a draining topic to its consumers', () => {
     withStore(async (store) => {
       const first = aJob({ topic: 'drained', delayMs: 1000 });
       await store.pushMany([first], T0);
-      const [r] = await store.reserve(['drained'], 1, T0 + 1000); // the consumer takes a job: draining
+      const [r] = (await store.reserve(['drained'], 1, T0 + 1000)).reservations; // the consumer takes a job: draining
       expect(r!.job.id).toBe(first.id);
       const burst = Array.from({ length: 5 }, () => aJob({ topic: 'drained', delayMs: 1200 }));
       const quiet = aJob({ topic: 'quiet', delayMs: 1200 });
@@ -171,7 +171,7 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       expect(left.topics.sort()).toEqual(['drained', 'quiet']);
       expect(left.next.promoteAt).toBe(T0 + 1600); // the next set to come due (before the window closes)
       expect(await countsOf(store, 'drained')).toMatchObject({ delayed: 5, ready: 0 });
-      expect((await store.reserve(['drained'], 10, now)).map((x) => x.job.id).sort()).toEqual(
+      expect((await store.reserve(['drained'], 10, now)).reservations.map((x) => x.job.id).sort()).toEqual(
         burst.map((j) => j.id).sort(),
       );
 
@@ -196,8 +196,8 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       const left = await store.promoteDue(T0 + 100, 100);
       expect(left).toMatchObject({ count: 0, topics: ['steady'] });
       expect(left.next.promoteAt).toBe(T0 + 150);
-      expect((await store.reserve(['steady'], 10, T0 + 100)).map((r) => r.job.id)).toEqual([first!.id]);
-      expect((await store.reserve(['steady'], 10, T0 + 150)).map((r) => r.job.id)).toEqual([second!.id]);
+      expect((await store.reserve(['steady'], 10, T0 + 100)).reservations.map((r) => r.job.id)).toEqual([first!.id]);
+      expect((await store.reserve(['steady'], 10, T0 + 150)).reservations.map((r) => r.job.id)).toEqual([second!.id]);
     }));
 
   it('never leaves the due jobs of a topic with priorities: its ready set serves them by priority', () =>
@@ -211,13 +211,15 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       await store.pushMany(jobs, T0);
       const promoted = await store.promoteDue(T0 + 200, 100);
       expect(promoted.count).toBe(4);
-      expect((await store.reserve(['prio'], 10, T0 + 200)).map((r) => r.job.priority)).toEqual([-5, 0, 5, 10]);
+      expect((await store.reserve(['prio'], 10, T0 + 200)).reservations.map((r) => r.job.priority)).toEqual([
+        -5, 0, 5, 10,
+      ]);
       // Nor does reserve take them from the delayed sets before the promoter ran.
       const more = [0, 1].map((i) => aJob({ topic: 'prio', delayMs: 300 + i, priority: 3 - 6 * i }));
       await store.pushMany(more, T0);
-      expect(await store.reserve(['prio'], 10, T0 + 400)).toEqual([]);
+      expect((await store.reserve(['prio'], 10, T0 + 400)).reservations).toEqual([]);
       await store.promoteDue(T0 + 400, 100);
-      expect((await store.reserve(['prio'], 10, T0 + 400)).map((r) => r.job.priority)).toEqual([-3, 3]);
+      expect((await store.reserve(['prio'], 10, T0 + 400)).reservations.map((r) => r.job.priority)).toEqual([-3, 3]);
     }));
 
   it('promotes them once the consumers stop, or once they have waited the longest hold', () =>
@@ -239,7 +241,7 @@ describe('the promoter leaves a draining topic to its consumers', () => {
       await store.pushMany([old], T0);
       for (const at of [T0 + 2500, T0 + 4000, T0 + 5500, T0 + 6900]) {
         await store.pushMany([aJob({ topic: 'd', runAt: T0 + 1000, now: at })], at);
-        const taken = await store.reserve(['d'], 1, at); // a ready job due before `old` goes first: `old` stays
+        const taken = (await store.reserve(['d'], 1, at)).reservations; // a ready job due before `old` goes first: `old` stays
         expect(taken[0]!.job.id).not.toBe(old.id);
         expect((await store.promoteDue(at, 100)).count).toBe(0);
       }

@@ -79,7 +79,7 @@ describe('RedisStore round trips', () => {
       Array.from({ length: 30 }, () => aJob({ topic: 'batch', now })),
       now,
     );
-    const reserved = await store.reserve(['batch'], 30, now);
+    const reserved = (await store.reserve(['batch'], 30, now)).reservations;
     expect(reserved).toHaveLength(30);
     const watch = await monitor(prefix);
     await settle();
@@ -101,7 +101,7 @@ describe('RedisStore round trips', () => {
     expect(outcomes[32]).toMatchObject({ ok: false, reason: 'not_found' });
     // A wrong token is refused on its own, without touching the job.
     await store.pushMany([aJob({ topic: 'batch', now, id: 'fenced' })], now);
-    const [held] = await store.reserve(['batch'], 1, now);
+    const [held] = (await store.reserve(['batch'], 1, now)).reservations;
     const [bad, good] = await Promise.all([
       store.finish('fenced', second!.token, now + 2),
       store.finish('fenced', held!.token, now + 2),
@@ -189,7 +189,7 @@ describe('RedisStore round trips', () => {
     await settle();
     await watch.stop();
     expect(promoted.count).toBe(100);
-    const got = await store.reserve(['backlog'], 100, now);
+    const got = (await store.reserve(['backlog'], 100, now)).reservations;
     expect(got.map((r) => r.job.id).sort()).toEqual(
       jobs
         .slice(0, 100)

@@ -15,8 +15,8 @@ const argv = (port: number, dir: string) => (extra: string[]) => [
 ];
 
 describe('the failover watch and a stale master', () => {
-  const master = new RedisNode(7690, (extra) => argv(7690, master.dir)(extra));
-  const replica = new RedisNode(7691, (extra) => argv(7691, replica.dir)(extra));
+  const master: RedisNode = new RedisNode(7690, (extra) => argv(7690, master.dir)(extra));
+  const replica: RedisNode = new RedisNode(7691, (extra) => argv(7691, replica.dir)(extra));
   const clients: Redis[] = [];
   const connect = (port: number): Redis => {
     const client = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 });

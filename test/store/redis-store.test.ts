@@ -107,7 +107,7 @@ describe('RedisStore on standalone Redis', () => {
       const withTtl = aJob({ topic: 'times', delayMs: 1000, now: t, priority: -3, ttrMs: 7000, ttlMs: 60_000 });
       await store.pushMany([plain, withTtl], t);
       expect((await store.promoteDue(t + 1100, 10)).count).toBe(2);
-      const got = await store.reserve(['times'], 2, t + 1500);
+      const got = (await store.reserve(['times'], 2, t + 1500)).reservations;
       expect(got.map((r) => r.job.id).sort()).toEqual([plain.id, withTtl.id].sort());
       for (const r of got) {
         expect(r.job).toMatchObject({
@@ -150,10 +150,10 @@ describe('RedisStore on standalone Redis', () => {
       // A retried job (an error in its head) reserved again: the general path.
       const failing = aJob({ topic: 'times2', delayMs: 0, now: t, ttrMs: 7000 });
       await store.pushMany([failing], t);
-      const [first] = await store.reserve(['times2'], 1, t + 10);
+      const [first] = (await store.reserve(['times2'], 1, t + 10)).reservations;
       await store.retry(failing.id, first!.token, t + 20, t + 15, 'boom');
       await store.promoteDue(t + 30, 10);
-      const [second] = await store.reserve(['times2'], 1, t + 40);
+      const [second] = (await store.reserve(['times2'], 1, t + 40)).reservations;
       expect(second!.job).toMatchObject({
         attempts: 2,
         readyAt: t + 30,
@@ -180,7 +180,7 @@ describe('RedisStore on standalone Redis', () => {
     const now = Date.UTC(2026, 0, 1);
     const job = aJob({ topic: 'reasons', now });
     await store.pushMany([job], now);
-    const [r] = await store.reserve(['reasons'], 1, now);
+    const [r] = (await store.reserve(['reasons'], 1, now)).reservations;
     const error = 'HTTP 503: upstream; retry 100% later — ünïcode ✓ %3A:;%';
     await store.retry(job.id, r!.token, now + 10, now + 1, error);
     await store.cancel(job.id, now + 2, 'user: changed; mind %25');
@@ -203,7 +203,7 @@ describe('RedisStore on standalone Redis', () => {
     const readyAt = Date.UTC(2026, 0, 1);
     const job = aJob({ topic: 'lagging', now: readyAt });
     await store.pushMany([job], readyAt);
-    const [r] = await store.reserve(['lagging'], 1, readyAt - 7);
+    const [r] = (await store.reserve(['lagging'], 1, readyAt - 7)).reservations;
     expect(r!.job.reservedAt).toBe(readyAt);
     expect(r!.job.deadlineAt).toBe(readyAt + job.ttrMs);
     const done = await store.finish(job.id, r!.token, readyAt - 9);
@@ -218,7 +218,7 @@ describe('RedisStore on standalone Redis', () => {
     // Every transition, not only reserve and finish: a retry and a cancel from lagging clocks.
     const other = aJob({ topic: 'lagging', now: readyAt });
     await store.pushMany([other], readyAt);
-    const [r2] = await store.reserve(['lagging'], 1, readyAt + 3);
+    const [r2] = (await store.reserve(['lagging'], 1, readyAt + 3)).reservations;
     await store.retry(other.id, r2!.token, readyAt + 60_000, readyAt - 5, 'boom');
     const cancelled = await store.cancel(other.id, readyAt - 8);
     expect(cancelled.ok && cancelled.value.job.finishedAt).toBe(readyAt + 3);
@@ -277,7 +277,7 @@ describe('RedisStore on standalone Redis', () => {
     await store.open();
     const now = Date.UTC(2026, 0, 1);
     await store.pushMany([aJob({ topic: 'twice', now }), aJob({ topic: 'twice', now })], now);
-    const got = await store.reserve(['twice', 'twice'], 10, now);
+    const got = (await store.reserve(['twice', 'twice'], 10, now)).reservations;
     expect(got).toHaveLength(2);
     expect(new Set(got.map((r) => r.job.id)).size).toBe(2);
     expect(got.every((r) => r.job.attempts === 1)).toBe(true);

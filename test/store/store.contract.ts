@@ -124,7 +124,7 @@ export function storeContract(
 
     test('promoteDue reports when each kind of scheduler work is next due', async () => {
       await store.pushMany([job({ delayMs: 1000 }), job({ delayMs: 0, ttlMs: 60_000, ttrMs: 5000 })], T0);
-      const [held] = await store.reserve([topic], 1, T0);
+      const [held] = (await store.reserve([topic], 1, T0)).reservations;
       await store.pushMany([job({ delayMs: 0, ttlMs: 30_000 })], T0);
       const { next } = await store.promoteDue(T0, 10);
       expect(next).toEqual({ promoteAt: T0 + 1000, deadlineAt: held!.deadlineAt, expireAt: T0 + 30_000 });
@@ -133,7 +133,7 @@ export function storeContract(
     test('reserve takes due jobs promoteDue has not moved only when the store says so (reserveTakesDue)', async () => {
       const j = job({ delayMs: 10 });
       await store.pushMany([j], T0);
-      const got = await store.reserve([topic], 1, T0 + 20);
+      const got = (await store.reserve([topic], 1, T0 + 20)).reservations;
       expect(got.map((r) => r.job.id)).toEqual(store.capabilities.reserveTakesDue ? [j.id] : []);
       expect((await store.get(j.id))!.state).toBe(store.capabilities.reserveTakesDue ? 'reserved' : 'delayed');
     });
@@ -149,11 +149,11 @@ export function storeContract(
         ],
         T0,
       );
-      const first = await store.reserve([topic], 10, T0);
+      const first = (await store.reserve([topic], 10, T0)).reservations;
       expect(first.map((r) => r.job.id)).toEqual([`${topic}-late`, `${topic}-early-high`, `${topic}-early-low`]);
-      const both = await store.reserve([topic, other], 10, T0);
+      const both = (await store.reserve([topic, other], 10, T0)).reservations;
       expect(both.map((r) => r.job.id)).toEqual([`${other}-x`]);
-      expect(await store.reserve([topic, other], 10, T0)).toEqual([]);
+      expect((await store.reserve([topic, other], 10, T0)).reservations).toEqual([]);
     });
 
     test('a backlog is served by priority first, then due time, then arrival', async () => {
@@ -169,9 +169,9 @@ export function storeContract(
         ],
         T0 + 1,
       );
-      const mine = await store.reserve([topic], 10, T0 + 2);
+      const mine = (await store.reserve([topic], 10, T0 + 2)).reservations;
       expect(mine.map((r) => r.job.id)).toEqual([`${topic}-b`, `${topic}-d`, `${topic}-c`, `${topic}-0`, `${topic}-a`]);
-      const theirs = await store.reserve([other], 10, T0 + 2);
+      const theirs = (await store.reserve([other], 10, T0 + 2)).reservations;
       expect(theirs.map((r) => r.job.id)).toEqual([`${other}-y`]);
     });
 
@@ -179,23 +179,26 @@ export function storeContract(
       await store.pushMany([job({ id: `${topic}-low`, runAt: T0, priority: 10 })], T0);
       await store.pushMany([job({ id: `${topic}-urgent`, delayMs: 10, priority: -10 })], T0);
       await store.promoteDue(T0 + 10, 100);
-      const got = await store.reserve([topic], 10, T0 + 10);
+      const got = (await store.reserve([topic], 10, T0 + 10)).reservations;
       expect(got.map((r) => r.job.id)).toEqual([`${topic}-urgent`, `${topic}-low`]);
     });
 
-    test('reserve never hands out a ready job past its ttl: it expires it', async () => {
+    test('reserve never hands out a ready job past its ttl: it expires it, and answers it as expireDue does', async () => {
       const stale = job({ ttlMs: 200 });
       const fresh = job({ ttlMs: 10_000 });
       await store.pushMany([stale, fresh], T0);
       // Nothing ran expireDue: reserve itself must not hand the stale job out.
-      const got = await store.reserve([topic], 10, T0 + 250);
+      const { reservations: got, expired } = await store.reserve([topic], 10, T0 + 250);
       expect(got.map((r) => r.job.id)).toEqual([fresh.id]);
+      // By id and topic, for the service's `expired` event (the timer will not meet this job again).
+      expect(expired).toEqual([{ id: stale.id, topic }]);
+      expect(await store.expireDue(T0 + 250, 10)).toEqual([]);
       expect(await store.get(stale.id)).toMatchObject({ state: 'expired', finishedAt: T0 + 250 });
       expect((await store.history(stale.id)).map((h) => `${h.event}:${h.state}`)).toEqual([
         'push:ready',
         'expire:expired',
       ]);
-      expect(await store.reserve([topic], 10, T0 + 300)).toEqual([]);
+      expect(await store.reserve([topic], 10, T0 + 300)).toEqual({ reservations: [], expired: [] });
       const stats = (await store.stats()).find((s) => s.topic === topic)!;
       expect(stats.counts).toMatchObject({ ready: 0, expired: 1, reserved: 1 });
     });
@@ -203,9 +206,9 @@ export function storeContract(
     test('reserve never hands out a due delayed job past its ttl, promoted or not', async () => {
       const a = job({ delayMs: 1000, ttlMs: 200 });
       await store.pushMany([a], T0);
-      expect(await store.reserve([topic], 10, T0 + 1300)).toEqual([]);
+      expect((await store.reserve([topic], 10, T0 + 1300)).reservations).toEqual([]);
       await store.promoteDue(T0 + 1300, 100);
-      expect(await store.reserve([topic], 10, T0 + 1300)).toEqual([]);
+      expect((await store.reserve([topic], 10, T0 + 1300)).reservations).toEqual([]);
       expect((await store.get(a.id))!.state).toBe('expired');
     });
 
@@ -217,13 +220,13 @@ export function storeContract(
     test('reserve stamps a token, an attempt and the TTR deadline', async () => {
       const j = job({ ttrMs: 5000 });
       await store.pushMany([j], T0);
-      const [r] = await store.reserve([topic], 1, T0 + 10);
+      const [r] = (await store.reserve([topic], 1, T0 + 10)).reservations;
       expect(r!.token).toEqual(expect.any(String));
       expect(r!.deadlineAt).toBe(T0 + 10 + 5000);
       expect(r!.job).toMatchObject({ state: 'reserved', attempts: 1, reservedAt: T0 + 10, deadlineAt: T0 + 5010 });
       const k = job();
       await store.pushMany([k], T0);
-      const [s] = await store.reserve([topic], 1, T0, { ttrMs: 777 });
+      const [s] = (await store.reserve([topic], 1, T0, { ttrMs: 777 })).reservations;
       expect(s!.deadlineAt).toBe(T0 + 777);
       expect(s!.token).not.toBe(r!.token);
     });
@@ -233,14 +236,14 @@ export function storeContract(
         [1, 2, 3, 4, 5].map(() => job()),
         T0,
       );
-      expect(await store.reserve([topic], 2, T0)).toHaveLength(2);
-      expect(await store.reserve([topic], 10, T0)).toHaveLength(3);
+      expect((await store.reserve([topic], 2, T0)).reservations).toHaveLength(2);
+      expect((await store.reserve([topic], 10, T0)).reservations).toHaveLength(3);
     });
 
     test('touch extends the deadline; a stale or wrong token changes nothing', async () => {
       const j = job({ ttrMs: 1000 });
       await store.pushMany([j], T0);
-      const [r] = await store.reserve([topic], 1, T0);
+      const [r] = (await store.reserve([topic], 1, T0)).reservations;
       const touched = await store.touch(j.id, r!.token, T0 + 500);
       expect(touched).toMatchObject({ ok: true, value: { deadlineAt: T0 + 1500 } });
       expect(await store.touch(j.id, 'not-the-token', T0 + 600)).toMatchObject({ ok: false, reason: 'token_mismatch' });
@@ -255,7 +258,7 @@ export function storeContract(
     test('finish ends a reservation once; a repeat with the same token answers the job again', async () => {
       const j = job();
       await store.pushMany([j], T0);
-      const [r] = await store.reserve([topic], 1, T0);
+      const [r] = (await store.reserve([topic], 1, T0)).reservations;
       expect(await store.finish(j.id, 'wrong', T0 + 1)).toMatchObject({ ok: false, reason: 'token_mismatch' });
       expect((await store.get(j.id))!.state).toBe('reserved');
       const first = await store.finish(j.id, r!.token, T0 + 2);
@@ -283,7 +286,7 @@ export function storeContract(
     test('finishMany settles each item as its own finish would, in order, a stale token refusing only its item', async () => {
       const jobs = [job(), job(), job(), job()];
       await store.pushMany(jobs, T0);
-      const reserved = await store.reserve([topic], 4, T0);
+      const reserved = (await store.reserve([topic], 4, T0)).reservations;
       const tokenOf = (id: string) => reserved.find((r) => r.job.id === id)!.token;
       const [a, b, c, d] = jobs.map((j) => j.id) as [string, string, string, string];
       await store.finish(c, tokenOf(c), T0 + 1);
@@ -317,9 +320,9 @@ export function storeContract(
     test('a repeated finish with a stale token stays refused', async () => {
       const j = job({ ttrMs: 1000 });
       await store.pushMany([j], T0);
-      const [first] = await store.reserve([topic], 1, T0);
+      const [first] = (await store.reserve([topic], 1, T0)).reservations;
       await store.retry(j.id, first!.token, T0 + 1000, T0 + 1000, 'TTR lapsed');
-      const [second] = await store.reserve([topic], 1, T0 + 1001);
+      const [second] = (await store.reserve([topic], 1, T0 + 1001)).reservations;
       expect(await store.finish(j.id, second!.token, T0 + 1002)).toMatchObject({ ok: true });
       expect(await store.finish(j.id, first!.token, T0 + 1003)).toMatchObject({
         ok: false,
@@ -335,7 +338,7 @@ export function storeContract(
     test("a job re-delivered after its TTR lapsed refuses the first consumer's token", async () => {
       const j = job({ ttrMs: 1000 });
       await store.pushMany([j], T0);
-      const [first] = await store.reserve([topic], 1, T0);
+      const [first] = (await store.reserve([topic], 1, T0)).reservations;
       expect(await store.listLapsed(T0 + 999, 10)).toEqual([]);
       const lapsed = await store.listLapsed(T0 + 1000, 10);
       expect(lapsed).toEqual([
@@ -345,7 +348,7 @@ export function storeContract(
         ok: true,
         value: { state: 'ready' },
       });
-      const [second] = await store.reserve([topic], 1, T0 + 1001);
+      const [second] = (await store.reserve([topic], 1, T0 + 1001)).reservations;
       expect(second!.job.attempts).toBe(2);
       expect(await store.finish(j.id, first!.token, T0 + 1002)).toMatchObject({ ok: false, reason: 'token_mismatch' });
       expect(await store.touch(j.id, first!.token, T0 + 1002)).toMatchObject({ ok: false, reason: 'token_mismatch' });
@@ -355,7 +358,7 @@ export function storeContract(
     test('retry puts the job back to wait for its backoff, keeping the error', async () => {
       const j = job();
       await store.pushMany([j], T0);
-      const [r] = await store.reserve([topic], 1, T0);
+      const [r] = (await store.reserve([topic], 1, T0)).reservations;
       const outcome = await store.retry(j.id, r!.token, T0 + 60_000, T0 + 5, 'boom');
       expect(outcome).toMatchObject({
         ok: true,
@@ -368,7 +371,7 @@ export function storeContract(
         state: 'delayed',
       });
       await store.promoteDue(T0 + 60_000, 10);
-      const [again] = await store.reserve([topic], 1, T0 + 60_000);
+      const [again] = (await store.reserve([topic], 1, T0 + 60_000)).reservations;
       expect(again!.job.attempts).toBe(2);
       const h = await store.history(j.id);
       expect(h.find((e) => e.event === 'retry')).toMatchObject({ state: 'delayed', attempt: 1, reason: 'boom' });
@@ -378,7 +381,7 @@ export function storeContract(
       const a = job();
       const b = job();
       await store.pushMany([a, b], T0);
-      for (const r of await store.reserve([topic], 2, T0)) {
+      for (const r of (await store.reserve([topic], 2, T0)).reservations) {
         expect(await store.bury(r.job.id, r.token, T0 + 1, 'fatal')).toMatchObject({
           ok: true,
           value: { state: 'dead', lastError: 'fatal', finishedAt: T0 + 1 },
@@ -394,12 +397,12 @@ export function storeContract(
     test('release returns a reservation to ready without counting the attempt', async () => {
       const j = job();
       await store.pushMany([j], T0);
-      const [r] = await store.reserve([topic], 1, T0);
+      const [r] = (await store.reserve([topic], 1, T0)).reservations;
       expect(await store.release(j.id, r!.token, T0 + 1)).toMatchObject({
         ok: true,
         value: { state: 'ready', attempts: 0 },
       });
-      const [again] = await store.reserve([topic], 1, T0 + 2);
+      const [again] = (await store.reserve([topic], 1, T0 + 2)).reservations;
       expect(again!.job.attempts).toBe(1);
     });
 
@@ -423,18 +426,18 @@ export function storeContract(
     test('release with a runAt delays the job until then, the attempt given back', async () => {
       const j = job();
       await store.pushMany([j], T0);
-      const [r] = await store.reserve([topic], 1, T0);
+      const [r] = (await store.reserve([topic], 1, T0)).reservations;
       expect(await store.release(j.id, r!.token, T0 + 1, T0 + 5000)).toMatchObject({
         ok: true,
         value: { state: 'delayed', attempts: 0, runAt: T0 + 5000 },
       });
-      expect(await store.reserve([topic], 1, T0 + 2)).toEqual([]);
+      expect((await store.reserve([topic], 1, T0 + 2)).reservations).toEqual([]);
       expect(await store.release(j.id, r!.token, T0 + 3, T0 + 9000)).toMatchObject({
         ok: false,
         reason: 'wrong_state',
       });
       await store.promoteDue(T0 + 5000, 10);
-      const [again] = await store.reserve([topic], 1, T0 + 5000);
+      const [again] = (await store.reserve([topic], 1, T0 + 5000)).reservations;
       expect(again!.job).toMatchObject({ id: j.id, attempts: 1 });
       // A runAt already due: ready at once.
       expect(await store.release(j.id, again!.token, T0 + 5001, T0 + 5001)).toMatchObject({
@@ -491,7 +494,7 @@ export function storeContract(
       const r = job();
       const s = job();
       await store.pushMany([d, r, s], T0);
-      const [reserved] = await store.reserve([topic], 1, T0);
+      const [reserved] = (await store.reserve([topic], 1, T0)).reservations;
       for (const id of [d.id, r.id, s.id]) {
         expect(await store.cancel(id, T0 + 1, 'no longer needed')).toMatchObject({
           ok: true,
@@ -505,7 +508,7 @@ export function storeContract(
         reason: 'wrong_state',
       });
       expect((await store.promoteDue(T0 + 5000, 10)).count).toBe(0);
-      expect(await store.reserve([topic], 10, T0 + 5000)).toEqual([]);
+      expect((await store.reserve([topic], 10, T0 + 5000)).reservations).toEqual([]);
       expect(await store.nextWakeAt()).toBeNull();
     });
 
@@ -513,7 +516,7 @@ export function storeContract(
       const waiting = job({ delayMs: 1000 });
       const ready = job();
       await store.pushMany([waiting, ready], T0);
-      const [out] = await store.reserve([topic], 1, T0);
+      const [out] = (await store.reserve([topic], 1, T0)).reservations;
       expect(out!.job.id).toBe(ready.id);
       expect(await store.cancel(waiting.id, T0 + 1)).toMatchObject({
         ok: true,
@@ -526,7 +529,7 @@ export function storeContract(
       // Tried once, back to wait for its retry: not out now, but attempts tells it ran before.
       const again = job();
       await store.pushMany([again], T0);
-      const [r] = await store.reserve([topic], 1, T0 + 2);
+      const [r] = (await store.reserve([topic], 1, T0 + 2)).reservations;
       await store.retry(again.id, r!.token, T0 + 60_000, T0 + 3, 'boom');
       expect(await store.cancel(again.id, T0 + 4)).toMatchObject({
         ok: true,
@@ -551,7 +554,7 @@ export function storeContract(
         value: { state: 'delayed' },
       });
       await store.reschedule(j.id, T0, T0 + 4);
-      const [r] = await store.reserve([topic], 1, T0 + 5);
+      const [r] = (await store.reserve([topic], 1, T0 + 5)).reservations;
       expect(await store.reschedule(j.id, T0 + 9, T0 + 6)).toMatchObject({
         ok: false,
         reason: 'wrong_state',
@@ -569,7 +572,7 @@ export function storeContract(
       // The expired jobs come back by id and topic: the service emits one `expired` event for each.
       expect(await store.expireDue(T0 + 1500, 10)).toEqual([{ id: j.id, topic }]);
       expect(await store.get(j.id)).toMatchObject({ state: 'expired', finishedAt: T0 + 1500 });
-      expect(await store.reserve([topic], 1, T0 + 1500)).toEqual([]);
+      expect((await store.reserve([topic], 1, T0 + 1500)).reservations).toEqual([]);
     });
 
     test('nextWakeAt is the earliest due time, TTR deadline or expiry', async () => {
@@ -587,7 +590,7 @@ export function storeContract(
       const done = job();
       const waiting = job({ delayMs: 365 * 86_400_000 });
       await store.pushMany([done, waiting], T0);
-      const [r] = await store.reserve([topic], 1, T0);
+      const [r] = (await store.reserve([topic], 1, T0)).reservations;
       await store.finish(done.id, r!.token, T0 + 1);
       expect(await store.purge(T0 + 1, 100)).toBe(0);
       expect(await store.purge(T0 + 10 * 365 * 86_400_000, 100)).toBe(1);

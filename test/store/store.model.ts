@@ -154,7 +154,7 @@ class Reserve implements Cmd {
   }
   check = () => true;
   async run(m: Model, r: Real) {
-    const got = await r.store.reserve([r.topic], this.count, m.now);
+    const got = (await r.store.reserve([r.topic], this.count, m.now)).reservations;
     const ready = readyOrder(m);
     const gotIds = got.map((g) => g.job.id.slice(r.topic.length + 1));
     if (r.strictOrder) expect(gotIds).toEqual(ready.slice(0, this.count));

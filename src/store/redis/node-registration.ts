@@ -1,12 +1,12 @@
 import type { RedisClient } from './connection.js';
 import type { PartitionKeys } from './keys.js';
-import { RECORD_LAYOUT, UPGRADABLE_LAYOUT } from './record-layout.js';
+import { RECORD_LAYOUT, UPGRADABLE_LAYOUTS } from './record-layout.js';
 import { layoutRefusal } from './redis-errors.js';
 import { runScript } from './scripts.js';
 
 /**
  * Registers this process's node name in every partition and answers its index in each (history entries
- * carry the index, not the name). A partition in the previous layout is upgraded in place first
+ * carry the index, not the name). A partition in an upgradable older layout is upgraded in place first
  * (lua/upgrade-layout.lua); one in any other layout is refused.
  */
 export function registerNode(
@@ -18,8 +18,9 @@ export function registerNode(
   const register = (k: PartitionKeys) =>
     runScript(client, 'register-node', [k.nodes, k.counts, k.jobs], [nodeId, RECORD_LAYOUT]);
   const upgradeThenRegister = async (k: PartitionKeys, err: unknown) => {
-    if (!new RegExp(`LAYOUT ${UPGRADABLE_LAYOUT}$`).test(err instanceof Error ? err.message : String(err))) throw err;
-    await runScript(client, 'upgrade-layout', k.scriptKeys, [k.topicPrefix, UPGRADABLE_LAYOUT, RECORD_LAYOUT]);
+    const found = Number(/LAYOUT (\d+)$/.exec(err instanceof Error ? err.message : String(err))?.[1]);
+    if (!UPGRADABLE_LAYOUTS.includes(found)) throw err;
+    await runScript(client, 'upgrade-layout', k.scriptKeys, [k.topicPrefix, found, RECORD_LAYOUT]);
     return register(k);
   };
   return Promise.all(

@@ -11,14 +11,15 @@ import { JOB_EVENTS, JOB_STATES, type JobEvent, type JobState } from '../../core
  *   body    msgpack array {tag, bizKey, body, retry} (null = false): scripts copy it as bytes
  *   history one ENTRY_FIELDS entry per transition, then an I4-length reason when ENTRY_REASON is set
  * Absent fields take no bytes. A change to any of this, or to what else a partition keeps beside the
- * records, takes a new RECORD_LAYOUT. Layout 4 adds the due-time counters (due-counters.ts), which
- * lua/upgrade-layout.lua builds in a layout-3 partition when it is opened.
+ * records, takes a new RECORD_LAYOUT. Layout 4 adds the due-time counters (due-counters.ts), layout 5 the
+ * bizKey and tag indexes (lua/label-index.lua); lua/upgrade-layout.lua builds what a partition of an
+ * older layout lacks when it is opened.
  */
 
 /** The layout number a partition records (register-node.lua refuses to open a partition of another). */
-export const RECORD_LAYOUT = 4;
-/** The layout this delayq upgrades in place when it opens a partition written in it (node-registration.ts). */
-export const UPGRADABLE_LAYOUT = 3;
+export const RECORD_LAYOUT = 5;
+/** The layouts this delayq upgrades in place when it opens a partition written in one (node-registration.ts). */
+export const UPGRADABLE_LAYOUTS: readonly number[] = [3, 4];
 
 /** A fixed-width big-endian integer field: its width in bytes and whether it is signed. */
 interface IntField {

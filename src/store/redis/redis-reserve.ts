@@ -2,7 +2,7 @@ import type { EpochMs } from '../../core/clock.js';
 import { newTokenBase } from '../../core/ids.js';
 import type { Reservation } from '../../core/job.js';
 import { compareReadyOrder } from '../ready-order.js';
-import type { ReserveOptions } from '../store.js';
+import type { JobRef, ReserveOptions, ReserveResult } from '../store.js';
 import { recordToJob } from './job-record.js';
 import { decodeRecord } from './record-codec.js';
 import type { PartitionAccess } from './redis-reads.js';
@@ -19,10 +19,11 @@ export async function reserveJobs(
   now: EpochMs,
   options: ReserveOptions,
   start: number,
-): Promise<Reservation[]> {
+): Promise<ReserveResult> {
   topics = [...new Set(topics)];
-  if (topics.length === 0 || count <= 0) return [];
   const taken: Reservation[] = [];
+  const expired: JobRef[] = [];
+  if (topics.length === 0 || count <= 0) return { reservations: taken, expired };
   const take = (p: number, n: number): Promise<void> =>
     store
       .run(
@@ -32,18 +33,20 @@ export async function reserveJobs(
         true,
       )
       .then((reply) => {
-        const flat = reply as Buffer[];
+        const [flat, gone] = reply as [Buffer[], Buffer[]];
         for (let k = 0; k < flat.length; k += 2) {
           const record = decodeRecord(flat[k + 1]!);
           const job = recordToJob(flat[k]!.toString(), record);
           taken.push({ job, token: record.token!, deadlineAt: job.deadlineAt! });
         }
+        for (let k = 0; k < gone.length; k += 2)
+          expired.push({ id: gone[k]!.toString(), topic: gone[k + 1]!.toString() });
       });
   const partitions = store.parts.length;
   // One partition: straight to the script (it answers empty when nothing is ready).
   if (partitions === 1) {
     await take(0, count);
-    return taken;
+    return { reservations: taken, expired };
   }
   const order = store.parts.map((_, i) => (start + i) % partitions);
   // One pipelined look at how many jobs each partition holds, then scripts only where there are some.
@@ -63,5 +66,5 @@ export async function reserveJobs(
     calls.push(take(p, n));
   });
   await Promise.all(calls);
-  return taken.sort((a, b) => compareReadyOrder(a.job, b.job));
+  return { reservations: taken.sort((a, b) => compareReadyOrder(a.job, b.job)), expired };
 }

@@ -6,7 +6,15 @@ import { toStoreError, unavailable } from './redis-errors.js';
 import { type Job, type NewJob, type Reservation } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
 import { ok, repeatedOk, type CancelledJob, type Outcome } from '../store.js';
-import type { PromoteResult, PushResult, ReserveOptions, Store, StoreCapabilities, StoreWatcher } from '../store.js';
+import type {
+  PromoteResult,
+  PushResult,
+  ReserveOptions,
+  ReserveResult,
+  Store,
+  StoreCapabilities,
+  StoreWatcher,
+} from '../store.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -295,7 +303,7 @@ export class RedisStore implements Store {
     count: number,
     now: EpochMs,
     options: ReserveOptions = {},
-  ): Promise<Reservation[]> {
+  ): Promise<ReserveResult> {
     return reserveJobs(this.access, topics, count, now, options, this.reserveStart++ % this.partitions);
   }
 

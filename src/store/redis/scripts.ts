@@ -57,6 +57,8 @@ const SHARED: readonly { file: string; into: readonly ScriptName[] }[] = [
   { file: 'ended-log', into: ['finish', 'bury', 'cancel', 'expire', 'purge', 'reserve'] },
   /** Expiry of ready jobs whose ttl ran out, for expire and reserve (which runs it first). */
   { file: 'expire-due', into: ['expire', 'reserve'] },
+  /** The bizKey and tag indexes, for the scripts that delete records and for the upgrade that builds them. */
+  { file: 'label-index', into: ['purge', 'delete-ended', 'upgrade-layout'] },
 ];
 
 /**

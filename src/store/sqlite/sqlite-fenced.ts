@@ -4,14 +4,26 @@
  */
 import type { EpochMs } from '../../core/clock.js';
 import type { Job, JobEvent, JobState } from '../../core/job.js';
-import { notFound, ok, repeatedOk, tokenMismatch, wrongState, type Outcome } from '../store.js';
-import { rowToJob, type JobRow } from './job-row.js';
+import { notFound, ok, repeatedOk, tokenMismatch, wrongState, type FinishItem, type Outcome } from '../store.js';
+import { rowToJob, valuesToJob, type JobRow, type JobValues } from './job-row.js';
 import type { Statements } from './sqlite-reads.js';
 
-/** What the store lends these functions: its prepared statements and its history writer. */
+/** A history row of a batch: job id, the state it entered, the attempt. */
+export type HistoryItem = [id: string, state: JobState, attempt: number];
+export interface RowAttempts {
+  id: string;
+  attempts: number;
+}
+
+export function historyOf(rows: readonly RowAttempts[], state: JobState): HistoryItem[] {
+  return rows.map((row) => [row.id, state, row.attempts]);
+}
+
+/** What the store lends these functions: its prepared statements and its history writers. */
 export interface FencedContext {
   readonly stmt: Statements;
   record(id: string, now: EpochMs, event: JobEvent, state: JobState, attempt: number, reason?: string | null): void;
+  recordMany(event: JobEvent, items: HistoryItem[], now: EpochMs, reason?: string | null): void;
 }
 
 /** delayed at runAt, or ready at once when it is already due. */
@@ -48,6 +60,23 @@ export function finishOne(ctx: FencedContext, id: string, token: string, now: Ep
   const row = ctx.stmt.getJob.get(id) as JobRow | undefined;
   if (row?.state === 'finished' && row.token === token) return repeatedOk(rowToJob(row));
   return !row ? notFound() : row.state !== 'reserved' ? wrongState(row.state as JobState) : tokenMismatch('reserved');
+}
+
+/**
+ * Finishes a batch with one fenced statement; an item it did not finish is answered as finishOne would.
+ * A batch naming a job twice runs item by item, as the outcome of each then depends on the one before.
+ */
+export function finishBatch(ctx: FencedContext, items: readonly FinishItem[], now: EpochMs): Outcome<Job>[] {
+  const ids = new Set(items.map((item) => item.id));
+  if (ids.size < items.length) return items.map(({ id, token }) => finishOne(ctx, id, token, now));
+  const pairs = JSON.stringify(items.map((item) => [item.id, item.token]));
+  const jobs = (ctx.stmt.finishMany.all({ items: pairs, now }) as JobValues[]).map(valuesToJob);
+  ctx.recordMany('finish', historyOf(jobs, 'finished'), now);
+  const finished = new Map(jobs.map((job) => [job.id, job]));
+  return items.map(({ id, token }) => {
+    const job = finished.get(id);
+    return job ? ok(job) : finishOne(ctx, id, token, now);
+  });
 }
 
 export function retryRow(ctx: FencedContext, row: JobRow, runAt: EpochMs, now: EpochMs, error: string | null): JobRow {

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { EpochMs } from '../../core/clock.js';
-import { emptyCounts, type Job, type JobState, type TopicStats } from '../../core/job.js';
+import { emptyCounts, type JobState, type TopicStats } from '../../core/job.js';
 import type { JobPage, JobQuery, LapsedReservation, WakeTimes } from '../store.js';
-import { rowToJob, type JobRow } from './job-row.js';
+import { retryOf, rowToJob, type JobRow } from './job-row.js';
 import { listSql, type SQL } from './statements.js';
 
 /** The store's prepared statements, one per entry of SQL. */
@@ -25,7 +25,7 @@ export function lapsedReservations(lapsed: Database.Statement, now: EpochMs, lim
     token: r.token!,
     attempts: r.attempts,
     deadlineAt: r.deadline_at!,
-    retry: JSON.parse(r.retry) as Job['retry'],
+    retry: retryOf(r.retry),
   }));
 }
 

@@ -5,7 +5,8 @@ import type { DueCounts, DueHistogramQuery } from '../due-histogram.js';
 import { sqliteDueHistogram } from './sqlite-due-histogram.js';
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
-import { newToken } from '../../core/ids.js';
+import { newTokenBase } from '../../core/ids.js';
+import { compareReadyOrder } from '../ready-order.js';
 import {
   pushedJob,
   type HistoryEntry,
@@ -31,11 +32,12 @@ import {
   type PushResult,
   type RedriveTarget,
   type ReserveOptions,
+  type ReserveResult,
   type Store,
   type StoreCapabilities,
   earliestWake,
 } from '../store.js';
-import { rowToJob, type JobRow } from './job-row.js';
+import { rowToJob, tokenOf, valuesToJob, type JobRow, type JobValues } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
 import { SqliteJobApi } from './sqlite-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
@@ -45,12 +47,17 @@ import { migrate } from './migrate.js';
 import type { SqliteStoreOptions } from './sqlite-store-options.js';
 
 export type { SqliteStoreOptions };
+import { Checkpointer } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
-import { SQL } from './statements.js';
+import { RAW_STATEMENTS, SQL } from './statements.js';
 import {
   buryRow,
   fencedRow,
+  finishBatch,
   finishOne,
+  historyOf,
+  type HistoryItem,
+  type RowAttempts,
   releaseRow,
   retryRow,
   toWaiting,
@@ -101,27 +108,44 @@ export class SqliteStore implements Store {
     if (this.db) return;
     const db = new Database(this.options.path);
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${this.options.synchronous ?? 'NORMAL'}`);
+    const synchronous = this.options.synchronous ?? 'NORMAL';
+    db.pragma(`synchronous = ${synchronous}`);
     // Short: better-sqlite3 is synchronous, so SQLite's busy wait freezes the event loop. Commits wait for a
     // lock held by another process asynchronously instead (group-commit.ts).
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('foreign_keys = OFF');
     migrate(db);
     this.stmt = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
-    this.fencedContext = { stmt: this.stmt, record: (...a) => this.record(...a) };
+    for (const name of RAW_STATEMENTS) this.stmt[name].raw(true);
+    this.fencedContext = {
+      stmt: this.stmt,
+      record: (...a) => this.record(...a),
+      recordMany: (...a) => this.recordMany(...a),
+    };
     this.commits = new GroupCommit(db);
+    if (db.pragma('journal_mode', { simple: true }) === 'wal')
+      this.checkpointer = new Checkpointer(db, this.options.path, synchronous);
     this.db = db;
   }
 
   async close(): Promise<void> {
     this.commits?.close();
     this.commits = undefined;
+    await this.checkpointer?.close();
+    this.checkpointer = undefined;
     this.db?.close();
     this.db = undefined;
   }
 
   /** Every write transition goes through the group commit (group-commit.ts). */
   private commits: GroupCommit | undefined;
+  /** Checkpoints the WAL off the event loop (checkpointer.ts); none for an in-memory database. */
+  private checkpointer: Checkpointer | undefined;
+
+  /** Resolves once the WAL has been checkpointed after this call (tests; at once without a WAL). */
+  checkpointed(): Promise<void> {
+    return this.checkpointer?.checkpointed() ?? Promise.resolve();
+  }
 
   private write<T>(run: () => T): Promise<T> {
     if (!this.commits) return Promise.reject(new DelayqError('E_STORE_UNAVAILABLE', 'the SQLite store is not open'));
@@ -144,13 +168,21 @@ export class SqliteStore implements Store {
     this.stmt.insertHistory.run(id, now, event, state, attempt, this.options.nodeId, reason);
   }
 
+  /** The history rows of a batch in one statement: items are [jobId, state, attempt]. */
+  private recordMany(event: JobEvent, items: HistoryItem[], now: EpochMs, reason: string | null = null): void {
+    if (items.length === 0) return;
+    const node = this.options.nodeId;
+    this.stmt.insertHistoryMany.run({ items: JSON.stringify(items), at: now, event, node, reason });
+  }
+
   private row(id: string): JobRow | undefined {
     return this.stmt.getJob.get(id) as JobRow | undefined;
   }
 
   pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
-    return this.write(() =>
-      jobs.map((job): PushResult => {
+    return this.write(() => {
+      const history: HistoryItem[] = [];
+      const results = jobs.map((job): PushResult => {
         const ready = job.runAt <= now;
         const state: JobState = ready ? 'ready' : 'delayed';
         const expireAt = ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null;
@@ -172,10 +204,12 @@ export class SqliteStore implements Store {
           now,
         });
         if (inserted.changes === 0) return { created: false, job: rowToJob(this.row(job.id)!) };
-        this.record(job.id, now, 'push', state, 0);
+        history.push([job.id, state, 0]);
         return { created: true, job: pushedJob(job, now) };
-      }),
-    );
+      });
+      this.recordMany('push', history, now);
+      return results;
+    });
   }
 
   cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
@@ -206,25 +240,33 @@ export class SqliteStore implements Store {
     count: number,
     now: EpochMs,
     options: ReserveOptions = {},
-  ): Promise<Reservation[]> {
-    if (topics.length === 0 || count <= 0) return [];
-    return this.write((): Reservation[] => {
-      const expired = this.stmt.expireReadyOfTopics.all({ now, topics: JSON.stringify(topics) }) as {
-        id: string;
-        attempts: number;
-      }[];
-      for (const row of expired) this.record(row.id, now, 'expire', 'expired', row.attempts, EXPIRED_REASON);
-      const candidates = (
+  ): Promise<ReserveResult> {
+    if (topics.length === 0 || count <= 0) return { reservations: [], expired: [] };
+    return this.write((): ReserveResult => {
+      const topicList = JSON.stringify(topics);
+      const expired = this.stmt.expireReadyOfTopics.all({ now, topics: topicList }) as (JobRef & RowAttempts)[];
+      this.recordMany('expire', historyOf(expired, 'expired'), now, EXPIRED_REASON);
+      const base = newTokenBase();
+      const ttrMs = options.ttrMs ?? null;
+      const rows = (
         topics.length === 1
-          ? this.stmt.readyCandidatesOneTopic.all(topics[0], count)
-          : this.stmt.readyCandidates.all(JSON.stringify(topics), count)
-      ) as { id: string }[];
-      return candidates.map(({ id }) => {
-        const token = newToken();
-        const updated = this.stmt.toReserved.get({ id, token, now, ttrMs: options.ttrMs ?? null }) as JobRow;
-        this.record(id, now, 'reserve', 'reserved', updated.attempts);
-        return { job: rowToJob(updated), token, deadlineAt: updated.deadline_at! };
+          ? this.stmt.reserveOneTopic.all({ topic: topics[0], count, now, base, ttrMs })
+          : this.stmt.reserveTopics.all({ topics: topicList, count, now, base, ttrMs })
+      ) as JobValues[];
+      const reserved = rows.map((v): Reservation => {
+        const job = valuesToJob(v);
+        return { job, token: tokenOf(v)!, deadlineAt: job.deadlineAt! };
       });
+      this.recordMany(
+        'reserve',
+        historyOf(
+          reserved.map((r) => r.job),
+          'reserved',
+        ),
+        now,
+      );
+      reserved.sort((a, b) => compareReadyOrder(a.job, b.job));
+      return { reservations: reserved, expired: expired.map(({ id, topic }) => ({ id, topic })) };
     });
   }
 
@@ -246,7 +288,7 @@ export class SqliteStore implements Store {
 
   /** One transaction for the batch, no savepoint per item: an item's refusal is an outcome, never a throw. */
   finishMany(items: readonly FinishItem[], now: EpochMs): Promise<Outcome<Job>[]> {
-    return this.write(() => items.map(({ id, token }) => finishOne(this.fencedContext, id, token, now)));
+    return this.write(() => finishBatch(this.fencedContext, items, now));
   }
 
   retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
@@ -288,12 +330,10 @@ export class SqliteStore implements Store {
 
   promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
     return this.write((): PromoteResult => {
-      const rows = this.stmt.promoteDue.all({ now, limit }) as { id: string; topic: string; attempts: number }[];
+      const rows = this.stmt.promoteDue.all({ now, limit }) as (JobRef & RowAttempts)[];
       const topics = new Set<string>();
-      for (const row of rows) {
-        topics.add(row.topic);
-        this.record(row.id, now, 'promote', 'ready', row.attempts);
-      }
+      for (const row of rows) topics.add(row.topic);
+      this.recordMany('promote', historyOf(rows, 'ready'), now);
       return { count: rows.length, topics: [...topics], next: wakeTimesOf(this.stmt) };
     });
   }
@@ -310,8 +350,8 @@ export class SqliteStore implements Store {
 
   expireDue(now: EpochMs, limit: number): Promise<JobRef[]> {
     return this.write((): JobRef[] => {
-      const rows = this.stmt.expireDue.all({ now, limit }) as { id: string; topic: string; attempts: number }[];
-      for (const row of rows) this.record(row.id, now, 'expire', 'expired', row.attempts, EXPIRED_REASON);
+      const rows = this.stmt.expireDue.all({ now, limit }) as (JobRef & RowAttempts)[];
+      this.recordMany('expire', historyOf(rows, 'expired'), now, EXPIRED_REASON);
       return rows.map(({ id, topic }) => ({ id, topic }));
     });
   }

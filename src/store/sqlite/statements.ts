@@ -1,3 +1,5 @@
+import { JOB_VALUES } from './job-row.js';
+
 /** Every SQL statement of the SQLite store, one named constant each; prepared once when the store opens. */
 export const SQL = {
   insertJob: `INSERT INTO jobs (id, topic, tag, biz_key, body, state, run_at, priority, ttr_ms, ttl_ms, retry,
@@ -8,6 +10,9 @@ export const SQL = {
   getJob: `SELECT * FROM jobs WHERE id = ?`,
   insertHistory: `INSERT INTO job_history (job_id, at, event, state, attempt, node, reason)
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  /** One history row per item of @items, a JSON array of [jobId, state, attempt], in array order. */
+  insertHistoryMany: `INSERT INTO job_history (job_id, at, event, state, attempt, node, reason)
+    SELECT value ->> 0, @at, @event, value ->> 1, value ->> 2, @node, @reason FROM json_each(@items)`,
   history: `SELECT at, event, state, attempt, node, reason FROM job_history WHERE job_id = ? ORDER BY seq`,
 
   toCancelled: `UPDATE jobs SET state = 'cancelled', token = NULL, deadline_at = NULL, expire_at = NULL,
@@ -30,22 +35,37 @@ export const SQL = {
       WHERE id = @id RETURNING *`,
   toRedriven: `UPDATE jobs SET state = 'ready', attempts = 0, run_at = @now, ready_at = @now, finished_at = NULL,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END WHERE id = @id AND state = 'dead'
-      RETURNING id, attempts`,
+      RETURNING id, topic, attempts`,
   oldestDead: `SELECT id FROM jobs WHERE state = 'dead' AND topic = ? ORDER BY finished_at, id LIMIT ?`,
 
-  readyCandidates: `SELECT id FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(?))
-      ORDER BY priority, run_at, created_at, id LIMIT ?`,
-  readyCandidatesOneTopic: `SELECT id FROM jobs WHERE state = 'ready' AND topic = ?
-      ORDER BY priority, run_at, created_at, id LIMIT ?`,
+  /**
+   * Reserves the first @count ready jobs in one statement. A token is the call's random base and the row's
+   * rowid: unique among the jobs of the call, and a new base every call. Rows come back in no set order.
+   */
+  reserveOneTopic: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @base || printf('%08x', rowid),
+      reserved_at = @now, deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL
+    WHERE rowid IN (SELECT rowid FROM jobs WHERE state = 'ready' AND topic = @topic
+                    ORDER BY priority, run_at, created_at, id LIMIT @count)
+    RETURNING ${JOB_VALUES}`,
+  reserveTopics: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @base || printf('%08x', rowid),
+      reserved_at = @now, deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL
+    WHERE rowid IN (SELECT rowid FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(@topics))
+                    ORDER BY priority, run_at, created_at, id LIMIT @count)
+    RETURNING ${JOB_VALUES}`,
+  /** Finishes the items of @items (a JSON array of [id, token]) whose token still holds the reservation. */
+  finishMany: `UPDATE jobs SET state = 'finished', deadline_at = NULL, finished_at = @now
+    FROM (SELECT value ->> 0 AS item_id, value ->> 1 AS item_token FROM json_each(@items)) AS item
+    WHERE jobs.id = item.item_id AND jobs.state = 'reserved' AND jobs.token = item.item_token
+    RETURNING ${JOB_VALUES}`,
   /** Reserve first expires the asked topics' ready jobs whose ttl ran out, so it never hands one out. */
   expireReadyOfTopics: `UPDATE jobs SET state = 'expired', expire_at = NULL, finished_at = @now
     WHERE state = 'ready' AND expire_at IS NOT NULL AND expire_at <= @now
       AND topic IN (SELECT value FROM json_each(@topics))
-    RETURNING id, attempts`,
+    RETURNING id, topic, attempts`,
 
   promoteDue: `UPDATE jobs SET state = 'ready', ready_at = @now,
       expire_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE run_at + ttl_ms END
-    WHERE id IN (SELECT id FROM jobs WHERE state = 'delayed' AND run_at <= @now ORDER BY run_at LIMIT @limit)
+    WHERE rowid IN (SELECT rowid FROM jobs WHERE state = 'delayed' AND run_at <= @now ORDER BY run_at LIMIT @limit)
     RETURNING id, topic, attempts`,
   lapsed: `SELECT id, topic, token, attempts, deadline_at, retry FROM jobs
     WHERE state = 'reserved' AND deadline_at <= ? ORDER BY deadline_at LIMIT ?`,
@@ -65,6 +85,9 @@ export const SQL = {
   stats: `SELECT topic, state, COUNT(*) AS n FROM jobs GROUP BY topic, state`,
   nextDuePerTopic: `SELECT topic, MIN(run_at) AS at FROM jobs WHERE state = 'delayed' GROUP BY topic`,
 } as const;
+
+/** Statements whose rows come back as arrays of JOB_VALUES (better-sqlite3's raw mode). */
+export const RAW_STATEMENTS: readonly (keyof typeof SQL)[] = ['reserveOneTopic', 'reserveTopics', 'finishMany'];
 
 /** Filters of `list`, in the order they appear in the WHERE clause; a statement is cached per combination. */
 export const LIST_FILTERS = [

@@ -17,8 +17,9 @@ local function forget(id)
   redis.call('ZREM', retain, id)
 end
 
-local function delete(id, h)
+local function delete(id, h, packed)
   if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
+  unlabel(tp, id, packed, h)
   redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
   forget(id)
@@ -31,7 +32,7 @@ if ARGV[2] == 'ids' then
     local packed = redis.call('HGET', jobs, id)
     if packed then
       local h = readHead(packed)
-      if TERMINAL[h.state] then delete(id, h) end
+      if TERMINAL[h.state] then delete(id, h, packed) end
     end
   end
   return deleted
@@ -51,7 +52,7 @@ for _, id in ipairs(redis.call('ZRANGE', retain, '-inf', now, 'BYSCORE', 'LIMIT'
       if not ms then
         redis.call('ZREM', retain, id) -- the store-wide retention applies: purge deletes it
       elseif h.finishedAt + ms <= now then
-        delete(id, h)
+        delete(id, h, packed)
       else
         redis.call('ZADD', retain, h.finishedAt + ms, id)
       end

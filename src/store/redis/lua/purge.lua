@@ -10,8 +10,9 @@ local jobs, ended, counts, tp = KEYS[1], KEYS[5], KEYS[6], ARGV[1]
 local before, limit = tonumber(ARGV[2]), tonumber(ARGV[3])
 local deleted, read = {}, 0
 
-local function delete(id, h)
+local function delete(id, h, packed)
   if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
+  unlabel(tp, id, packed, h)
   redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
   -- The job API's side entries go with the job (redis-job-api.ts).
@@ -42,7 +43,7 @@ for _, slot in ipairs(slots) do
         stop = true
         break
       end
-      delete(id, h)
+      delete(id, h, packed)
     end
     taken = taken + 1
   end

@@ -1,8 +1,9 @@
 --[[ push: stores each job as delayed (or ready when runAt <= now) unless its id exists.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] fewest delay buckets a topic has (delayBuckets)
-  ARGV[3] msgpack array, 7 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
-          ready now), ttlMs (false = none), length of its record in ARGV[4]. Runs of consecutive jobs share
+  ARGV[3] msgpack array, 9 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
+          ready now), ttlMs (false = none), length of its record in ARGV[4], bizKey and tag (false = none:
+          a job with one is added to `bizkey:<bizKey>` / `tag:<tag>`, the label indexes list.lua reads). Runs of consecutive jobs share
           a bucket hash (push-args.ts), so a call adds to a few delayed sets, many members each.
   ARGV[4] the jobs' packed records back to back (record-codec.ts packs them in Node); each record's
           head has a 0 bucket, which only this script can choose (the layout: record-layout.ts)
@@ -40,10 +41,10 @@ head = head and tonumber(head)
 -- Many members a call (one HMGET, one HSET, one ZADD per set): a redis.call per job and command cost
 -- more than the command. A call holds at most the batcher's chunk (64 jobs), under Lua's unpack limit.
 local ids = {}
-for i = 1, #meta, 7 do ids[#ids + 1] = meta[i] end
+for i = 1, #meta, 9 do ids[#ids + 1] = meta[i] end
 local existing = redis.call('HMGET', jobs, unpack(ids))
 local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
-local stored, made, delayedIn, readyIn, expiring, prioritized = {}, {}, {}, {}, {}, {}
+local stored, made, delayedIn, readyIn, expiring, prioritized, labelled = {}, {}, {}, {}, {}, {}, {}
 local function listOf(lists, key)
   local list = lists[key]
   if not list then
@@ -53,8 +54,9 @@ local function listOf(lists, key)
   return list
 end
 for k = 1, #ids do
-  local i = 7 * k - 6
+  local i = 9 * k - 8
   local id, topic, runAt, hash, priority, ttl, len = meta[i], meta[i + 1], meta[i + 2], meta[i + 3], meta[i + 4], meta[i + 5], meta[i + 6]
+  local bizKey, tag = meta[i + 7], meta[i + 8]
   local from = pos
   pos = pos + len
   -- A job named twice in one call is created once; the second sees the first's record.
@@ -66,6 +68,16 @@ for k = 1, #ids do
     local at = from + HEAD_BUCKET_AT - 1
     local record = string.sub(blob, from, at - 1) .. struct.pack('>I3', bucket) .. string.sub(blob, at + 3, pos - 1)
     made[id] = record
+    if bizKey then
+      local list = listOf(labelled, tp .. 'bizkey:' .. bizKey)
+      list[#list + 1] = 0
+      list[#list + 1] = id
+    end
+    if tag then
+      local list = listOf(labelled, tp .. 'tag:' .. tag)
+      list[#list + 1] = 0
+      list[#list + 1] = id
+    end
     stored[#stored + 1] = id
     stored[#stored + 1] = record
     local state = STATE_DELAYED
@@ -101,6 +113,7 @@ if #stored > 0 then redis.call('HSET', jobs, unpack(stored)) end
 for member, list in pairs(delayedIn) do redis.call('ZADD', tp .. 'delayed:' .. member, unpack(list)) end
 for topic, list in pairs(readyIn) do redis.call('ZADD', tp .. 'ready:' .. topic, unpack(list)) end
 if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
+for key, list in pairs(labelled) do redis.call('ZADD', key, unpack(list)) end
 for member, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', int(at), member) end
 for field, count in pairs(added) do redis.call('HINCRBY', counts, field, count) end
 for topic in pairs(prioritized) do redis.call('HSET', counts, topic .. '|prio', 1) end

@@ -9,7 +9,8 @@
   ARGV[1] topic key prefix  ARGV[2] now (ms)  ARGV[3] max jobs  ARGV[4] TTR override (ms, '' = the job's own)
   ARGV[5] node index  ARGV[6] n topics, then the topics, then a token base (16 random hex digits from the
   client): the i-th job reserved by this call gets token base .. %08x(i), unique and unguessable per call
-  Returns: {id1, packed record1, id2, packed record2, …} (the records as stored); empty when nothing is ready.
+  Returns: {{id1, packed record1, id2, packed record2, …}, {id, topic, id, topic, …}}: the jobs reserved (the
+  records as stored; empty when nothing is ready), and the jobs expired on the way (for their events).
 ]]
 local jobs, reserved, expiry, counts, tp = KEYS[1], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
 local RESERVED_MARKER = '# a marker, not a job: it keeps this sorted set a skiplist (reserve.lua)'
@@ -18,7 +19,7 @@ local RESERVED_MARKER = '# a marker, not a job: it keeps this sorted set a skipl
 local EXPIRE_AT_RESERVE = 1000
 local now, max, node, nt = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local ttr = ARGV[4] ~= '' and tonumber(ARGV[4]) or nil
-expireDue(KEYS, tp, now, EXPIRE_AT_RESERVE, node)
+local expired = expireDue(KEYS, tp, now, EXPIRE_AT_RESERVE, node)
 -- Candidates: ids[i], and for a ready one its set and member, for a due delayed one its delayed set.
 local ids, setOf, memberOf, dueSetOf = {}, {}, {}, {}
 local sources, seen, dueTopics, anyDue = 0, {}, {}, false
@@ -53,7 +54,7 @@ if anyDue then
     ids[n], dueSetOf[n] = dueIds[i], dueSets[i]
   end
 end
-if #ids == 0 then return {} end
+if #ids == 0 then return {{}, expired} end
 local packs = redis.call('HMGET', jobs, unpack(ids))
 -- Several sources (topics, or ready and due jobs) are merged in the ready order; one is in order already.
 local order, heads = {}, nil
@@ -118,7 +119,7 @@ for _, i in ipairs(order) do
     end
   end
 end
-if #out == 0 then return out end
+if #out == 0 then return {out, expired} end
 for key, gone in pairs(leaving) do redis.call('ZREM', key, unpack(gone)) end
 -- The marker (a member over 64 bytes) keeps the reserved set a skiplist: as a listpack each ZADD would scan
 -- and reallocate the whole set. Its score, +inf, keeps it out of every deadline query.
@@ -140,4 +141,4 @@ for topic, n in pairs(moved) do
   redis.call('HSET', tp .. 'draining', topic, stamp)
 end
 dueFlush(tp)
-return out
+return {out, expired}

@@ -1,0 +1,99 @@
+/**
+ * WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside the commit that crosses its
+ * threshold: the committing thread copies the WAL back into the database file and fsyncs both, and every
+ * transition of the batch waits for it. Here the store's connection never checkpoints (wal_autocheckpoint 0)
+ * and a worker thread, on a connection of its own to the same file, runs a PASSIVE checkpoint every
+ * CHECKPOINT_EVERY_MS: it never blocks the writer, and once it has copied the whole WAL the writer starts the
+ * WAL again from its beginning. Commits are unchanged: durability is the `synchronous` mode's, as before.
+ * If the worker fails or exits, the store's connection checkpoints by itself again.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+const CHECKPOINT_EVERY_MS = 200;
+/** SQLite's default wal_autocheckpoint, restored when the worker is gone. */
+const INLINE_CHECKPOINT_PAGES = 1000;
+
+/** The worker's source (CommonJS, so it runs from src/ under the test runner as from dist/). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('busy_timeout = 0');
+const run = () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // busy (a checkpoint of another connection, a recovery): the next interval tries again
+  }
+  parentPort.postMessage('checkpointed');
+};
+const timer = setInterval(run, workerData.everyMs);
+parentPort.on('message', (message) => {
+  if (message === 'now') run();
+  if (message === 'close') {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+  }
+});
+`;
+
+export class Checkpointer {
+  private readonly db: Database.Database;
+  private readonly worker: Worker;
+  private closed = false;
+  private waiting: (() => void)[] = [];
+
+  constructor(db: Database.Database, path: string, synchronous: string) {
+    this.db = db;
+    db.pragma('wal_autocheckpoint = 0');
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        path,
+        synchronous,
+        everyMs: CHECKPOINT_EVERY_MS,
+      },
+    });
+    this.worker.unref();
+    this.worker.on('message', () => this.wakeWaiting());
+    this.worker.on('error', () => this.inline());
+    this.worker.on('exit', () => this.inline());
+  }
+
+  /** Asks for a checkpoint now and resolves when the next one has run (tests wait on it). */
+  checkpointed(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.closed) return resolve();
+      this.waiting.push(resolve);
+      this.worker.postMessage('now');
+    });
+  }
+
+  /** Ends the worker (its connection closes first, so the store's close does the last checkpoint). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.ref(); // an unreferenced worker's exit would not keep the process waiting for it
+    this.worker.postMessage('close');
+    await exited;
+    this.wakeWaiting();
+  }
+
+  private inline(): void {
+    if (this.db.open && !this.closed) this.db.pragma(`wal_autocheckpoint = ${INLINE_CHECKPOINT_PAGES}`);
+    this.closed = true;
+    this.wakeWaiting();
+  }
+
+  private wakeWaiting(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+}

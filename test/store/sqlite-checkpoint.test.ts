@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { aJob } from '../helpers/jobs.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'delayq-checkpoint-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Commits `count` transactions of 10 pushes each. */
+async function pushInCommits(store: SqliteStore, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const jobs = Array.from({ length: 10 }, () => aJob({ delayMs: 60_000 }));
+    await store.pushMany(jobs, Date.now());
+    ids.push(...jobs.map((job) => job.id));
+  }
+  return ids;
+}
+
+const walBytes = (path: string): number => statSync(`${path}-wal`).size;
+
+describe('SqliteStore WAL checkpoints', () => {
+  it('never checkpoints on its own connection; the worker keeps the WAL from growing', async () => {
+    const path = join(dir, 'bounded.db');
+    const store = new SqliteStore({ path, nodeId: 'n' });
+    await store.open();
+    try {
+      const db = (store as unknown as { db: Database.Database }).db;
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      await pushInCommits(store, 50);
+      await store.checkpointed();
+      const afterFirst = walBytes(path);
+      // With every frame copied back, the next writer starts the WAL from its beginning: the file stays the
+      // size of one round's frames, where without checkpoints each round would add as much again.
+      for (let round = 0; round < 3; round++) {
+        await pushInCommits(store, 50);
+        await store.checkpointed();
+      }
+      expect(walBytes(path)).toBeLessThan(afterFirst * 1.5);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps what was committed when the file is reopened after checkpoints by the worker', async () => {
+    const path = join(dir, 'reopen.db');
+    const store = new SqliteStore({ path, nodeId: 'n' });
+    await store.open();
+    const ids = await pushInCommits(store, 30);
+    await store.checkpointed();
+    await store.close();
+    const reader = new Database(path, { readonly: true });
+    try {
+      const count = reader.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number };
+      expect(count.n).toBe(ids.length);
+    } finally {
+      reader.close();
+    }
+  });
+});
