@@ -37,7 +37,7 @@ import {
   type StoreCapabilities,
   earliestWake,
 } from '../store.js';
-import { rowToJob, tokenOf, valuesToJob, type JobRow, type JobValues } from './job-row.js';
+import { rowToJob, tokenOf, valuesToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
 import { SqliteJobApi } from './sqlite-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
@@ -49,6 +49,7 @@ import type { SqliteStoreOptions } from './sqlite-store-options.js';
 export type { SqliteStoreOptions };
 import { Checkpointer } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
+import { reserveRows } from './reserve-rows.js';
 import { RAW_STATEMENTS, SQL } from './statements.js';
 import {
   buryRow,
@@ -246,13 +247,12 @@ export class SqliteStore implements Store {
       const topicList = JSON.stringify(topics);
       const expired = this.stmt.expireReadyOfTopics.all({ now, topics: topicList }) as (JobRef & RowAttempts)[];
       this.recordMany('expire', historyOf(expired, 'expired'), now, EXPIRED_REASON);
-      const base = newTokenBase();
-      const ttrMs = options.ttrMs ?? null;
-      const rows = (
-        topics.length === 1
-          ? this.stmt.reserveOneTopic.all({ topic: topics[0], count, now, base, ttrMs })
-          : this.stmt.reserveTopics.all({ topics: topicList, count, now, base, ttrMs })
-      ) as JobValues[];
+      const rows = reserveRows(this.stmt, topics, topicList, {
+        count,
+        now,
+        base: newTokenBase(),
+        ttrMs: options.ttrMs ?? null,
+      });
       const reserved = rows.map((v): Reservation => {
         const job = valuesToJob(v);
         return { job, token: tokenOf(v)!, deadlineAt: job.deadlineAt! };

@@ -52,6 +52,17 @@ export const SQL = {
     WHERE rowid IN (SELECT rowid FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(@topics))
                     ORDER BY priority, run_at, created_at, id LIMIT @count)
     RETURNING ${JOB_VALUES}`,
+  /** The same for one job: `rowid = (…)` skips the set form's fixed cost, worth several single-row statements. */
+  reserveFirstOfTopic: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @base || printf('%08x', rowid),
+      reserved_at = @now, deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL
+    WHERE rowid = (SELECT rowid FROM jobs WHERE state = 'ready' AND topic = @topic
+                   ORDER BY priority, run_at, created_at, id LIMIT 1)
+    RETURNING ${JOB_VALUES}`,
+  reserveFirstOfTopics: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @base || printf('%08x', rowid),
+      reserved_at = @now, deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL
+    WHERE rowid = (SELECT rowid FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(@topics))
+                   ORDER BY priority, run_at, created_at, id LIMIT 1)
+    RETURNING ${JOB_VALUES}`,
   /** Finishes the items of @items (a JSON array of [id, token]) whose token still holds the reservation. */
   finishMany: `UPDATE jobs SET state = 'finished', deadline_at = NULL, finished_at = @now
     FROM (SELECT value ->> 0 AS item_id, value ->> 1 AS item_token FROM json_each(@items)) AS item
@@ -87,7 +98,13 @@ export const SQL = {
 } as const;
 
 /** Statements whose rows come back as arrays of JOB_VALUES (better-sqlite3's raw mode). */
-export const RAW_STATEMENTS: readonly (keyof typeof SQL)[] = ['reserveOneTopic', 'reserveTopics', 'finishMany'];
+export const RAW_STATEMENTS: readonly (keyof typeof SQL)[] = [
+  'reserveOneTopic',
+  'reserveTopics',
+  'reserveFirstOfTopic',
+  'reserveFirstOfTopics',
+  'finishMany',
+];
 
 /** Filters of `list`, in the order they appear in the WHERE clause; a statement is cached per combination. */
 export const LIST_FILTERS = [
