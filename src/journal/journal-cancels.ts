@@ -31,7 +31,11 @@ export class JournalCancels {
 
   private flush(): void {
     const byNow = new Map<EpochMs, Waiting[]>();
-    for (const w of this.waiting) byNow.set(w.now, [...(byNow.get(w.now) ?? []), w]);
+    for (const w of this.waiting) {
+      const group = byNow.get(w.now);
+      if (group) group.push(w);
+      else byNow.set(w.now, [w]);
+    }
     this.waiting = [];
     for (const [now, group] of byNow) {
       cancelUnfinished(this.run, [...new Set(group.map((w) => w.id))], now).then(

@@ -10,10 +10,13 @@ export class ServiceState {
   private current: ServicePhase = 'new';
   /** Admitted calls not yet settled; `close` waits for the count to reach 0. */
   private inFlight = 0;
-  private onIdle: (() => void) | undefined;
+  /** What every caller of `closing` waits on while calls are in flight, and its resolver. */
+  private idle: { promise: Promise<void>; resolve(): void } | undefined;
   /** One pair of callbacks for every call (no closure per call). */
   private readonly settled = (): void => {
-    if (--this.inFlight === 0) this.onIdle?.();
+    if (--this.inFlight > 0 || !this.idle) return;
+    this.idle.resolve();
+    this.idle = undefined;
   };
 
   get phase(): ServicePhase {
@@ -32,7 +35,12 @@ export class ServiceState {
   closing(): Promise<void> {
     this.current = 'closing';
     if (this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => (this.onIdle = resolve));
+    if (!this.idle) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.idle = { promise, resolve };
+    }
+    return this.idle.promise;
   }
 
   closed(): void {

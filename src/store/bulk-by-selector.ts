@@ -4,6 +4,7 @@
  * answers a cursor to continue. Each job's change is the store's own transition (cancel, reschedule,
  * redrive, deleteEndedMany), so it is atomic per job and journaled where the store journals.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EpochMs } from '../core/clock.js';
 import type { Job } from '../core/job.js';
 import { inDueRange } from '../core/job-selector.js';
@@ -47,10 +48,6 @@ export async function bulkBySelector(store: Store, request: BulkRequest, now: Ep
     } else result.applied += await apply(store, action, chosen, now);
   } while (left > 0 && cursor !== null);
   return result;
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Cancels each job (the store's own transition); how many it applied to, and the ones this call cancelled. */

@@ -30,6 +30,23 @@ describe('ServiceState', () => {
     expect(await Promise.all(calls)).toEqual([undefined, 'rejected']);
   });
 
+  it('every caller of closing is answered, not only the last', async () => {
+    const state = new ServiceState();
+    state.opened();
+    const call = pending();
+    void state.run(() => call.promise);
+    const answered: string[] = [];
+    const both = [
+      state.closing().then(() => answered.push('first')),
+      state.closing().then(() => answered.push('second')),
+    ];
+    await turn();
+    expect(answered).toEqual([]);
+    call.resolve();
+    await Promise.all(both);
+    expect(answered).toEqual(['first', 'second']);
+  });
+
   it('closing with nothing in flight resolves at once; calls before open are refused', async () => {
     const state = new ServiceState();
     await expect(state.run(() => Promise.resolve(1))).rejects.toMatchObject({ code: 'E_SHUTTING_DOWN' });

@@ -19,8 +19,6 @@ export const SQL = {
       finished_at = @now WHERE id = @id RETURNING *`,
   toDelayedOrReady: `UPDATE jobs SET state = @state, run_at = @runAt, ready_at = @readyAt, expire_at = @expireAt,
       token = NULL, deadline_at = NULL, last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
-  toReserved: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @token, reserved_at = @now,
-      deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL WHERE id = @id RETURNING *`,
   touch: `UPDATE jobs SET deadline_at = @deadlineAt WHERE id = @id RETURNING *`,
   // The token stays: a repeat of the same finish is recognised by it (store.ts, finish).
   /** Fenced in the statement: it changes the row only while the token still holds the reservation. */
