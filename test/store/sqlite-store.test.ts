@@ -45,4 +45,24 @@ describe('SqliteStore', () => {
     db.close();
     expect(plan).toContain('jobs_ready_expiry_by_topic (topic=? AND expire_at');
   });
+
+  it('a reserve over several topics serves them in ready order one job at a time as in batches', async () => {
+    const store = new SqliteStore({ path: ':memory:', nodeId: 'n' });
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    const jobs = ['a', 'b', 'c'].flatMap((topic, ti) =>
+      Array.from({ length: 20 }, (_, i) =>
+        aJob({ id: `${topic}${i}`, topic, now, runAt: now - 100 + ti, priority: i % 4 }),
+      ),
+    );
+    await store.pushMany(jobs, now);
+    const order = [...jobs]
+      .sort((x, y) => x.priority - y.priority || x.runAt - y.runAt || (x.id < y.id ? -1 : 1))
+      .map((j) => j.id);
+    const got: string[] = [];
+    for (const count of [1, 1, 5, 20, 100])
+      got.push(...(await store.reserve(['c', 'a', 'b'], count, now + 1)).reservations.map((r) => r.job.id));
+    expect(got).toEqual(order);
+    await store.close();
+  });
 });

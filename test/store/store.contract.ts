@@ -156,6 +156,36 @@ export function storeContract(
       expect((await store.reserve([topic, other], 10, T0)).reservations).toEqual([]);
     });
 
+    test('a reserve over several topics takes the first jobs of them all in ready order', async () => {
+      const third = `${other}-3`;
+      // 3 topics × 20 ready jobs each round: priorities interleave across topics, so no topic comes as one block.
+      const round = async (tag: string) => {
+        const jobs = [topic, other, third].flatMap((t, ti) =>
+          Array.from({ length: 20 }, (_, i) =>
+            job({ id: `${t}-${tag}${String(i).padStart(2, '0')}`, topic: t, runAt: T0 - 1000 + ti, priority: i % 4 }),
+          ),
+        );
+        await store.pushMany(jobs, T0);
+        return jobs.sort((a, b) => a.priority - b.priority || a.runAt - b.runAt || a.id.localeCompare(b.id));
+      };
+      const byOrder = (ids: string[], order: string[]) => [...ids].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      // A repeated topic changes nothing.
+      const asked = [third, topic, other, topic];
+      const all = (await round('a')).map((j) => j.id);
+      expect((await store.reserve(asked, 100, T0 + 1)).reservations.map((r) => r.job.id)).toEqual(all);
+      // One job at a time, then a batch, then the rest: each call in ready order, every job once. (Across
+      // calls a partitioned store may serve a job before a slightly earlier one of another partition.)
+      const order = (await round('b')).map((j) => j.id);
+      const got: string[] = [];
+      for (const count of [1, 1, 30, 100]) {
+        const ids = (await store.reserve(asked, count, T0 + 1)).reservations.map((r) => r.job.id);
+        expect(ids.length).toBe(Math.min(count, 60 - got.length));
+        expect(ids).toEqual(byOrder(ids, order));
+        got.push(...ids);
+      }
+      expect(byOrder(got, order)).toEqual(order);
+    });
+
     test('a backlog is served by priority first, then due time, then arrival', async () => {
       await store.pushMany([job({ id: `${topic}-c`, runAt: T0 - 50 })], T0);
       await store.pushMany(
