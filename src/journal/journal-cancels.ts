@@ -1,4 +1,5 @@
 import type { EpochMs } from '../core/clock.js';
+import { MAX_ROWS_PER_STATEMENT } from './journal-batch.js';
 import type { Db } from './journal-dialect.js';
 
 interface Waiting {
@@ -56,23 +57,28 @@ function cancelUnfinished(
 ): Promise<Set<string>> {
   return run((db) =>
     db.transaction().execute(async (trx) => {
-      const unfinished = (
-        await trx
-          .selectFrom('delayq_jobs')
-          .select('id')
-          .where('id', 'in', ids)
-          .where('finished_at', 'is', null)
-          .orderBy('id')
-          .forUpdate()
-          .execute()
-      ).map((r) => r.id);
-      if (unfinished.length)
+      const cancelled = new Set<string>();
+      // A busy turn can name more ids than one statement may carry (the drivers' 65,535 parameters).
+      for (let i = 0; i < ids.length; i += MAX_ROWS_PER_STATEMENT) {
+        const unfinished = (
+          await trx
+            .selectFrom('delayq_jobs')
+            .select('id')
+            .where('id', 'in', ids.slice(i, i + MAX_ROWS_PER_STATEMENT))
+            .where('finished_at', 'is', null)
+            .orderBy('id')
+            .forUpdate()
+            .execute()
+        ).map((r) => r.id);
+        if (!unfinished.length) continue;
         await trx
           .updateTable('delayq_jobs')
           .set({ state: 'cancelled', finished_at: now, updated_at: Date.now() })
           .where('id', 'in', unfinished)
           .execute();
-      return new Set(unfinished);
+        for (const id of unfinished) cancelled.add(id);
+      }
+      return cancelled;
     }),
   );
 }

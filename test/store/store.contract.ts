@@ -166,7 +166,7 @@ export function storeContract(
           ),
         );
         await store.pushMany(jobs, T0);
-        return jobs.sort((a, b) => a.priority - b.priority || a.runAt - b.runAt || a.id.localeCompare(b.id));
+        return jobs.sort((a, b) => a.priority - b.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
       };
       const byOrder = (ids: string[], order: string[]) => [...ids].sort((a, b) => order.indexOf(a) - order.indexOf(b));
       // A repeated topic changes nothing.
