@@ -13,7 +13,7 @@ const post = (path: string, json: unknown) => http(server.url, 'POST', path, { j
 
 describe('mykit-delay endpoints (seed 000)', () => {
   it("accepts the seed's own push example and answers {success, data: id, message, code}", async () => {
-    const before = Date.now();
+    const before = server.service.clock.now(); // the clock the service stamps with
     const answer = await post('/push', {
       body: '{hello world}',
       delay: 10000,
@@ -29,7 +29,7 @@ describe('mykit-delay endpoints (seed 000)', () => {
     const job = await server.service.get('20');
     expect(job).toMatchObject({ topic: 'ces', state: 'delayed', body: JSON.stringify('{hello world}') });
     expect(job.runAt).toBeGreaterThanOrEqual(before + 10_000);
-    expect(job.runAt).toBeLessThan(Date.now() + 10_000 + 1);
+    expect(job.runAt).toBeLessThanOrEqual(server.service.clock.now() + 10_000);
   });
 
   it('generates an id when none is given, and counts delay from createTime', async () => {
@@ -117,7 +117,7 @@ describe('mykit-delay endpoints (seed 000)', () => {
 
 describe('Youzan JSON commands (seed 003) at POST /youzan', () => {
   it("adds the seed's example job with delay and TTR in seconds", async () => {
-    const before = Date.now();
+    const before = server.service.clock.now(); // the clock the service stamps with
     const answer = await post('/youzan', {
       command: 'add',
       topic: 'orderclose',
@@ -143,7 +143,7 @@ describe('Youzan JSON commands (seed 003) at POST /youzan', () => {
 
   it('pops a due job (value = its body, reserved with its TTR) and finishes it', async () => {
     await post('/youzan', { command: 'add', topic: 'yz', id: 'yz-1', delay: 0, TTR: 60, body: 'XXXXXXX' });
-    const before = Date.now();
+    const before = server.service.clock.now(); // the clock the service stamps with
     const popped = await post('/youzan', { command: 'pop', topic: 'yz' });
     expect(popped.body).toEqual({ success: true, error: null, id: 'yz-1', value: 'XXXXXXX' });
     const reserved = await server.service.get('yz-1');
