@@ -1,5 +1,6 @@
 /**
- * The meaning of each beanstalkd command line (protocol.txt of beanstalkd 1.12), dispatched by name.
+ * The meaning of each beanstalkd command line (protocol.txt of beanstalkd 1.12): the command found and its
+ * arguments read as beanstalkd 1.12 does (command-line.ts), then run.
  */
 import type { ConnectionState as Connection } from './connection-state.js';
 import {
@@ -16,111 +17,116 @@ import {
   touch,
 } from './job-commands.js';
 import { stats, statsJob, statsTube } from './stats-commands.js';
-import { BAD_FORMAT, okYaml, u32, type Reply } from './replies.js';
+import { BAD_FORMAT, okYaml, type Reply } from './replies.js';
+import {
+  commandOf,
+  isBeanstalkdTubeName,
+  readJobId,
+  readKickBound,
+  readTimeoutSeconds,
+  readTubeName,
+  readU32,
+  type CommandName,
+} from './command-line.js';
 import { isServableTube } from './tube-names.js';
 import type { Frame } from './wire-parser.js';
 import { yamlList } from './yaml.js';
 
-type Handler = (conn: Connection, args: string[]) => Promise<Reply> | Reply;
+type Handler = (conn: Connection, rest: string) => Promise<Reply> | Reply;
 
-/** Each command with the number of arguments it takes. */
-const COMMANDS: Record<string, [arity: number, handler: Handler]> = {
-  use: [
-    1,
-    (c, [tube]) => {
-      if (!isServableTube(tube!)) return BAD_FORMAT;
-      c.used = tube!;
-      return `USING ${tube}\r\n`;
-    },
-  ],
-  watch: [
-    1,
-    (c, [tube]) => {
-      if (!isServableTube(tube!)) return BAD_FORMAT;
-      if (!c.watched.includes(tube!)) c.watched.push(tube!);
-      return `WATCHING ${c.watched.length}\r\n`;
-    },
-  ],
-  ignore: [
-    1,
-    (c, [tube]) => {
-      if (!isServableTube(tube!)) return BAD_FORMAT;
-      if (!c.watched.includes(tube!)) return `WATCHING ${c.watched.length}\r\n`;
-      if (c.watched.length === 1) return 'NOT_IGNORED\r\n';
-      c.watched = c.watched.filter((t) => t !== tube);
-      return `WATCHING ${c.watched.length}\r\n`;
-    },
-  ],
-  reserve: [0, (c) => reserve(c, null)],
-  'reserve-with-timeout': [
-    1,
-    (c, [s]) => {
-      const seconds = u32(s);
-      return seconds === null ? BAD_FORMAT : reserve(c, seconds);
-    },
-  ],
-  'reserve-job': [1, (c, [n]) => withNumber(n, (id) => reserveJob(c, id))],
-  delete: [1, (c, [n]) => withNumber(n, (num) => del(c, num))],
-  release: [
-    3,
-    (c, [n, pri, delay]) => {
-      const [num, p, d] = [u32(n), u32(pri), u32(delay)];
-      return num === null || p === null || d === null ? BAD_FORMAT : release(c, num, p, d);
-    },
-  ],
-  bury: [
-    2,
-    (c, [n, pri]) => {
-      const [num, p] = [u32(n), u32(pri)];
-      return num === null || p === null ? BAD_FORMAT : bury(c, num, p);
-    },
-  ],
-  touch: [1, (c, [n]) => withNumber(n, (num) => touch(c, num))],
-  peek: [1, (c, [n]) => withNumber(n, (num) => peekJob(c, num))],
-  'peek-ready': [0, (c) => peekState(c, 'ready')],
-  'peek-delayed': [0, (c) => peekState(c, 'delayed')],
-  'peek-buried': [0, (c) => peekState(c, 'dead')],
-  kick: [
-    1,
-    (c, [bound]) => {
-      const b = u32(bound);
-      return b === null ? BAD_FORMAT : kick(c, b);
-    },
-  ],
-  'kick-job': [1, (c, [n]) => withNumber(n, (num) => kickJob(c, num))],
-  'stats-job': [1, (c, [n]) => withNumber(n, (num) => statsJob(c, num))],
-  'stats-tube': [1, (c, [tube]) => (isServableTube(tube!) ? statsTube(c, tube!) : BAD_FORMAT)],
-  stats: [0, (c) => stats(c)],
-  'list-tubes': [
-    0,
-    async (c) => {
-      const topics = (await c.ctx.service.topics.stats()).map((s) => s.topic);
-      const local = [...c.ctx.connections].flatMap((x) => [x.used, ...x.watched]);
-      return okYaml(yamlList([...new Set(['default', ...topics, ...local])].sort()));
-    },
-  ],
-  'list-tube-used': [0, (c) => `USING ${c.used}\r\n`],
-  'list-tubes-watched': [0, (c) => okYaml(yamlList(c.watched))],
-  'pause-tube': [
-    2,
-    async (c, [tube, delay]) => {
-      const seconds = u32(delay);
-      if (!isServableTube(tube!) || seconds === null) return BAD_FORMAT;
-      const t = c.ctx.tube(tube!);
-      t.pauses++;
-      t.pauseSeconds = seconds;
-      // beanstalkd pauses for `delay` seconds; 0 lifts the pause at once.
-      if (seconds === 0) await c.ctx.service.topics.resume(tube!);
-      else await c.ctx.service.topics.pause(tube!, { delayMs: seconds * 1000 });
-      return 'PAUSED\r\n';
-    },
-  ],
-  quit: [0, () => 'quit'],
+/** A command without arguments: nothing may follow its name (beanstalkd checks the line's length). */
+const bare =
+  (run: (conn: Connection) => Promise<Reply> | Reply): Handler =>
+  (conn, rest) =>
+    rest === '' ? run(conn) : BAD_FORMAT;
+
+/** A command taking one job id, the last thing on the line. */
+const byJobId =
+  (run: (conn: Connection, number: number) => Promise<Reply>): Handler =>
+  (conn, rest) => {
+    const id = readJobId(rest, true);
+    return id === null ? BAD_FORMAT : run(conn, id.value);
+  };
+
+/** A command taking a tube name, the rest of the line as it is. */
+const byTube =
+  (run: (conn: Connection, tube: string) => Promise<Reply> | Reply): Handler =>
+  (conn, tube) =>
+    isBeanstalkdTubeName(tube) && isServableTube(tube) ? run(conn, tube) : BAD_FORMAT;
+
+/** Each command's handler; its arguments are read as beanstalkd reads them (command-line.ts). */
+const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
+  use: byTube((c, tube) => {
+    c.used = tube;
+    return `USING ${tube}\r\n`;
+  }),
+  watch: byTube((c, tube) => {
+    if (!c.watched.includes(tube)) c.watched.push(tube);
+    return `WATCHING ${c.watched.length}\r\n`;
+  }),
+  ignore: byTube((c, tube) => {
+    if (!c.watched.includes(tube)) return `WATCHING ${c.watched.length}\r\n`;
+    if (c.watched.length === 1) return 'NOT_IGNORED\r\n';
+    c.watched = c.watched.filter((t) => t !== tube);
+    return `WATCHING ${c.watched.length}\r\n`;
+  }),
+  reserve: bare((c) => reserve(c, null)),
+  'reserve-with-timeout': (c, rest) => {
+    const seconds = readTimeoutSeconds(rest);
+    if (seconds === null) return BAD_FORMAT;
+    return reserve(c, seconds === Infinity ? null : seconds);
+  },
+  'reserve-job': byJobId(reserveJob),
+  delete: byJobId(del),
+  release: (c, rest) => {
+    const id = readJobId(rest, false);
+    const pri = id && readU32(id.rest, false);
+    const delay = pri && readU32(pri.rest, true);
+    return delay ? release(c, id!.value, pri!.value, delay.value) : BAD_FORMAT;
+  },
+  bury: (c, rest) => {
+    const id = readJobId(rest, false);
+    const pri = id && readU32(id.rest, true);
+    return pri ? bury(c, id!.value, pri.value) : BAD_FORMAT;
+  },
+  touch: byJobId(touch),
+  peek: byJobId(peekJob),
+  'peek-ready': bare((c) => peekState(c, 'ready')),
+  'peek-delayed': bare((c) => peekState(c, 'delayed')),
+  'peek-buried': bare((c) => peekState(c, 'dead')),
+  kick: (c, rest) => {
+    const bound = readKickBound(rest);
+    return bound === null ? BAD_FORMAT : kick(c, bound);
+  },
+  'kick-job': byJobId(kickJob),
+  'stats-job': byJobId(statsJob),
+  'stats-tube': byTube(statsTube),
+  stats: bare(stats),
+  'list-tubes': bare(async (c) => {
+    const topics = (await c.ctx.service.topics.stats()).map((s) => s.topic);
+    const local = [...c.ctx.connections].flatMap((x) => [x.used, ...x.watched]);
+    return okYaml(yamlList([...new Set(['default', ...topics, ...local])].sort()));
+  }),
+  'list-tube-used': bare((c) => `USING ${c.used}\r\n`),
+  'list-tubes-watched': bare((c) => okYaml(yamlList(c.watched))),
+  'pause-tube': async (c, rest) => {
+    const tube = readTubeName(rest);
+    const delay = tube && readU32(tube.rest, true);
+    if (!delay || !isBeanstalkdTubeName(tube!.value) || !isServableTube(tube!.value)) return BAD_FORMAT;
+    const t = c.ctx.tube(tube!.value);
+    t.pauses++;
+    t.pauseSeconds = delay.value;
+    // beanstalkd pauses for `delay` seconds; 0 lifts the pause at once.
+    if (delay.value === 0) await c.ctx.service.topics.resume(tube!.value);
+    else await c.ctx.service.topics.pause(tube!.value, { delayMs: delay.value * 1000 });
+    return 'PAUSED\r\n';
+  },
 };
 
-function withNumber(text: string | undefined, then: (n: number) => Promise<Reply>): Promise<Reply> | Reply {
-  const n = u32(text);
-  return n === null ? BAD_FORMAT : then(n);
+/** The command a line names (null: unknown), as connection.ts needs it to order and group commands. */
+export function commandNameOf(frame: Frame): CommandName | null {
+  if (frame.kind === 'line') return commandOf(frame.line)?.name ?? null;
+  return frame.kind === 'overlong' ? null : 'put';
 }
 
 export function runCommand(conn: Connection, frame: Frame): Promise<Reply> | Reply {
@@ -134,14 +140,15 @@ export function runCommand(conn: Connection, frame: Frame): Promise<Reply> | Rep
       conn.ctx.count('put');
       return frame.body === null ? 'EXPECTED_CRLF\r\n' : put(conn, frame.args, frame.body);
     case 'line': {
-      const [name, ...args] = frame.line.split(' ');
-      if (name === 'put') return BAD_FORMAT; // a put line that did not parse
-      const command = COMMANDS[name!];
-      // beanstalkd matches "delete " with its space: a command missing all its arguments is unknown.
-      if (!command || (command[0] > 0 && args.length === 0)) return 'UNKNOWN_COMMAND\r\n';
-      conn.ctx.count(name!);
-      if (args.length !== command[0] || args.some((a) => a === '')) return BAD_FORMAT;
-      return command[1](conn, args);
+      // A NUL inside the line: beanstalkd's check for "possible maliciousness".
+      if (frame.line.includes('\0')) return BAD_FORMAT;
+      const command = commandOf(frame.line);
+      if (!command) return 'UNKNOWN_COMMAND\r\n';
+      if (command.name === 'quit') return 'quit';
+      // A put line the wire parser could not take (its arguments are malformed, or something follows them).
+      if (command.name === 'put') return BAD_FORMAT;
+      conn.ctx.count(command.name);
+      return COMMANDS[command.name](conn, command.rest);
     }
   }
 }

@@ -1,18 +1,19 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { isDelayqError } from '../core/errors.js';
-import { runCommand } from './commands.js';
+import { commandNameOf, runCommand } from './commands.js';
+import { commandOf, readJobId } from './command-line.js';
 import type { ConnectionState, Held } from './connection-state.js';
 import type { BeanstalkdContext } from './context.js';
 import { LIMITS } from '../core/limits.js';
 import { deleteMany, putMany, reserveMany } from './batch-commands.js';
 import { pipelineRuns, type Run } from './pipeline-runs.js';
-import { u32, type Reply } from './replies.js';
+import type { Reply } from './replies.js';
 import { ReplyQueue } from './reply-queue.js';
 import { WireParser } from './wire-parser.js';
 
 /** Commands that may run while earlier ones of the same connection are still running (their replies stay in order). */
-const CONCURRENT = new Set(['put', 'delete', 'touch', 'release', 'bury']);
+const CONCURRENT: ReadonlySet<string> = new Set(['put', 'delete', 'touch', 'release', 'bury']);
 /** Stop reading from a client that sends faster than it reads its replies. */
 const MAX_PENDING = 1000;
 /** Most commands of one run (pipeline-runs.ts) executed as one; a reserve run's jobs are one store call. */
@@ -103,12 +104,13 @@ export class Connection implements ConnectionState {
         break;
       case 'one': {
         const { frame } = run;
-        const name = frame.kind === 'line' ? frame.line.split(' ', 1)[0]! : frame.kind === 'put' ? 'put' : '';
+        const name = commandNameOf(frame);
         if (name === 'quit') this.quitting = true;
         work = () => this.answer(() => runCommand(this, frame)).then((r) => [r]);
-        concurrent = CONCURRENT.has(name);
-        const number = frame.kind === 'line' && name !== 'put' ? u32(frame.line.split(' ', 3)[1]) : null;
-        if (number !== null) jobNumbers = [number];
+        concurrent = name !== null && CONCURRENT.has(name);
+        // The job a delete, touch, release or bury names: commands on one job keep their order.
+        const number = concurrent && frame.kind === 'line' ? readJobId(commandOf(frame.line)!.rest, false) : null;
+        if (number) jobNumbers = [number.value];
         break;
       }
     }

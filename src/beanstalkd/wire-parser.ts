@@ -3,6 +3,7 @@
  * is followed by `<bytes>` of body and a CRLF. The parser only frames: it hands out command lines and
  * bodies and says what was wrong with the framing; the meaning of a line is commands.ts's.
  */
+import { readU32 } from './command-line.js';
 
 /** beanstalkd's LINE_BUF_SIZE: the longest command line, CRLF included. */
 export const MAX_LINE_BYTES = 224;
@@ -23,16 +24,19 @@ export interface PutArgs {
   bytes: number;
 }
 
-const PUT_RE = /^put (\d+) (\d+) (\d+) (\d+)$/;
-const U32_MAX = 0xffffffff;
-
-/** Parses `put <pri> <delay> <ttr> <bytes>`; null when malformed (BAD_FORMAT). */
-export function parsePutLine(line: string): PutArgs | null {
-  const m = PUT_RE.exec(line);
-  if (!m) return null;
-  const [pri, delay, ttr, bytes] = m.slice(1).map(Number) as [number, number, number, number];
-  if (pri > U32_MAX || delay > U32_MAX || ttr > U32_MAX || !Number.isSafeInteger(bytes)) return null;
-  return { pri, delay, ttr, bytes };
+/**
+ * Reads `put <pri> <delay> <ttr> <bytes>` as beanstalkd 1.12 does (command-line.ts): each a 32-bit unsigned
+ * number after spaces; null when one is not (BAD_FORMAT). `trailing`: something follows `<bytes>`, which
+ * beanstalkd refuses (BAD_FORMAT) only after checking the size, so a too-big body is still skipped.
+ */
+export function parsePutLine(line: string): (PutArgs & { trailing: boolean }) | null {
+  if (!line.startsWith('put ')) return null;
+  const pri = readU32(line.slice(4), false);
+  const delay = pri && readU32(pri.rest, false);
+  const ttr = delay && readU32(delay.rest, false);
+  const bytes = ttr && readU32(ttr.rest, false);
+  if (!bytes) return null;
+  return { pri: pri!.value, delay: delay!.value, ttr: ttr!.value, bytes: bytes.value, trailing: bytes.rest !== '' };
 }
 
 export class WireParser {
@@ -103,8 +107,8 @@ export class WireParser {
           this.skipping = { bytes: args.bytes + 2, frame: { kind: 'too-big', line } };
           continue;
         }
-        if (args) {
-          this.pendingPut = { line, args };
+        if (args && !args.trailing) {
+          this.pendingPut = { line, args: { pri: args.pri, delay: args.delay, ttr: args.ttr, bytes: args.bytes } };
           continue;
         }
       }
