@@ -166,16 +166,22 @@ async function onHeld(conn: Connection, number: number, run: (h: Held) => Promis
 
 export async function del(conn: Connection, number: number): Promise<Reply> {
   const { service, numbers } = conn.ctx;
-  const id = conn.held.get(number)?.id ?? (await numbers.idOf(number));
-  if (id === null) return NOT_FOUND;
-  const reply = await orNotFound(async () => {
-    const h = held(conn, number);
-    if (h) {
-      conn.held.delete(number);
-      const job = await service.finish(id, h.token);
+  const h = held(conn, number);
+  if (h) {
+    // The common case, a consumer deleting the job it holds: one store call, no lookups.
+    conn.held.delete(number);
+    try {
+      const job = await service.finish(h.id, h.token);
       conn.ctx.tube(job.topic).deletes++;
       return 'DELETED\r\n';
+    } catch (err) {
+      if (isGoneJob(err)) return NOT_FOUND;
+      throw err;
     }
+  }
+  const id = await numbers.idOf(number);
+  if (id === null) return NOT_FOUND;
+  return orNotFound(async () => {
     const job = await service.get(id);
     if (job.state === 'dead')
       await service.redrive({ ids: [id] }); // a buried job: dead → ready → cancelled
@@ -184,7 +190,6 @@ export async function del(conn: Connection, number: number): Promise<Reply> {
     conn.ctx.tube(job.topic).deletes++;
     return 'DELETED\r\n';
   });
-  return reply;
 }
 
 export function release(conn: Connection, number: number, pri: number, delay: number): Promise<Reply> {
