@@ -140,10 +140,24 @@ export async function startRedis(): Promise<Server> {
   );
 }
 
-/** beanstalkd 1.12 from Debian, in memory (no binlog), as its defaults run it. */
-export async function startBeanstalkd(): Promise<Server> {
+/**
+ * beanstalkd 1.12 from Debian: in memory (no binlog), as its defaults run it; or, with `binlog`, durable as
+ * its manual describes (`-b DIR`: every put and delete appended to a binlog there, written out at once but,
+ * as by default, not fsynced: the same promise as a Redis that is not fsynced on every write).
+ */
+export async function startBeanstalkd(options: { binlog?: boolean } = {}): Promise<Server> {
   const port = await freePort();
-  return startProcess('beanstalkd', 'beanstalkd', ['-l', '127.0.0.1', '-p', String(port)], port);
+  const args = ['-l', '127.0.0.1', '-p', String(port)];
+  if (!options.binlog) return startProcess('beanstalkd', 'beanstalkd', args, port);
+  const dir = mkdtempSync(join(tmpdir(), 'delayq-bench-binlog-'));
+  const server = await startProcess('beanstalkd -b', 'beanstalkd', [...args, '-b', dir], port);
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Resident set size of a process, in bytes (Linux). */

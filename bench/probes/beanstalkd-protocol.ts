@@ -3,7 +3,7 @@
 // (10 producer connections with 100 puts in flight; 100 consumer connections, reserve-with-timeout then delete).
 // Prints per system and phase: jobs/s, and CPU per job of the server process (user, system), of this (client)
 // process and of Redis, with Redis commands per job. Systems run in the order given, ROUNDS times over
-// (alternating, so a loaded host disturbs each alike): `beanstalkd`, `delayq` (this tree's dist/),
+// (alternating, so a loaded host disturbs each alike): `beanstalkd`, `beanstalkd-binlog` (durable: `-b DIR`), `delayq` (this tree's dist/),
 // `delayq:PATH` (the server script of another build, e.g. a copy of an older dist/ beside its bench/http-server.mjs),
 // or `floor` (beanstalkd-floor.mjs: a Node server answering from memory, no store: Node's own share).
 // Redis's CPU is also shown as the part spent inside scripts (commandstats' evalsha µs, wall time in Redis).
@@ -26,7 +26,7 @@ import { redisCommandCalls, redisCpuMs } from '../subjects/delayq-subject.js';
 const args = process.argv.slice(2);
 const jobs = Number(args[0] ?? 20_000);
 const rounds = Number(args[1] ?? 1);
-const systems = args.filter((a) => a === 'beanstalkd' || a === 'floor' || a.startsWith('delayq'));
+const systems = args.filter((a) => a.startsWith('beanstalkd') || a === 'floor' || a.startsWith('delayq'));
 const profile = args.includes('prof');
 /** `drain`: fill delayq over HTTP (one batch call per 1000) and measure the drain alone. */
 const drainOnly = args.includes('drain');
@@ -179,10 +179,10 @@ try {
         await floor.stop();
         continue;
       }
-      if (system === 'beanstalkd') {
+      if (system === 'beanstalkd' || system === 'beanstalkd-binlog') {
         if (drainOnly) continue;
-        const beanstalkd = await startBeanstalkd();
-        await measure('beanstalkd', beanstalkd, undefined);
+        const beanstalkd = await startBeanstalkd({ binlog: system === 'beanstalkd-binlog' });
+        await measure(system, beanstalkd, undefined);
         await beanstalkd.stop();
         continue;
       }
