@@ -67,7 +67,12 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   ignore: byTube((c, tube) => {
     if (!c.watched.includes(tube)) return `WATCHING ${c.watched.length}\r\n`;
     if (c.watched.length === 1) return 'NOT_IGNORED\r\n';
-    c.watched = c.watched.filter((t) => t !== tube);
+    // beanstalkd moves its last watched tube into the gap, which list-tubes-watched shows.
+    const watched = [...c.watched];
+    const last = watched.pop()!;
+    const at = watched.indexOf(tube);
+    if (at >= 0) watched[at] = last;
+    c.watched = watched;
     return `WATCHING ${c.watched.length}\r\n`;
   }),
   reserve: bare((c) => reserve(c, null)),

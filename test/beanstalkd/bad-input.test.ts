@@ -122,4 +122,21 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     for (const _ of ids) expect(await s.line()).toBe('DELETED');
     expect(await s.ask('stats-tube no-such-tube-here')).toBe('NOT_FOUND');
   });
+
+  it('ignore moves the last watched tube into the gap (list-tubes-watched shows the order)', async () => {
+    const w = await RawSession.open(target.port);
+    try {
+      for (const [line, reply] of [
+        ['watch one', 'WATCHING 2'],
+        ['watch two', 'WATCHING 3'],
+        ['watch three', 'WATCHING 4'],
+        ['ignore default', 'WATCHING 3'],
+      ])
+        expect(await w.ask(line)).toBe(reply);
+      w.send('list-tubes-watched\r\n');
+      expect((await w.withBody()).body.toString()).toBe('---\n- three\n- one\n- two\n');
+    } finally {
+      w.close();
+    }
+  });
 });
