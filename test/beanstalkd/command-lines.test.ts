@@ -128,19 +128,22 @@ describe('command lines as beanstalkd reads them', () => {
       expect(kinds).toContain(kind);
   });
 
-  it.each(['sqlite', 'redis'] as const)('delayq on %s answers every line as beanstalkd does', async (store) => {
-    const delayq = await startTarget(store);
-    try {
-      const got = await answers(delayq.port, lines);
-      const differences = lines
-        .map((line, i) => {
-          const want = namesUnservableTube(line) ? 'BAD_FORMAT' : expected[i]!;
-          return got[i] === want ? null : `${JSON.stringify(line)}: beanstalkd ${expected[i]}, delayq ${got[i]}`;
-        })
-        .filter((d) => d !== null);
-      expect(differences).toEqual([]);
-    } finally {
-      await delayq.close();
-    }
-  });
+  it.each(['sqlite', 'redis', 'journal'] as const)(
+    'delayq on %s answers every line as beanstalkd does',
+    async (store) => {
+      const delayq = await startTarget(store);
+      try {
+        const got = await answers(delayq.port, lines);
+        const differences = lines
+          .map((line, i) => {
+            const want = namesUnservableTube(line) ? 'BAD_FORMAT' : expected[i]!;
+            return got[i] === want ? null : `${JSON.stringify(line)}: beanstalkd ${expected[i]}, delayq ${got[i]}`;
+          })
+          .filter((d) => d !== null);
+        expect(differences).toEqual([]);
+      } finally {
+        await delayq.close();
+      }
+    },
+  );
 });

@@ -12,7 +12,7 @@ const yamlField = (yaml: string, field: string): string | undefined =>
 
 // reserve-job, the priority of release and bury, and peeks past a hundred jobs: the same script against
 // delayq on each store and against beanstalkd itself.
-describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('jackd by id against %s', (name) => {
+describe.each(['sqlite', 'redis', 'journal', 'beanstalkd'] as const)('jackd by id against %s', (name) => {
   let target: Target;
   let client: Client;
   const tube = `jb-${Math.random().toString(36).slice(2, 8)}`;

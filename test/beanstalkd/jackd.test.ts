@@ -19,7 +19,7 @@ const yamlField = (yaml: string, field: string): string | undefined =>
   new RegExp(`^${field}: "?([^"\\n]*)"?$`, 'm').exec(yaml)?.[1];
 
 // The same script against delayq on each store and against beanstalkd itself: the answers must match.
-describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('jackd round trips against %s', (name) => {
+describe.each(['sqlite', 'redis', 'journal', 'beanstalkd'] as const)('jackd round trips against %s', (name) => {
   let target: Target;
   let client: Client;
   const tube = `jk-${Math.random().toString(36).slice(2, 8)}`;

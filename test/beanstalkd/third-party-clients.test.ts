@@ -20,13 +20,14 @@ async function transcript(client: keyof typeof clients, port: number): Promise<R
 }
 
 // PHP's pheanstalk and Ruby's beaneater, as Debian installs them (.ci/services.sh), drive the same round
-// trip against beanstalkd itself and against delayq on each store: the transcripts must be equal.
+// trip against beanstalkd itself and against delayq on each store (Redis + PostgreSQL journal included): the
+// transcripts must be equal.
 describe.each(['pheanstalk', 'beaneater'] as const)('%s against delayq and beanstalkd', (client) => {
   const targets: Partial<Record<Target['name'], Target>> = {};
   let reference: Record<string, unknown>;
 
   beforeAll(async () => {
-    for (const name of ['beanstalkd', 'sqlite', 'redis'] as const) targets[name] = await startTarget(name);
+    for (const name of ['beanstalkd', 'sqlite', 'redis', 'journal'] as const) targets[name] = await startTarget(name);
     reference = await transcript(client, targets.beanstalkd!.port);
   }, 60_000);
   afterAll(async () => {
@@ -43,7 +44,7 @@ describe.each(['pheanstalk', 'beaneater'] as const)('%s against delayq and beans
     });
   });
 
-  it.each(['sqlite', 'redis'] as const)(
+  it.each(['sqlite', 'redis', 'journal'] as const)(
     'delayq on %s answers as beanstalkd does',
     async (name) => {
       expect(await transcript(client, targets[name]!.port)).toEqual(reference);
