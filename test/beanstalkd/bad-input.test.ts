@@ -131,7 +131,7 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
         ['watch two', 'WATCHING 3'],
         ['watch three', 'WATCHING 4'],
         ['ignore default', 'WATCHING 3'],
-      ])
+      ] as const)
         expect(await w.ask(line)).toBe(reply);
       w.send('list-tubes-watched\r\n');
       expect((await w.withBody()).body.toString()).toBe('---\n- three\n- one\n- two\n');
