@@ -62,8 +62,18 @@ const PREFIXES: readonly (readonly [prefix: string, name: CommandName])[] = [
   ['pause-tube', 'pause-tube'],
 ];
 
+/** The lines matched most often, looked up before the walk: a whole line without arguments, or a first word. */
+const BARE_LINES = new Map(PREFIXES.filter(([p, n]) => !p.endsWith(' ') && n !== 'pause-tube').map(([p, n]) => [p, n]));
+const WORDS_WITH_ARGUMENTS = new Map(PREFIXES.filter(([p]) => p.endsWith(' ')).map(([p, n]) => [p.slice(0, -1), n]));
+
 /** A command line's command and what follows its prefix; null for an unknown command (UNKNOWN_COMMAND). */
 export function commandOf(line: string): { name: CommandName; rest: string } | null {
+  // The same answers as the walk: no earlier prefix can match a line whose first word is one of these.
+  const bare = BARE_LINES.get(line);
+  if (bare) return { name: bare, rest: '' };
+  const space = line.indexOf(' ');
+  const withArguments = space > 0 ? WORDS_WITH_ARGUMENTS.get(line.slice(0, space)) : undefined;
+  if (withArguments) return { name: withArguments, rest: line.slice(space + 1) };
   for (const [prefix, name] of PREFIXES) {
     if (line.startsWith(prefix)) return { name, rest: line.slice(prefix.length) };
   }

@@ -57,3 +57,69 @@ describe('reading command lines as beanstalkd 1.12 does', () => {
     expect(readTubeName(' ')).toBeNull();
   });
 });
+
+describe('the lookup before the prefix walk', () => {
+  it('answers every line as the walk alone would', () => {
+    const names = [
+      'put',
+      'peek',
+      'peek-ready',
+      'reserve',
+      'reserve-with-timeout',
+      'reserve-job',
+      'delete',
+      'release',
+      'bury',
+      'kick',
+      'kick-job',
+      'touch',
+      'stats',
+      'stats-job',
+      'stats-tube',
+      'use',
+      'watch',
+      'ignore',
+      'list-tubes',
+      'list-tube-used',
+      'list-tubes-watched',
+      'quit',
+      'pause-tube',
+      'x',
+      '',
+    ];
+    const walk = (line: string) => {
+      const prefixes = [
+        'put ',
+        'peek ',
+        'peek-ready',
+        'peek-delayed',
+        'peek-buried',
+        'reserve-with-timeout ',
+        'reserve-job ',
+        'reserve',
+        'delete ',
+        'release ',
+        'bury ',
+        'kick ',
+        'kick-job ',
+        'touch ',
+        'stats-job ',
+        'stats-tube ',
+        'stats',
+        'use ',
+        'watch ',
+        'ignore ',
+        'list-tubes-watched',
+        'list-tube-used',
+        'list-tubes',
+        'quit',
+        'pause-tube',
+      ];
+      const p = prefixes.find((x) => line.startsWith(x));
+      return p === undefined ? null : { name: p.trimEnd(), rest: line.slice(p.length) };
+    };
+    for (const name of names)
+      for (const tail of ['', ' ', ' 1', 'x', 'x 1', '  1', '-tube a', '-job 1', '-with-timeout 1', 's'])
+        expect(commandOf(name + tail)).toEqual(walk(name + tail));
+  });
+});
