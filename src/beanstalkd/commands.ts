@@ -29,7 +29,7 @@ import {
   type CommandName,
 } from './command-line.js';
 import { isServableTube } from './tube-names.js';
-import type { Frame } from './wire-parser.js';
+import { parsePutLine, type Frame } from './wire-parser.js';
 import { yamlList } from './yaml.js';
 
 type Handler = (conn: Connection, rest: string) => Promise<Reply> | Reply;
@@ -114,19 +114,25 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   }),
   'list-tube-used': bare((c) => `USING ${c.used}\r\n`),
   'list-tubes-watched': bare((c) => okYaml(yamlList(c.watched))),
-  'pause-tube': async (c, rest) => {
+  'pause-tube': (c, rest) => {
     const tube = readTubeName(rest);
     const delay = tube && readU32(tube.rest, true);
-    if (!delay || !isBeanstalkdTubeName(tube!.value) || !isServableTube(tube!.value)) return BAD_FORMAT;
-    const t = c.ctx.tube(tube!.value);
-    t.pauses++;
-    t.pauseSeconds = delay.value;
-    // beanstalkd pauses for `delay` seconds; 0 lifts the pause at once.
-    if (delay.value === 0) await c.ctx.service.topics.resume(tube!.value);
-    else await c.ctx.service.topics.pause(tube!.value, { delayMs: delay.value * 1000 });
-    return 'PAUSED\r\n';
+    if (!delay) return BAD_FORMAT;
+    if (isBeanstalkdTubeName(tube!.value) && isServableTube(tube!.value)) return pauseTube(c, tube!.value, delay.value);
+    c.ctx.count('pause-tube'); // beanstalkd counts it before checking the name
+    return BAD_FORMAT;
   },
 };
+
+async function pauseTube(c: Connection, tube: string, seconds: number): Promise<Reply> {
+  const t = c.ctx.tube(tube);
+  t.pauses++;
+  t.pauseSeconds = seconds;
+  // beanstalkd pauses for `delay` seconds; 0 lifts the pause at once.
+  if (seconds === 0) await c.ctx.service.topics.resume(tube);
+  else await c.ctx.service.topics.pause(tube, { delayMs: seconds * 1000 });
+  return 'PAUSED\r\n';
+}
 
 /** The command a line names (null: unknown), as connection.ts needs it to order and group commands. */
 export function commandNameOf(frame: Frame): CommandName | null {
@@ -150,10 +156,16 @@ export function runCommand(conn: Connection, frame: Frame): Promise<Reply> | Rep
       const command = commandOf(frame.line);
       if (!command) return 'UNKNOWN_COMMAND\r\n';
       if (command.name === 'quit') return 'quit';
-      // A put line the wire parser could not take (its arguments are malformed, or something follows them).
-      if (command.name === 'put') return BAD_FORMAT;
-      conn.ctx.count(command.name);
-      return COMMANDS[command.name](conn, command.rest);
+      // A put line the wire parser could not take: its arguments are malformed, or something follows them
+      // (beanstalkd counts the put in that case: it read the four numbers).
+      if (command.name === 'put') {
+        if (parsePutLine(frame.line)) conn.ctx.count('put');
+        return BAD_FORMAT;
+      }
+      const reply = COMMANDS[command.name](conn, command.rest);
+      // As in beanstalkd, a command counts in stats once its arguments were read (a malformed one does not).
+      if (reply !== BAD_FORMAT) conn.ctx.count(command.name);
+      return reply;
     }
   }
 }

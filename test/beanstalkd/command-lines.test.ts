@@ -111,14 +111,39 @@ function namesUnservableTube(line: string): boolean {
   );
 }
 
+/** The command counters of a server's stats (cmd-*). */
+async function commandCounters(port: number): Promise<Map<string, number>> {
+  const s = await RawSession.open(port);
+  try {
+    s.send('stats\r\n');
+    const { body } = await s.withBody();
+    const counters = body
+      .toString()
+      .split('\n')
+      .filter((l) => l.startsWith('cmd-'))
+      .map((l) => l.split(': ') as [string, string]);
+    return new Map(counters.map(([name, n]) => [name, Number(n)]));
+  } finally {
+    s.close();
+  }
+}
+
 describe('command lines as beanstalkd reads them', () => {
   const lines = commandLines();
   let beanstalkd: Target;
   let expected: string[];
+  let expectedCounters: Map<string, number>;
 
   beforeAll(async () => {
     beanstalkd = await startTarget('beanstalkd');
     expected = await answers(beanstalkd.port, lines);
+    expectedCounters = await commandCounters(beanstalkd.port);
+    // beanstalkd counts the lines naming tubes delayq cannot hold; delayq refuses them (BAD_FORMAT) uncounted,
+    // but for pause-tube, which both count once its name and delay were read.
+    for (const line of lines.filter((l) => namesUnservableTube(l) && !l.startsWith('pause-tube'))) {
+      const counter = `cmd-${line.split(' ')[0]}`;
+      expectedCounters.set(counter, expectedCounters.get(counter)! - 1);
+    }
   });
   afterAll(() => beanstalkd.close());
 
@@ -141,6 +166,8 @@ describe('command lines as beanstalkd reads them', () => {
           })
           .filter((d) => d !== null);
         expect(differences).toEqual([]);
+        // A command counts in stats once its arguments were read: the malformed ones do not.
+        expect(await commandCounters(delayq.port)).toEqual(expectedCounters);
       } finally {
         await delayq.close();
       }

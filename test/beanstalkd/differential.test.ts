@@ -5,8 +5,8 @@ import { startTarget } from './targets.js';
 // Seeded random sessions, each sent command by command to beanstalkd and to delayq: every answer must be
 // the same, job numbers compared by the order they were given in. Left out are what docs/beanstalkd.md
 // names as different: kick and kick-job (a kicked job is due from the kick, so it may be served in another
-// order) and priorities above 65535; the answers to stats and stats-tube carry per-process figures, and
-// stats-job is compared on its tube, state and priority.
+// order) and priorities above 65535. stats-job is compared on its tube, state and priority, and each
+// session ends with the command counters of stats (cmd-*), which must be equal too.
 
 const SESSIONS = 8;
 const COMMANDS_PER_SESSION = 80;
@@ -121,6 +121,10 @@ async function run(port: number, steps: readonly Step[]): Promise<string[]> {
       if (inserted) numbers.push(inserted[1]!);
       out.push(`${line.split('\r\n')[0]} => ${inserted ? `INSERTED #${numbers.length - 1}` : answer}`);
     }
+    // The session's command counters (a fresh server each: only this session's commands count).
+    s.send('stats\r\n');
+    const { body } = await s.withBody();
+    out.push(...body.toString().split('\n').filter((l) => l.startsWith('cmd-') && !l.startsWith('cmd-kick')));
   } finally {
     s.close();
   }
