@@ -16,7 +16,7 @@ import {
   reserveJob,
   touch,
 } from './job-commands.js';
-import { stats, statsJob, statsTube } from './stats-commands.js';
+import { liveTubes, stats, statsJob, statsTube } from './stats-commands.js';
 import { BAD_FORMAT, okYaml, type Reply } from './replies.js';
 import {
   commandOf,
@@ -107,11 +107,7 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   'stats-job': byJobId(statsJob),
   'stats-tube': byTube(statsTube),
   stats: bare(stats),
-  'list-tubes': bare(async (c) => {
-    const topics = (await c.ctx.service.topics.stats()).map((s) => s.topic);
-    const local = [...c.ctx.connections].flatMap((x) => [x.used, ...x.watched]);
-    return okYaml(yamlList([...new Set(['default', ...topics, ...local])].sort()));
-  }),
+  'list-tubes': bare(async (c) => okYaml(yamlList([...(await liveTubes(c.ctx))].sort()))),
   'list-tube-used': bare((c) => `USING ${c.used}\r\n`),
   'list-tubes-watched': bare((c) => okYaml(yamlList(c.watched))),
   'pause-tube': (c, rest) => {

@@ -2,6 +2,7 @@
 import { hostname, release, machine, type } from 'node:os';
 import { NOT_FOUND, okYaml, type Reply } from './replies.js';
 import type { ConnectionState as Connection } from './connection-state.js';
+import type { BeanstalkdContext } from './context.js';
 import { priFromPriority, secondsFrom } from './job-codec.js';
 import { yamlMap } from './yaml.js';
 
@@ -44,13 +45,25 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
   );
 }
 
+/**
+ * The tubes that exist as beanstalkd sees them: `default`, those with jobs not yet ended (ready, reserved,
+ * delayed, buried; a tube whose jobs all ended is gone, as in beanstalkd, though delayq keeps the ended jobs
+ * for their retention), and those this process's connections use or watch.
+ */
+export async function liveTubes(ctx: BeanstalkdContext): Promise<Set<string>> {
+  const topics = await ctx.service.topics.stats();
+  const withJobs = topics.filter(({ counts: c }) => c.ready + c.reserved + c.delayed + c.dead > 0);
+  const local = [...ctx.connections].flatMap((c) => [c.used, ...c.watched]);
+  return new Set(['default', ...withJobs.map((t) => t.topic), ...local]);
+}
+
 export async function statsTube(conn: Connection, tube: string): Promise<Reply> {
   const { ctx } = conn;
+  if (!(await liveTubes(ctx)).has(tube)) return NOT_FOUND;
   const topic = (await ctx.service.topics.stats()).find((s) => s.topic === tube);
   const connections = [...ctx.connections];
   const using = connections.filter((c) => c.used === tube).length;
   const watching = connections.filter((c) => c.watched.includes(tube)).length;
-  if (!topic && using === 0 && watching === 0 && tube !== 'default') return NOT_FOUND;
   const counts = topic?.counts;
   const local = ctx.tubes.get(tube);
   const now = ctx.service.clock.now();
@@ -118,11 +131,7 @@ export async function stats(conn: Connection): Promise<Reply> {
       'job-timeouts': ctx.jobTimeouts,
       'total-jobs': ctx.totalJobs,
       'max-job-size': ctx.maxJobSize,
-      'current-tubes': new Set([
-        'default',
-        ...topics.map((t) => t.topic),
-        ...connections.flatMap((c) => [c.used, ...c.watched]),
-      ]).size,
+      'current-tubes': (await liveTubes(ctx)).size,
       'current-connections': connections.length,
       'current-producers': connections.filter((c) => c.isProducer).length,
       'current-workers': connections.filter((c) => c.isWorker).length,

@@ -123,6 +123,26 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     expect(await s.ask('stats-tube no-such-tube-here')).toBe('NOT_FOUND');
   });
 
+  it('a tube whose jobs all ended and that no connection uses or watches is gone', async () => {
+    const w = await RawSession.open(target.port);
+    const gone = `gone-${Math.random().toString(36).slice(2, 8)}`;
+    const listed = async (): Promise<string[]> => {
+      w.send('list-tubes\r\n');
+      return (await w.withBody()).body.toString().split('\n').slice(1, -1);
+    };
+    try {
+      expect(await w.ask(`use ${gone}`)).toBe(`USING ${gone}`);
+      const id = (await w.ask('put 0 0 10 1\r\nx')).split(' ')[1];
+      expect(await w.ask(`delete ${id}`)).toBe('DELETED');
+      expect(await listed()).toContain(`- ${gone}`); // still used
+      expect(await w.ask('use default')).toBe('USING default');
+      expect(await w.ask(`stats-tube ${gone}`)).toBe('NOT_FOUND');
+      expect(await listed()).not.toContain(`- ${gone}`);
+    } finally {
+      w.close();
+    }
+  });
+
   it('ignore moves the last watched tube into the gap (list-tubes-watched shows the order)', async () => {
     const w = await RawSession.open(target.port);
     try {
