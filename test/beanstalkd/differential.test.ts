@@ -2,11 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RawSession } from './raw-socket.js';
 import { startTarget } from './targets.js';
 
-// Seeded random sessions, each sent command by command to beanstalkd and to delayq: every answer must be
-// the same, job numbers compared by the order they were given in. Left out are what docs/beanstalkd.md
-// names as different: kick and kick-job (a kicked job is due from the kick, so it may be served in another
-// order) and priorities above 65535. stats-job is compared on every field but id, age, time-left and file
-// (numbers and clocks), and each session ends with stats, equal too but for the process's own fields.
+// Seeded random sessions over two connections, each sent command by command to beanstalkd and to delayq:
+// every answer must be the same, job numbers compared by the order they were given in. Left out are what
+// docs/beanstalkd.md names as different: kick and kick-job (a kicked job is due from the kick, so it may be
+// served in another order) and priorities above 65535. stats-job is compared on every field but id, age,
+// time-left and file (numbers and clocks), and each session ends with stats, equal too but for the
+// process's own fields.
 
 const SESSIONS = 8;
 /**
@@ -26,14 +27,21 @@ function random(seed: number): () => number {
   return () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 }
 
-/** One session's command lines; `job(k)` stands for the k-th job number a put was given (or an unknown one). */
-type Step = (job: (k: number) => string) => string;
+/**
+ * One command of a session: the connection it goes on (each session has two), and its line, where `job(k)`
+ * stands for the k-th job number a put was given (or an unknown one).
+ */
+interface Step {
+  on: 0 | 1;
+  line: (job: (k: number) => string) => string;
+}
 
 function session(seed: number): Step[] {
   const next = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const anyJob = () => Math.floor(next() * 12); // puts so far and beyond: beyond names no job
   const steps: Step[] = [];
+  const add = (line: Step['line']): void => void steps.push({ on: next() < 0.5 ? 0 : 1, line });
   for (let i = 0; i < COMMANDS_PER_SESSION; i++) {
     const k = anyJob();
     const kind = pick([
@@ -62,38 +70,38 @@ function session(seed: number): Step[] {
       case 'put': {
         const body = pick(BODIES);
         const line = `put ${pick(PRIORITIES)} ${pick([0, 0, 100])} ${pick([5, 10])} ${body.length}\r\n${body}`;
-        steps.push(() => line);
+        add(() => line);
         break;
       }
       case 'reserve':
-        steps.push(() => 'reserve-with-timeout 0');
+        add(() => 'reserve-with-timeout 0');
         break;
       case 'release': {
         const rest = `${pick(PRIORITIES)} ${pick([0, 0, 100])}`;
-        steps.push((job) => `release ${job(k)} ${rest}`);
+        add((job) => `release ${job(k)} ${rest}`);
         break;
       }
       case 'bury': {
         const pri = pick(PRIORITIES);
-        steps.push((job) => `bury ${job(k)} ${pri}`);
+        add((job) => `bury ${job(k)} ${pri}`);
         break;
       }
       case 'delete':
       case 'touch':
       case 'peek':
       case 'stats-job':
-        steps.push((job) => `${kind} ${job(k)}`);
+        add((job) => `${kind} ${job(k)}`);
         break;
       case 'use':
       case 'watch':
       case 'ignore':
       case 'stats-tube': {
         const tube = pick(TUBES);
-        steps.push(() => `${kind} ${tube}`);
+        add(() => `${kind} ${tube}`);
         break;
       }
       default:
-        steps.push(() => kind);
+        add(() => kind);
     }
   }
   return steps;
@@ -118,22 +126,23 @@ async function reply(s: RawSession, numbers: readonly string[]): Promise<string>
 
 /** Runs one session against a server: every reply, as compared. */
 async function run(port: number, steps: readonly Step[]): Promise<string[]> {
-  const s = await RawSession.open(port);
+  const connections = [await RawSession.open(port), await RawSession.open(port)] as const;
   const numbers: string[] = [];
   const out: string[] = [];
   try {
     for (const step of steps) {
-      const line = step((k) => numbers[k] ?? '999999');
+      const s = connections[step.on];
+      const line = step.line((k) => numbers[k] ?? '999999');
       s.send(`${line}\r\n`);
       const answer = await reply(s, numbers);
       const inserted = /^INSERTED (\d+)$/.exec(answer);
       if (inserted) numbers.push(inserted[1]!);
-      out.push(`${line.split('\r\n')[0]} => ${inserted ? `INSERTED #${numbers.length - 1}` : answer}`);
+      out.push(`[${step.on}] ${line.split('\r\n')[0]} => ${inserted ? `INSERTED #${numbers.length - 1}` : answer}`);
     }
     // The session's stats (a fresh server each: only this session counts), but for the process's own fields
     // (pid, version, rusage…), max-job-size and current-jobs-urgent (documented as 0).
-    s.send('stats\r\n');
-    const { body } = await s.withBody();
+    connections[0].send('stats\r\n');
+    const { body } = await connections[0].withBody();
     out.push(
       ...body
         .toString()
@@ -141,7 +150,7 @@ async function run(port: number, steps: readonly Step[]): Promise<string[]> {
         .filter((l) => SAME_STATS.test(l)),
     );
   } finally {
-    s.close();
+    for (const c of connections) c.close();
   }
   return out;
 }
