@@ -5,7 +5,7 @@
  */
 import type { Reply } from './replies.js';
 import type { ConnectionState as Connection } from './connection-state.js';
-import { deadlineSoon, del, handOver, pushInputOf, put, putRefusal, reserve } from './job-commands.js';
+import { del, handOver, pushInputOf, put, putRefusal, reserve } from './job-commands.js';
 import type { PutArgs } from './wire-parser.js';
 
 /** A reply, or what to answer for a command that threw (connection.ts decides the wording). */
@@ -34,10 +34,9 @@ export function deleteMany(conn: Connection, jobNumbers: readonly number[], answ
 }
 
 /**
- * `count` reserves in a row: one store call for them all when none of this connection's jobs is near its
- * deadline, each then answered as a lone reserve would be. A job taken for a reserve that must answer
- * DEADLINE_SOON instead (an earlier job of the run has a TTR within the margin) is given back at once;
- * reserves the try left unserved wait one after another, as beanstalkd runs them.
+ * `count` reserves in a row: one store call for them all, each job then answered as a lone reserve would be;
+ * reserves the try left unserved wait one after another, as beanstalkd runs them (and answer DEADLINE_SOON
+ * as a lone reserve would, job-commands.ts).
  */
 export async function reserveMany(
   conn: Connection,
@@ -46,21 +45,10 @@ export async function reserveMany(
   answer: Answer,
 ): Promise<Reply[]> {
   conn.isWorker = true;
-  const { service } = conn.ctx;
   const replies: Reply[] = [];
-  if (!deadlineSoon(conn, service.clock.now()) && !conn.isGone) {
-    const got = await conn.ctx.reserves.tryReserve(conn.watched, count);
-    const back: Promise<unknown>[] = [];
-    let soon = false;
-    for (const r of got) {
-      if (soon) {
-        back.push(service.release(r.job.id, r.token).catch(() => undefined));
-        continue;
-      }
+  if (!conn.isGone) {
+    for (const r of await conn.ctx.reserves.tryReserve(conn.watched, count))
       replies.push(await answer(() => handOver(conn, r)));
-      soon = deadlineSoon(conn, service.clock.now());
-    }
-    await Promise.all(back);
   }
   while (replies.length < count) replies.push(await answer(() => reserve(conn, timeoutSeconds)));
   return replies;

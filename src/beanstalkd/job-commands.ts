@@ -88,22 +88,27 @@ export function deadlineSoon(conn: Connection, now: number): boolean {
   return soon;
 }
 
+/**
+ * reserve and reserve-with-timeout. As in beanstalkd, a ready job is handed out even while a job this
+ * connection holds is within its TTR's safety margin; only when none is ready does such a reserve answer
+ * DEADLINE_SOON (at once, or when the margin comes while it waits).
+ */
 export async function reserve(conn: Connection, timeoutSeconds: number | null): Promise<Reply> {
   conn.isWorker = true;
   const { service } = conn.ctx;
   const giveUpAt = timeoutSeconds === null ? Number.POSITIVE_INFINITY : performance.now() + timeoutSeconds * 1000;
   for (;;) {
-    const now = service.clock.now();
-    if (deadlineSoon(conn, now)) return 'DEADLINE_SOON\r\n';
-    let untilSoon = Number.POSITIVE_INFINITY;
-    for (const h of conn.held.values()) untilSoon = Math.min(untilSoon, h.deadlineAt - DEADLINE_SOON_MS - now);
-    const waitMs = Math.max(0, Math.min(giveUpAt - performance.now(), untilSoon, LIMITS.reserveMaxWaitMs));
     // A try shared with the other connections of this turn; if nothing was ready, wait for a wake-up (pushes,
     // promotions, releases) and try again, so the connections woken together share one store call too.
     const epoch = service.readyEpoch;
     const [got] = await conn.ctx.reserves.tryReserve(conn.watched, 1);
     if (got) return handOver(conn, got);
     if (conn.isGone) return null;
+    const now = service.clock.now();
+    if (deadlineSoon(conn, now)) return 'DEADLINE_SOON\r\n';
+    let untilSoon = Number.POSITIVE_INFINITY;
+    for (const h of conn.held.values()) untilSoon = Math.min(untilSoon, h.deadlineAt - DEADLINE_SOON_MS - now);
+    const waitMs = Math.max(0, Math.min(giveUpAt - performance.now(), untilSoon, LIMITS.reserveMaxWaitMs));
     if (waitMs >= 1) {
       conn.isWaiting = true;
       try {

@@ -106,6 +106,31 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     expect(await s.ask(`delete ${id}`)).toBe('DELETED');
   });
 
+  it('within the safety margin a reserve still gets a ready job; DEADLINE_SOON only when none is', async () => {
+    const w = await RawSession.open(target.port);
+    const soon = `soon-${Math.random().toString(36).slice(2, 8)}`;
+    try {
+      for (const [line, reply] of [
+        [`use ${soon}`, `USING ${soon}`],
+        [`watch ${soon}`, 'WATCHING 2'],
+        ['ignore default', 'WATCHING 1'],
+      ] as const)
+        expect(await w.ask(line)).toBe(reply);
+      const ids = [await w.ask('put 0 0 1 1\r\na'), await w.ask('put 0 0 1 1\r\nb')].map((l) => l.split(' ')[1]);
+      w.send('reserve\r\n');
+      expect((await w.withBody()).line).toBe(`RESERVED ${ids[0]} 1`);
+      // Holding a job whose 1 s TTR is all safety margin, with another ready: that one is handed out.
+      w.send('reserve-with-timeout 2\r\n');
+      expect((await w.withBody()).line).toBe(`RESERVED ${ids[1]} 1`);
+      expect(await w.ask('reserve-with-timeout 2')).toBe('DEADLINE_SOON');
+      // Pipelined, the same: no job is ready, so each answers DEADLINE_SOON.
+      w.send('reserve-with-timeout 2\r\nreserve-with-timeout 2\r\n');
+      expect([await w.line(), await w.line()]).toEqual(['DEADLINE_SOON', 'DEADLINE_SOON']);
+    } finally {
+      w.close();
+    }
+  });
+
   it('pipelined commands are answered in order', async () => {
     s.send('put 0 0 10 1\r\na\r\nput 0 0 10 1\r\nb\r\nput 0 0 10 1\r\nc\r\nlist-tube-used\r\n');
     const ids = [await s.line(), await s.line(), await s.line()].map((l) => l.split(' ')[1]);
