@@ -9,7 +9,7 @@ import type { ConnectionState as Connection, Held } from './connection-state.js'
 import { bodyFromBytes, bytesFromBody, priorityFromPri } from './job-codec.js';
 import type { PutArgs } from './wire-parser.js';
 
-/** beanstalkd's safety margin: a reserve by a client whose job's TTR ends within it answers DEADLINE_SOON. */
+/** beanstalkd's safety margin: a reserve while a held job's TTR ends within it, and nothing is ready, answers DEADLINE_SOON. */
 export const DEADLINE_SOON_MS = 1000;
 /** A TTR lapse puts the job back at once, as many times as it happens (up to delayq's attempt limit). */
 const BEANSTALKD_RETRY = { maxAttempts: LIMITS.maxAttemptsMax, backoff: { type: 'fixed' as const, delayMs: 0 } };
@@ -150,6 +150,7 @@ function held(conn: Connection, number: number): Held | undefined {
   const h = conn.held.get(number);
   if (h && h.deadlineAt <= conn.ctx.service.clock.now()) {
     conn.held.delete(number);
+    conn.ctx.jobTimeouts++;
     return undefined;
   }
   return h;

@@ -5,6 +5,8 @@ import type { ConnectionState as Connection } from './connection-state.js';
 import type { BeanstalkdContext } from './context.js';
 import { priFromPriority, secondsFrom } from './job-codec.js';
 import { yamlMap } from './yaml.js';
+import { isLapseReason } from '../scheduler/reaper.js';
+import { deadlineSoon } from './job-commands.js';
 
 const STATE_NAMES: Record<string, string> = {
   ready: 'ready',
@@ -37,7 +39,7 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
       'time-left': Math.floor(Math.max(0, timeLeft) / 1000),
       file: 0,
       reserves: events('reserve'),
-      timeouts: history.filter((h) => h.event === 'retry' && h.reason === null).length,
+      timeouts: history.filter((h) => h.event === 'retry' && (h.reason === null || isLapseReason(h.reason))).length,
       releases: events('release'),
       buries: events('bury'),
       kicks: events('redrive'),
@@ -89,6 +91,10 @@ export async function statsTube(conn: Connection, tube: string): Promise<Reply> 
 
 export async function stats(conn: Connection): Promise<Reply> {
   const { ctx } = conn;
+  // beanstalkd counts a timeout when the TTR passes; the listener notes its held jobs' lapses lazily, so it
+  // looks at every connection's before answering.
+  const now = ctx.service.clock.now();
+  for (const c of ctx.connections) deadlineSoon(c as Connection, now);
   const topics = await ctx.service.topics.stats();
   const sum = (state: 'ready' | 'reserved' | 'delayed' | 'dead'): number =>
     topics.reduce((a, t) => a + t.counts[state], 0);

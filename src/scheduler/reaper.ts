@@ -8,6 +8,18 @@ export interface ReapResult {
   readyTopics: string[];
 }
 
+const LAPSE_REASON = 'TTR lapsed at ';
+
+/** The reason a TTR lapse records in the job's history. */
+export function lapseReason(deadlineAt: EpochMs): string {
+  return `${LAPSE_REASON}${new Date(deadlineAt).toISOString()} without finish`;
+}
+
+/** Whether a history entry's reason is a TTR lapse's (the beanstalkd listener counts them as timeouts). */
+export function isLapseReason(reason: string | null): boolean {
+  return reason !== null && reason.startsWith(LAPSE_REASON);
+}
+
 /**
  * TTR lapses: each lapsed reservation is retried with its backoff or buried, as core decides.
  * The lapsed token fences the transition, so a consumer finishing at this very instant either wins
@@ -17,7 +29,7 @@ export async function reapLapsed(store: Store, now: EpochMs, limit: number): Pro
   const lapsed = await store.listLapsed(now, limit);
   const readyTopics = new Set<string>();
   for (const r of lapsed) {
-    const reason = `TTR lapsed at ${new Date(r.deadlineAt).toISOString()} without finish`;
+    const reason = lapseReason(r.deadlineAt);
     const decision = decideFailure(r.retry, r.attempts, now);
     const outcome =
       decision.action === 'retry'

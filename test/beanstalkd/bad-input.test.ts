@@ -131,6 +131,30 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     }
   });
 
+  it('a TTR that lapses counts as a timeout in stats-job and stats, and the job is ready again', async () => {
+    const w = await RawSession.open(target.port);
+    const other = await RawSession.open(target.port);
+    const yaml = async (session: RawSession, command: string): Promise<string> => {
+      session.send(`${command}\r\n`);
+      return (await session.withBody()).body.toString();
+    };
+    const field = (text: string, name: string) => new RegExp(`\\n${name}: (\\S+)`).exec(text)?.[1];
+    try {
+      const timeoutsBefore = Number(field(await yaml(other, 'stats'), 'job-timeouts'));
+      const id = (await w.ask('put 0 0 1 5\r\nlapse')).split(' ')[1];
+      w.send(`reserve-job ${id}\r\n`);
+      expect((await w.withBody()).line).toBe(`RESERVED ${id} 5`);
+      await new Promise((resolve) => setTimeout(resolve, 2300));
+      const job = await yaml(other, `stats-job ${id}`);
+      expect([field(job, 'state'), field(job, 'reserves'), field(job, 'timeouts')]).toEqual(['ready', '1', '1']);
+      expect(Number(field(await yaml(other, 'stats'), 'job-timeouts'))).toBe(timeoutsBefore + 1);
+      expect(await w.ask(`delete ${id}`)).toBe('DELETED'); // a ready job: deleted, as beanstalkd does
+    } finally {
+      w.close();
+      other.close();
+    }
+  });
+
   it('pipelined commands are answered in order', async () => {
     s.send('put 0 0 10 1\r\na\r\nput 0 0 10 1\r\nb\r\nput 0 0 10 1\r\nc\r\nlist-tube-used\r\n');
     const ids = [await s.line(), await s.line(), await s.line()].map((l) => l.split(' ')[1]);
