@@ -5,6 +5,7 @@ import type { ConnectionState as Connection } from './connection-state.js';
 import type { BeanstalkdContext } from './context.js';
 import { priFromPriority, secondsFrom } from './job-codec.js';
 import { yamlMap } from './yaml.js';
+import type { HistoryEntry, Job } from '../core/job.js';
 import { isLapseReason } from '../scheduler/reaper.js';
 import { deadlineSoon } from './job-commands.js';
 
@@ -15,6 +16,22 @@ const STATE_NAMES: Record<string, string> = {
   dead: 'buried',
 };
 const VERSION = 'delayq (beanstalkd 1.12 protocol)';
+
+/**
+ * beanstalkd's `delay`: the one the job was last given, by its put or by its last release (0 when it made
+ * the job ready), not changed by a TTR lapse. delayq keeps the due time, so the delay is read back from the
+ * history: from the put or release that made the job delayed to when it came due (its promotion, or its due
+ * time while it waits).
+ */
+function delaySeconds(job: Job, history: readonly HistoryEntry[]): number {
+  const at = history.findLastIndex((h) => h.event === 'push' || h.event === 'release');
+  const given = history[at];
+  if (!given) return secondsFrom(job.runAt - job.createdAt);
+  if (given.state !== 'delayed') return 0;
+  const promoted = history.slice(at + 1).find((h) => h.event === 'promote');
+  const dueAt = promoted ? promoted.at : job.runAt;
+  return Math.max(0, Math.round((dueAt - given.at) / 1000));
+}
 
 export async function statsJob(conn: Connection, number: number): Promise<Reply> {
   const { service, numbers } = conn.ctx;
@@ -34,7 +51,7 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
       state: STATE_NAMES[job.state]!,
       pri: priFromPriority(job.priority),
       age: Math.floor((now - job.createdAt) / 1000),
-      delay: secondsFrom(job.runAt - job.createdAt),
+      delay: delaySeconds(job, history),
       ttr: secondsFrom(job.ttrMs),
       'time-left': Math.floor(Math.max(0, timeLeft) / 1000),
       file: 0,

@@ -155,6 +155,31 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     }
   });
 
+  it("stats-job's delay is the one last given: by the put, then by each release", async () => {
+    const w = await RawSession.open(target.port);
+    const delayOf = async (id: string): Promise<string | undefined> => {
+      w.send(`stats-job ${id}\r\n`);
+      return /\ndelay: (\d+)/.exec((await w.withBody()).body.toString())?.[1];
+    };
+    try {
+      const id = (await w.ask('put 0 3 30 1\r\nd')).split(' ')[1]!;
+      expect(await delayOf(id)).toBe('3');
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // the release comes a second after the put
+      for (const [delay, want] of [
+        [5, '5'],
+        [0, '0'],
+      ] as const) {
+        w.send(`reserve-job ${id}\r\n`);
+        expect((await w.withBody()).line).toBe(`RESERVED ${id} 1`);
+        expect(await w.ask(`release ${id} 0 ${delay}`)).toBe('RELEASED');
+        expect(await delayOf(id)).toBe(want);
+      }
+      expect(await w.ask(`delete ${id}`)).toBe('DELETED');
+    } finally {
+      w.close();
+    }
+  });
+
   it('pipelined commands are answered in order', async () => {
     s.send('put 0 0 10 1\r\na\r\nput 0 0 10 1\r\nb\r\nput 0 0 10 1\r\nc\r\nlist-tube-used\r\n');
     const ids = [await s.line(), await s.line(), await s.line()].map((l) => l.split(' ')[1]);
