@@ -59,7 +59,8 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
       timeouts: history.filter((h) => h.event === 'retry' && (h.reason === null || isLapseReason(h.reason))).length,
       releases: events('release'),
       buries: events('bury'),
-      kicks: events('redrive'),
+      // A kick is a redrive (a buried job) or a reschedule to now (a delayed one).
+      kicks: history.filter((h) => h.event === 'redrive' || (h.event === 'reschedule' && h.state === 'ready')).length,
     }),
   );
 }

@@ -180,6 +180,34 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
     }
   });
 
+  it("stats-job's kicks count the kicks of delayed jobs as well as of buried ones", async () => {
+    const w = await RawSession.open(target.port);
+    const kicked = `kick-${Math.random().toString(36).slice(2, 8)}`;
+    const statsOf = async (id: string): Promise<string[]> => {
+      w.send(`stats-job ${id}\r\n`);
+      const yaml = (await w.withBody()).body.toString();
+      return ['state', 'kicks', 'buries'].map((f) => new RegExp(`\\n${f}: (\\S+)`).exec(yaml)![1]!);
+    };
+    try {
+      expect(await w.ask(`use ${kicked}`)).toBe(`USING ${kicked}`);
+      const [a, b] = [await w.ask('put 0 100 30 1\r\na'), await w.ask('put 0 100 30 1\r\nb')].map(
+        (l) => l.split(' ')[1]!,
+      );
+      expect(await w.ask('kick 1')).toBe('KICKED 1');
+      expect(await statsOf(a!)).toEqual(['ready', '1', '0']);
+      expect(await w.ask(`kick-job ${b}`)).toBe('KICKED');
+      expect(await statsOf(b!)).toEqual(['ready', '1', '0']);
+      w.send(`reserve-job ${a}\r\n`);
+      await w.withBody();
+      expect(await w.ask(`bury ${a} 5`)).toBe('BURIED');
+      expect(await w.ask('kick 5')).toBe('KICKED 1');
+      expect(await statsOf(a!)).toEqual(['ready', '2', '1']);
+      for (const id of [a, b]) expect(await w.ask(`delete ${id}`)).toBe('DELETED');
+    } finally {
+      w.close();
+    }
+  });
+
   it('pipelined commands are answered in order', async () => {
     s.send('put 0 0 10 1\r\na\r\nput 0 0 10 1\r\nb\r\nput 0 0 10 1\r\nc\r\nlist-tube-used\r\n');
     const ids = [await s.line(), await s.line(), await s.line()].map((l) => l.split(' ')[1]);
