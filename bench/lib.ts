@@ -1,3 +1,5 @@
+import { DEFAULT_RETRY_POLICY } from '../src/config.js';
+import type { NewJob } from '../src/core/job.js';
 import { cpus, totalmem } from 'node:os';
 import { execSync } from 'node:child_process';
 
@@ -43,3 +45,19 @@ export const fmt = (n: number, digits = 0): string =>
     : 'n/a';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A job for a store's pushMany in a probe: due at `runAt`, priority 0, a 30 s TTR, the default retry policy. */
+export function probeJob(id: string, topic: string, body: string, runAt: number): NewJob {
+  return {
+    id,
+    topic,
+    tag: null,
+    bizKey: null,
+    body,
+    runAt,
+    priority: 0,
+    ttrMs: 30_000,
+    ttlMs: null,
+    retry: DEFAULT_RETRY_POLICY,
+  };
+}

@@ -2,8 +2,8 @@
 // family; then what a finished job costs delayq while it is kept for the retention (record, history and
 // the ended log). Usage: npx tsx bench/probes/redis-memory.ts [JOBS=20000] [PARTITIONS=1]
 import { Redis } from 'ioredis';
-import { DEFAULT_RETRY_POLICY } from '../../src/config.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { probeJob } from '../lib.js';
 import { enqueue } from '../scenarios.js';
 import { cleanup, startRedis } from '../servers.js';
 import { BullmqSubject } from '../subjects/bullmq-subject.js';
@@ -56,18 +56,7 @@ try {
   const now = Date.now();
   const body = JSON.stringify(bodyFor(now));
   for (let i = 0; i < jobs; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, jobs - i) }, (_, k) => ({
-      id: `f${i + k}`,
-      topic: 'bench',
-      tag: null,
-      bizKey: null,
-      body,
-      runAt: now,
-      priority: 0,
-      ttrMs: 30_000,
-      ttlMs: null,
-      retry: DEFAULT_RETRY_POLICY,
-    }));
+    const batch = Array.from({ length: Math.min(1000, jobs - i) }, (_, k) => probeJob(`f${i + k}`, 'bench', body, now));
     await store.pushMany(batch, now);
   }
   for (let done = 0; done < jobs;) {

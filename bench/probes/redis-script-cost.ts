@@ -3,7 +3,8 @@
 // the scripts' EVALSHA including the commands they call). No event stream, no listener: the store alone.
 // Usage: npx tsx bench/probes/redis-script-cost.ts [JOBS=20000] [BATCH=20 …]
 import { Redis } from 'ioredis';
-import type { NewJob, Reservation } from '../../src/core/job.js';
+import type { Reservation } from '../../src/core/job.js';
+import { probeJob } from '../lib.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { cleanup, startRedis } from '../servers.js';
 import { bodyFor } from '../subject.js';
@@ -40,18 +41,9 @@ try {
     const body = JSON.stringify(bodyFor(0));
     const now = Date.now();
     for (let i = 0; i < jobs; i += 1000) {
-      const chunk: NewJob[] = Array.from({ length: Math.min(1000, jobs - i) }, (_, k) => ({
-        id: `job-${i + k}`,
-        topic: TOPIC,
-        tag: null,
-        bizKey: null,
-        body,
-        runAt: now,
-        priority: 0,
-        ttrMs: 30_000,
-        ttlMs: null,
-        retry: { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 0 } },
-      }));
+      const chunk = Array.from({ length: Math.min(1000, jobs - i) }, (_, k) =>
+        probeJob(`job-${i + k}`, TOPIC, body, now),
+      );
       await store.pushMany(chunk, now);
     }
     const held: Reservation[] = [];
