@@ -67,6 +67,9 @@ const produce = async (): Promise<void> => {
 };
 
 await Promise.all([produce(), ...Array.from({ length: 4 }, consume)]);
-process.send!({ name, pushed, delivered });
+// The report is large (thousands of ids): wait until it is written before the channel closes.
+await new Promise<void>((resolve, reject) =>
+  process.send!({ name, pushed, delivered }, undefined, {}, (err) => (err ? reject(err) : resolve())),
+);
 await service.close();
 process.disconnect();

@@ -31,7 +31,8 @@ async function runThreeProcesses(url: string, prefix: string, total: number): Pr
     reports.push(
       new Promise((resolve, reject) => {
         child.once('message', (m) => resolve(m as Report));
-        child.once('exit', (code) => reject(new Error(`worker proc-${i} exited with ${code} before reporting`)));
+        // 'close', not 'exit': a process can exit before its last message has been read from the channel.
+        child.once('close', (code) => reject(new Error(`worker proc-${i} exited with ${code} before reporting`)));
       }),
     );
   });
