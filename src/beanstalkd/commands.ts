@@ -107,7 +107,7 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   'stats-job': byJobId(statsJob),
   'stats-tube': byTube(statsTube),
   stats: bare(stats),
-  'list-tubes': bare(async (c) => okYaml(yamlList([...(await liveTubes(c.ctx))].sort()))),
+  'list-tubes': bare(async (c) => okYaml(yamlList([...liveTubes(c.ctx, await c.ctx.service.topics.stats())].sort()))),
   'list-tube-used': bare((c) => `USING ${c.used}\r\n`),
   'list-tubes-watched': bare((c) => okYaml(yamlList(c.watched))),
   'pause-tube': (c, rest) => {

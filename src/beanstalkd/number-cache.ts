@@ -27,6 +27,8 @@ export class NumberCache {
   }
 
   async idOf(number: number): Promise<string | null> {
+    // beanstalkd ids are 64-bit; one past the exact integers (read as Infinity) names no job: no store call.
+    if (!Number.isSafeInteger(number)) return null;
     const known = this.byNumber.get(number);
     if (known !== undefined) return known;
     const id = await this.numbers.idOf(number);

@@ -5,7 +5,7 @@ import type { ConnectionState as Connection } from './connection-state.js';
 import type { BeanstalkdContext } from './context.js';
 import { priFromPriority, secondsFrom } from './job-codec.js';
 import { yamlMap } from './yaml.js';
-import type { HistoryEntry, Job } from '../core/job.js';
+import type { HistoryEntry, Job, TopicStats } from '../core/job.js';
 import { isLapseReason } from '../scheduler/reaper.js';
 import { deadlineSoon } from './job-commands.js';
 
@@ -56,7 +56,7 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
       'time-left': Math.floor(Math.max(0, timeLeft) / 1000),
       file: 0,
       reserves: events('reserve'),
-      timeouts: history.filter((h) => h.event === 'retry' && (h.reason === null || isLapseReason(h.reason))).length,
+      timeouts: history.filter((h) => h.event === 'retry' && isLapseReason(h.reason)).length,
       releases: events('release'),
       buries: events('bury'),
       // A kick is a redrive (a buried job) or a reschedule to now (a delayed one).
@@ -70,8 +70,7 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
  * delayed, buried; a tube whose jobs all ended is gone, as in beanstalkd, though delayq keeps the ended jobs
  * for their retention), and those this process's connections use or watch.
  */
-export async function liveTubes(ctx: BeanstalkdContext): Promise<Set<string>> {
-  const topics = await ctx.service.topics.stats();
+export function liveTubes(ctx: BeanstalkdContext, topics: readonly TopicStats[]): Set<string> {
   const withJobs = topics.filter(({ counts: c }) => c.ready + c.reserved + c.delayed + c.dead > 0);
   const local = [...ctx.connections].flatMap((c) => [c.used, ...c.watched]);
   return new Set(['default', ...withJobs.map((t) => t.topic), ...local]);
@@ -79,8 +78,9 @@ export async function liveTubes(ctx: BeanstalkdContext): Promise<Set<string>> {
 
 export async function statsTube(conn: Connection, tube: string): Promise<Reply> {
   const { ctx } = conn;
-  if (!(await liveTubes(ctx)).has(tube)) return NOT_FOUND;
-  const topic = (await ctx.service.topics.stats()).find((s) => s.topic === tube);
+  const topics = await ctx.service.topics.stats();
+  if (!liveTubes(ctx, topics).has(tube)) return NOT_FOUND;
+  const topic = topics.find((s) => s.topic === tube);
   const connections = [...ctx.connections];
   const using = connections.filter((c) => c.used === tube).length;
   const watching = connections.filter((c) => c.watched.includes(tube)).length;
@@ -155,7 +155,7 @@ export async function stats(conn: Connection): Promise<Reply> {
       'job-timeouts': ctx.jobTimeouts,
       'total-jobs': ctx.totalJobs,
       'max-job-size': ctx.maxJobSize,
-      'current-tubes': (await liveTubes(ctx)).size,
+      'current-tubes': liveTubes(ctx, topics).size,
       'current-connections': connections.length,
       'current-producers': connections.filter((c) => c.isProducer).length,
       'current-workers': connections.filter((c) => c.isWorker).length,

@@ -108,7 +108,8 @@ export class WireParser {
           continue;
         }
         if (args && !args.trailing) {
-          this.pendingPut = { line, args: { pri: args.pri, delay: args.delay, ttr: args.ttr, bytes: args.bytes } };
+          const { trailing: _, ...put } = args;
+          this.pendingPut = { line, args: put };
           continue;
         }
       }

@@ -20,6 +20,7 @@ function numberVariants(n: string): string[] {
     `+${n}`,
     `0${n}`,
     '4294967296',
+    '18446744073709551615', // the largest 64-bit id: past Number's exact integers, names no job
     '18446744073709551616',
     '',
     `\t${n}`,
