@@ -5,7 +5,8 @@
 // process and of Redis, with Redis commands per job. Systems run in the order given, ROUNDS times over
 // (alternating, so a loaded host disturbs each alike): `beanstalkd`, `beanstalkd-binlog` (durable: `-b DIR`), `delayq` (this tree's dist/),
 // `delayq:PATH` (the server script of another build, e.g. a copy of an older dist/ beside its bench/http-server.mjs),
-// or `floor` (beanstalkd-floor.mjs: a Node server answering from memory, no store: Node's own share).
+// `floor` (beanstalkd-floor.mjs: a Node server answering from memory, no store: Node's own share), or
+// `redis-floor` (beanstalkd-redis-floor.mjs: the same keeping each job in Redis with the least durable work).
 // Redis's CPU is also shown as the part spent inside scripts (commandstats' evalsha µs, wall time in Redis).
 // `prof` writes CPU profiles of the delayq servers to .tmp/ (node --cpu-prof); `drain` fills delayq over HTTP
 // and measures the drain alone; `delay=S` puts jobs due S s later (the drain then times the burst, waits included);
@@ -26,7 +27,9 @@ import { redisCommandCalls, redisCpuMs } from '../subjects/delayq-subject.js';
 const args = process.argv.slice(2);
 const jobs = Number(args[0] ?? 20_000);
 const rounds = Number(args[1] ?? 1);
-const systems = args.filter((a) => a.startsWith('beanstalkd') || a === 'floor' || a.startsWith('delayq'));
+const systems = args.filter(
+  (a) => a.startsWith('beanstalkd') || a === 'floor' || a === 'redis-floor' || a.startsWith('delayq'),
+);
 const profile = args.includes('prof');
 /** `drain`: fill delayq over HTTP (one batch call per 1000) and measure the drain alone. */
 const drainOnly = args.includes('drain');
@@ -38,6 +41,8 @@ const Jackd = JackdModule as unknown as new () => JackdClient;
 const TUBE = 'probe';
 /** A Node server answering from memory (no store): the floor of Node's own socket work per job. */
 const FLOOR_SCRIPT = new URL('./beanstalkd-floor.mjs', import.meta.url).pathname;
+/** The same on Redis, with the least work that keeps a job durable: the floor of any Redis store's drain. */
+const REDIS_FLOOR_SCRIPT = new URL('./beanstalkd-redis-floor.mjs', import.meta.url).pathname;
 
 async function connect(port: number): Promise<JackdClient> {
   const client = new Jackd();
@@ -176,6 +181,16 @@ try {
         const port = await freePort();
         const floor = await startProcess('floor', process.execPath, [FLOOR_SCRIPT, String(port)], port);
         await measure('floor', floor, undefined);
+        await floor.stop();
+        continue;
+      }
+      if (system === 'redis-floor') {
+        if (drainOnly) continue;
+        await admin.flushall(); // our own Redis
+        const port = await freePort();
+        const args = [REDIS_FLOOR_SCRIPT, String(port), String(redis.port)];
+        const floor = await startProcess('redis-floor', process.execPath, args, port);
+        await measure('redis-floor', floor, admin);
         await floor.stop();
         continue;
       }
