@@ -16,8 +16,8 @@ import {
   reserveJob,
   touch,
 } from './job-commands.js';
-import { liveTubes, stats, statsJob, statsTube } from './stats-commands.js';
-import { BAD_FORMAT, okYaml, type Reply } from './replies.js';
+import { stats, statsJob, statsTube } from './stats-commands.js';
+import { BAD_FORMAT, NOT_FOUND, okYaml, type Reply } from './replies.js';
 import {
   commandOf,
   isBeanstalkdTubeName,
@@ -54,11 +54,21 @@ const byTube =
   (conn, tube) =>
     isBeanstalkdTubeName(tube) && isServableTube(tube) ? run(conn, tube) : BAD_FORMAT;
 
+/**
+ * `reply`, after the tube the connection just left is forgotten if that was its end (context.ts forgetGone);
+ * at once when the tube has no counters to forget.
+ */
+function afterLeaving(c: Connection, tube: string, reply: string): Reply | Promise<Reply> {
+  if (!c.ctx.tubes.has(tube)) return reply;
+  return c.ctx.forgetGone([tube]).then(() => reply);
+}
+
 /** Each command's handler; its arguments are read as beanstalkd reads them (command-line.ts). */
 const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   use: byTube((c, tube) => {
+    const left = c.used;
     c.used = tube;
-    return `USING ${tube}\r\n`;
+    return afterLeaving(c, left, `USING ${tube}\r\n`);
   }),
   watch: byTube((c, tube) => {
     if (!c.watched.includes(tube)) c.watched.push(tube);
@@ -73,7 +83,7 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
     const at = watched.indexOf(tube);
     if (at >= 0) watched[at] = last;
     c.watched = watched;
-    return `WATCHING ${c.watched.length}\r\n`;
+    return afterLeaving(c, tube, `WATCHING ${c.watched.length}\r\n`);
   }),
   reserve: bare((c) => reserve(c, null)),
   'reserve-with-timeout': (c, rest) => {
@@ -107,7 +117,7 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   'stats-job': byJobId(statsJob),
   'stats-tube': byTube(statsTube),
   stats: bare(stats),
-  'list-tubes': bare(async (c) => okYaml(yamlList([...liveTubes(c.ctx, await c.ctx.service.topics.stats())].sort()))),
+  'list-tubes': bare(async (c) => okYaml(yamlList([...c.ctx.liveTubes(await c.ctx.service.topics.stats())].sort()))),
   'list-tube-used': bare((c) => `USING ${c.used}\r\n`),
   'list-tubes-watched': bare((c) => okYaml(yamlList(c.watched))),
   'pause-tube': (c, rest) => {
@@ -121,6 +131,8 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
 };
 
 async function pauseTube(c: Connection, tube: string, seconds: number): Promise<Reply> {
+  // As beanstalkd: only a tube that exists (jobs, or a connection using or watching it) can be paused.
+  if (!c.ctx.liveTubes(await c.ctx.service.topics.stats()).has(tube)) return NOT_FOUND;
   const t = c.ctx.tube(tube);
   t.pauses++;
   t.pauseSeconds = seconds;

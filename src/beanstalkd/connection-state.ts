@@ -20,3 +20,9 @@ export interface ConnectionState extends ConnectionView {
   readonly gone: AbortController;
   readonly isGone: boolean;
 }
+
+/**
+ * The history reason of the jobs a connection held when it closed (the client went away, or the listener
+ * closed): given back, but not a release in stats-job (beanstalkd puts them back without counting one).
+ */
+export const CLIENT_GONE_REASON = 'beanstalkd connection closed';

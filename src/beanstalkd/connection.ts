@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isDelayqError } from '../core/errors.js';
 import { commandNameOf, runCommand } from './commands.js';
 import { commandOf, readJobId } from './command-line.js';
-import type { ConnectionState, Held } from './connection-state.js';
+import { CLIENT_GONE_REASON, type ConnectionState, type Held } from './connection-state.js';
 import type { BeanstalkdContext } from './context.js';
 import { LIMITS } from '../core/limits.js';
 import { deleteMany, putMany, reserveMany } from './batch-commands.js';
@@ -169,13 +169,14 @@ export class Connection implements ConnectionState {
     await this.barrier.catch(() => undefined);
     await Promise.allSettled([...this.running]);
     await this.releaseHeld();
+    await this.ctx.forgetGone([this.used, ...this.watched]);
     this.markClosed();
   }
 
   async releaseHeld(): Promise<void> {
     const held = [...this.held.values()];
     this.held.clear();
-    await Promise.allSettled(held.map((h) => this.ctx.service.release(h.id, h.token)));
+    await Promise.allSettled(held.map((h) => this.ctx.service.release(h.id, h.token, { reason: CLIENT_GONE_REASON })));
   }
 
   get isGone(): boolean {

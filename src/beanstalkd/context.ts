@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { TopicStats } from '../core/job.js';
 import type { DelayqService } from '../service/service.js';
 import { NumberCache } from './number-cache.js';
 import { ReserveCoalescer } from './reserve-coalescer.js';
@@ -36,6 +37,38 @@ export class BeanstalkdContext {
     let t = this.tubes.get(name);
     if (!t) this.tubes.set(name, (t = { deletes: 0, pauses: 0, pauseSeconds: 0 }));
     return t;
+  }
+
+  /**
+   * The tubes that exist as beanstalkd sees them: `default`, those with jobs not yet ended (ready, reserved,
+   * delayed, buried; a tube whose jobs all ended is gone, as in beanstalkd, though delayq keeps the ended jobs
+   * for their retention), and those this process's connections use or watch.
+   */
+  liveTubes(topics: readonly TopicStats[]): Set<string> {
+    const withJobs = topics.filter(({ counts: c }) => c.ready + c.reserved + c.delayed + c.dead > 0);
+    const local = [...this.connections].flatMap((c) => [c.used, ...c.watched]);
+    return new Set(['default', ...withJobs.map((t) => t.topic), ...local]);
+  }
+
+  /**
+   * Called when tubes may have just ceased to exist (a connection left them, or a job of theirs was deleted):
+   * forgets the counters of those that did, as beanstalkd frees a tube with its stats, so a tube made again
+   * starts from 0. Only tubes with counters and no connection of this process on them cost a store call.
+   */
+  async forgetGone(tubes: readonly string[]): Promise<void> {
+    const candidates = tubes.filter((t) => this.tubes.has(t) && !this.isOnAnyConnection(t));
+    if (candidates.length === 0) return;
+    try {
+      const live = this.liveTubes(await this.service.topics.stats());
+      for (const t of candidates) if (!live.has(t)) this.tubes.delete(t);
+    } catch {
+      // The store is unreachable: the counters stay, as they would for a tube that still exists.
+    }
+  }
+
+  private isOnAnyConnection(tube: string): boolean {
+    for (const c of this.connections) if (c.used === tube || c.watched.includes(tube)) return true;
+    return false;
   }
 }
 

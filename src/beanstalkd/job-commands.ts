@@ -170,6 +170,15 @@ async function onHeld(conn: Connection, number: number, run: (h: Held) => Promis
   });
 }
 
+/**
+ * Counts a delete in its tube's cmd-delete; a tube the deleting connection neither uses nor watches may have
+ * lost its last job, and with it its counters (context.ts forgetGone).
+ */
+function deleted(conn: Connection, tube: string): Promise<void> | undefined {
+  conn.ctx.tube(tube).deletes++;
+  return conn.used === tube || conn.watched.includes(tube) ? undefined : conn.ctx.forgetGone([tube]);
+}
+
 export async function del(conn: Connection, number: number): Promise<Reply> {
   const { service, numbers } = conn.ctx;
   const h = held(conn, number);
@@ -178,7 +187,8 @@ export async function del(conn: Connection, number: number): Promise<Reply> {
     conn.held.delete(number);
     try {
       const job = await service.finish(h.id, h.token);
-      conn.ctx.tube(job.topic).deletes++;
+      const check = deleted(conn, job.topic);
+      if (check) await check;
       return 'DELETED\r\n';
     } catch (err) {
       if (isGoneJob(err)) return NOT_FOUND;
@@ -193,7 +203,7 @@ export async function del(conn: Connection, number: number): Promise<Reply> {
       await service.redrive({ ids: [id] }); // a buried job: dead → ready → cancelled
     else if (job.state !== 'ready' && job.state !== 'delayed') return NOT_FOUND;
     await service.cancel(id, 'deleted over beanstalkd');
-    conn.ctx.tube(job.topic).deletes++;
+    await deleted(conn, job.topic);
     return 'DELETED\r\n';
   });
 }

@@ -1,9 +1,8 @@
 /** stats, stats-job and stats-tube: beanstalkd's fields from delayq's counts and this process's counters. */
 import { hostname, release, machine, type } from 'node:os';
 import { NOT_FOUND, okYaml, type Reply } from './replies.js';
-import type { ConnectionState as Connection } from './connection-state.js';
-import type { BeanstalkdContext } from './context.js';
-import { priFromPriority, secondsFrom } from './job-codec.js';
+import { CLIENT_GONE_REASON, type ConnectionState as Connection } from './connection-state.js';
+import { priFromPriority, priorityFromPri, secondsFrom } from './job-codec.js';
 import { yamlMap } from './yaml.js';
 import type { HistoryEntry, Job, TopicStats } from '../core/job.js';
 import { isLapseReason } from '../scheduler/reaper.js';
@@ -16,6 +15,13 @@ const STATE_NAMES: Record<string, string> = {
   dead: 'buried',
 };
 const VERSION = 'delayq (beanstalkd 1.12 protocol)';
+/** beanstalkd's URGENT_THRESHOLD: a ready job with a pri below it is urgent (current-jobs-urgent). */
+const URGENT_BELOW = priorityFromPri(1024);
+
+/** A tube's urgent jobs; no store call when it has no ready job. */
+function urgentOf(conn: Connection, topic: TopicStats): Promise<number> {
+  return topic.counts.ready > 0 ? conn.ctx.service.topics.countReady(topic.topic, URGENT_BELOW) : Promise.resolve(0);
+}
 
 /**
  * beanstalkd's `delay`: the one the job was last given, by its put or by its last release (0 when it made
@@ -57,7 +63,7 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
       file: 0,
       reserves: events('reserve'),
       timeouts: history.filter((h) => h.event === 'retry' && isLapseReason(h.reason)).length,
-      releases: events('release'),
+      releases: history.filter((h) => h.event === 'release' && h.reason !== CLIENT_GONE_REASON).length,
       buries: events('bury'),
       // A kick is a redrive (a buried job) or a reschedule to now (a delayed one).
       kicks: history.filter((h) => h.event === 'redrive' || (h.event === 'reschedule' && h.state === 'ready')).length,
@@ -65,32 +71,22 @@ export async function statsJob(conn: Connection, number: number): Promise<Reply>
   );
 }
 
-/**
- * The tubes that exist as beanstalkd sees them: `default`, those with jobs not yet ended (ready, reserved,
- * delayed, buried; a tube whose jobs all ended is gone, as in beanstalkd, though delayq keeps the ended jobs
- * for their retention), and those this process's connections use or watch.
- */
-export function liveTubes(ctx: BeanstalkdContext, topics: readonly TopicStats[]): Set<string> {
-  const withJobs = topics.filter(({ counts: c }) => c.ready + c.reserved + c.delayed + c.dead > 0);
-  const local = [...ctx.connections].flatMap((c) => [c.used, ...c.watched]);
-  return new Set(['default', ...withJobs.map((t) => t.topic), ...local]);
-}
-
 export async function statsTube(conn: Connection, tube: string): Promise<Reply> {
   const { ctx } = conn;
   const topics = await ctx.service.topics.stats();
-  if (!liveTubes(ctx, topics).has(tube)) return NOT_FOUND;
+  if (!ctx.liveTubes(topics).has(tube)) return NOT_FOUND;
   const topic = topics.find((s) => s.topic === tube);
   const connections = [...ctx.connections];
   const using = connections.filter((c) => c.used === tube).length;
   const watching = connections.filter((c) => c.watched.includes(tube)).length;
   const counts = topic?.counts;
   const local = ctx.tubes.get(tube);
+  const urgent = topic ? await urgentOf(conn, topic) : 0;
   const now = ctx.service.clock.now();
   return okYaml(
     yamlMap({
       name: tube,
-      'current-jobs-urgent': 0,
+      'current-jobs-urgent': urgent,
       'current-jobs-ready': counts?.ready ?? 0,
       'current-jobs-reserved': counts?.reserved ?? 0,
       'current-jobs-delayed': counts?.delayed ?? 0,
@@ -116,12 +112,13 @@ export async function stats(conn: Connection): Promise<Reply> {
   const topics = await ctx.service.topics.stats();
   const sum = (state: 'ready' | 'reserved' | 'delayed' | 'dead'): number =>
     topics.reduce((a, t) => a + t.counts[state], 0);
+  const urgent = (await Promise.all(topics.map((t) => urgentOf(conn, t)))).reduce((a, b) => a + b, 0);
   const cmd = (name: string): number => ctx.commands.get(name) ?? 0;
   const connections = [...ctx.connections];
   const cpu = process.resourceUsage();
   return okYaml(
     yamlMap({
-      'current-jobs-urgent': 0,
+      'current-jobs-urgent': urgent,
       'current-jobs-ready': sum('ready'),
       'current-jobs-reserved': sum('reserved'),
       'current-jobs-delayed': sum('delayed'),
@@ -155,7 +152,7 @@ export async function stats(conn: Connection): Promise<Reply> {
       'job-timeouts': ctx.jobTimeouts,
       'total-jobs': ctx.totalJobs,
       'max-job-size': ctx.maxJobSize,
-      'current-tubes': liveTubes(ctx, topics).size,
+      'current-tubes': ctx.liveTubes(topics).size,
       'current-connections': connections.length,
       'current-producers': connections.filter((c) => c.isProducer).length,
       'current-workers': connections.filter((c) => c.isWorker).length,

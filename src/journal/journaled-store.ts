@@ -215,8 +215,16 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.settle(id, this.inner.bury(id, token, now, error, priority), 'bury', now, error, true);
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
-    return this.settle(id, this.inner.release(id, token, now, runAt, priority), 'release', now, null, false);
+  release(
+    id: string,
+    token: string,
+    now: EpochMs,
+    runAt?: EpochMs,
+    priority?: number,
+    reason?: string,
+  ): Promise<Outcome<Job>> {
+    const released = this.inner.release(id, token, now, runAt, priority, reason);
+    return this.settle(id, released, 'release', now, null, false);
   }
 
   /** The consumers' transitions (journaled-consumers.ts). */
@@ -242,6 +250,11 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** The inner store's: it holds every live job within the horizon, and dead jobs for innerRetentionMs. */
   peekNext(topic: string, state: PeekState): Promise<Job | null> {
     return this.inner.peekNext(topic, state);
+  }
+
+  /** The inner store's: ready jobs are always there. */
+  countReady(topic: string, belowPriority: number): Promise<number> {
+    return this.inner.countReady(topic, belowPriority);
   }
 
   // ——— the scheduler ———

@@ -28,7 +28,7 @@ import {
 } from '../store/store.js';
 import { JobApi } from './job-api.js';
 import { JournalApi } from './journal-api.js';
-import { SettleApi } from './settle-api.js';
+import { SettleApi, type ReleaseOptions } from './settle-api.js';
 import { ServiceState } from './service-state.js';
 import { TopicApi } from './topic-api.js';
 import {
@@ -357,11 +357,7 @@ export class DelayqService {
    * Gives a reservation back: ready at once in its old place, or after `delayMs` (as push's); the attempt does
    * not count. With `priority`, the job takes that priority.
    */
-  release(
-    id: string,
-    token: string,
-    options: { delayMs?: number | string | undefined; priority?: number | undefined } = {},
-  ): Promise<Job> {
+  release(id: string, token: string, options: ReleaseOptions = {}): Promise<Job> {
     return this.settling.release(id, token, options);
   }
 

@@ -26,6 +26,16 @@ export interface SettleHost {
   afterWrite(jobs: readonly Job[]): void;
 }
 
+/** How a reservation is given back (DelayqService.release). */
+export interface ReleaseOptions {
+  /** Ready after this long (as push's delayMs); absent: ready at once in its old place. */
+  delayMs?: number | string | undefined;
+  /** The job's priority from now on. */
+  priority?: number | undefined;
+  /** The history entry's reason, for a caller that gives jobs back for a reason of its own (a client gone). */
+  reason?: string | undefined;
+}
+
 export class SettleApi {
   private readonly host: SettleHost;
 
@@ -108,17 +118,13 @@ export class SettleApi {
     });
   }
 
-  release(
-    id: string,
-    token: string,
-    options: { delayMs?: number | string | undefined; priority?: number | undefined } = {},
-  ): Promise<Job> {
+  release(id: string, token: string, options: ReleaseOptions = {}): Promise<Job> {
     const { store, clock } = this.host;
     return this.host.run(async () => {
       const now = clock.now();
       const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
       const priority = options.priority === undefined ? undefined : validatePriority(options.priority);
-      const job = unwrap(await store.release(id, token, now, runAt, priority), id, 'release');
+      const job = unwrap(await store.release(id, token, now, runAt, priority, options.reason), id, 'release');
       this.host.afterWrite([job]);
       return job;
     });

@@ -1,6 +1,7 @@
 /**
  * The topic-level calls of the service (`service.topics`): counts per state with each topic's pause, pausing
- * and resuming a topic, the first job of a topic in a state, and the due-time histogram of delayed jobs.
+ * and resuming a topic, the first job of a topic in a state, its ready jobs below a priority, and the due-time
+ * histogram of delayed jobs.
  */
 import type { EpochMs } from '../core/clock.js';
 import { validateTopic } from '../core/job-input.js';
@@ -45,6 +46,11 @@ export class TopicApi {
   /** The first job of a topic in a state, in that state's order (Store.peekNext). */
   peekNext(topic: string, state: PeekState): Promise<Job | null> {
     return this.host.run(() => this.host.store.peekNext(validateTopic(topic, 'topic'), state));
+  }
+
+  /** How many of a topic's ready jobs have a priority below `belowPriority` (Store.countReady). */
+  countReady(topic: string, belowPriority: number): Promise<number> {
+    return this.host.run(() => this.host.store.countReady(validateTopic(topic, 'topic'), belowPriority));
   }
 
   /** Delayed jobs per due-time bucket (GET /v1/stats/due); the query as normalized, with its counts. */

@@ -79,9 +79,17 @@ export interface Store {
   /**
    * reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone).
    * With `runAt`: ready at runAt, or delayed until it when runAt > now. Without: ready at its own runAt.
-   * With `priority`: the job takes that priority (its place in the ready order follows).
+   * With `priority`: the job takes that priority (its place in the ready order follows). With `reason`: the
+   * history entry's reason instead of the store's own (which says how the job came back).
    */
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>>;
+  release(
+    id: string,
+    token: string,
+    now: EpochMs,
+    runAt?: EpochMs,
+    priority?: number,
+    reason?: string,
+  ): Promise<Outcome<Job>>;
   /**
    * ready | delayed | dead → reserved, one job by id (the beanstalkd protocol's reserve-job), whatever its
    * topic's pause: a delayed job is promoted and a dead one redriven (attempts reset) at the same instant,
@@ -114,6 +122,8 @@ export interface Store {
   list(query: JobQuery): Promise<JobPage>;
   /** The first job of `topic` in `state`, in that state's order (PEEK_ORDER, peek-order.ts), or null. */
   peekNext(topic: string, state: PeekState): Promise<Job | null>;
+  /** How many of `topic`'s ready jobs have a priority below `belowPriority` (beanstalkd's urgent jobs). */
+  countReady(topic: string, belowPriority: number): Promise<number>;
   stats(): Promise<TopicStats[]>;
   /** Delayed jobs per due-time bucket over [from, to) (store/due-histogram.ts). */
   dueHistogram(query: DueHistogramQuery): Promise<DueCounts>;

@@ -270,4 +270,143 @@ describe.each(['sqlite', 'redis', 'beanstalkd'] as const)('the beanstalkd wire p
       w.close();
     }
   });
+  it('pause-tube pauses only a tube that exists, as stats-tube sees it', async () => {
+    const w = await RawSession.open(target.port);
+    const lone = `lone-${Math.random().toString(36).slice(2, 8)}`;
+    try {
+      expect(await w.ask(`pause-tube ${lone} 5`)).toBe('NOT_FOUND');
+      expect(await w.ask(`watch ${lone}`)).toBe('WATCHING 2');
+      expect(await w.ask(`pause-tube ${lone} 5`)).toBe('PAUSED');
+      expect(await w.ask(`pause-tube ${lone} 0`)).toBe('PAUSED');
+      w.send(`stats-tube ${lone}\r\n`);
+      const yaml = (await w.withBody()).body.toString();
+      // The refused pause is not the tube's: it did not exist then.
+      expect(yaml).toContain('\ncmd-pause-tube: 2\n');
+      expect(yaml).toContain('\npause: 0\n');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('current-jobs-urgent counts the ready jobs with a pri below 1024, in stats-tube and stats', async () => {
+    const w = await RawSession.open(target.port);
+    const u = `urgent-${Math.random().toString(36).slice(2, 8)}`;
+    const field = async (command: string, name: string): Promise<number> => {
+      w.send(`${command}\r\n`);
+      const yaml = (await w.withBody()).body.toString();
+      return Number(new RegExp(`\\n${name}: (\\d+)`).exec(yaml)?.[1]);
+    };
+    const urgent = async (): Promise<[number, number]> => [
+      await field(`stats-tube ${u}`, 'current-jobs-urgent'),
+      await field('stats', 'current-jobs-urgent'),
+    ];
+    try {
+      expect(await w.ask(`use ${u}`)).toBe(`USING ${u}`);
+      expect(await w.ask(`watch ${u}`)).toBe('WATCHING 2');
+      expect(await w.ask('ignore default')).toBe('WATCHING 1');
+      const [, before] = await urgent();
+      const ids: string[] = [];
+      for (const put of [
+        'put 0 0 30 1\r\na',
+        'put 1023 0 30 1\r\nb',
+        'put 1024 0 30 1\r\nc',
+        'put 5000 0 30 1\r\nd',
+        'put 3 100 30 1\r\ne',
+      ])
+        ids.push((await w.ask(put)).split(' ')[1]!);
+      expect(await urgent()).toEqual([2, before + 2]);
+      expect(await w.ask('reserve-with-timeout 0')).toBe(`RESERVED ${ids[0]} 1`);
+      expect(await w.line()).toBe('a');
+      expect(await urgent()).toEqual([1, before + 1]);
+      expect(await w.ask(`release ${ids[0]} 2000 0`)).toBe('RELEASED');
+      expect(await urgent()).toEqual([1, before + 1]);
+      expect(await w.ask('reserve-with-timeout 0')).toBe(`RESERVED ${ids[1]} 1`);
+      expect(await w.line()).toBe('b');
+      expect(await w.ask(`bury ${ids[1]} 7`)).toBe('BURIED');
+      expect(await urgent()).toEqual([0, before]);
+      expect(await w.ask('kick 1')).toBe('KICKED 1');
+      expect(await urgent()).toEqual([1, before + 1]);
+      for (const id of ids) expect(await w.ask(`delete ${id}`)).toBe('DELETED');
+      expect(await urgent()).toEqual([0, before]);
+    } finally {
+      w.close();
+    }
+  });
+  it('a client that goes away holding a job gives it back at once, not counted as a release', async () => {
+    const w = await RawSession.open(target.port);
+    const holder = await RawSession.open(target.port);
+    const field = async (command: string, name: string): Promise<string | undefined> => {
+      w.send(`${command}\r\n`);
+      return new RegExp(`\\n${name}: (\\S+)`).exec((await w.withBody()).body.toString())?.[1];
+    };
+    const tube = `held-${Math.random().toString(36).slice(2, 8)}`;
+    try {
+      expect(await w.ask(`use ${tube}`)).toBe(`USING ${tube}`);
+      const id = (await w.ask('put 0 0 30 1\r\nh')).split(' ')[1]!;
+      expect(await holder.ask(`watch ${tube}`)).toBe('WATCHING 2');
+      expect(await holder.ask(`reserve-job ${id}`)).toBe(`RESERVED ${id} 1`);
+      expect(await holder.line()).toBe('h');
+      holder.close();
+      await waitFor(async () => (await field(`stats-job ${id}`, 'state')) === 'ready', 'the job ready again');
+      expect([await field(`stats-job ${id}`, 'reserves'), await field(`stats-job ${id}`, 'releases')]).toEqual([
+        '1',
+        '0',
+      ]);
+      // A release over the protocol is one.
+      expect(await w.ask(`reserve-job ${id}`)).toBe(`RESERVED ${id} 1`);
+      expect(await w.line()).toBe('h');
+      expect(await w.ask(`release ${id} 0 0`)).toBe('RELEASED');
+      expect([await field(`stats-job ${id}`, 'reserves'), await field(`stats-job ${id}`, 'releases')]).toEqual([
+        '2',
+        '1',
+      ]);
+      expect(await w.ask(`delete ${id}`)).toBe('DELETED');
+    } finally {
+      holder.close();
+      w.close();
+    }
+  });
+  it('a tube made again after it ceased to exist starts its counters from 0', async () => {
+    const w = await RawSession.open(target.port);
+    const other = await RawSession.open(target.port);
+    const again = `again-${Math.random().toString(36).slice(2, 8)}`;
+    const counters = async (): Promise<string[]> => {
+      w.send(`stats-tube ${again}\r\n`);
+      const yaml = (await w.withBody()).body.toString();
+      return ['cmd-delete', 'cmd-pause-tube'].map((f) => new RegExp(`\\n${f}: (\\d+)`).exec(yaml)![1]!);
+    };
+    try {
+      // Left by use: deleted by a connection that neither uses nor watches it.
+      expect(await w.ask(`use ${again}`)).toBe(`USING ${again}`);
+      const id = (await w.ask('put 0 0 10 1\r\nx')).split(' ')[1];
+      expect(await w.ask(`pause-tube ${again} 0`)).toBe('PAUSED');
+      expect(await w.ask('use default')).toBe('USING default');
+      expect(await other.ask(`delete ${id}`)).toBe('DELETED');
+      expect(await w.ask(`stats-tube ${again}`)).toBe('NOT_FOUND');
+      expect(await w.ask(`use ${again}`)).toBe(`USING ${again}`);
+      expect(await counters()).toEqual(['0', '0']);
+      // Left by ignore, its jobs gone first; then by a connection that closes.
+      expect(await w.ask(`pause-tube ${again} 0`)).toBe('PAUSED');
+      expect(await other.ask(`watch ${again}`)).toBe('WATCHING 2');
+      expect(await w.ask('use default')).toBe('USING default');
+      expect(await counters()).toEqual(['0', '1']);
+      expect(await other.ask(`ignore ${again}`)).toBe('WATCHING 1');
+      expect(await w.ask(`stats-tube ${again}`)).toBe('NOT_FOUND');
+      expect(await other.ask(`watch ${again}`)).toBe('WATCHING 2');
+      expect(await counters()).toEqual(['0', '0']);
+      expect(await w.ask(`pause-tube ${again} 0`)).toBe('PAUSED');
+      other.close();
+      const gone = async (): Promise<boolean> => {
+        const line = await w.ask(`stats-tube ${again}`);
+        if (line !== 'NOT_FOUND') await w.take(Number(line.split(' ')[1]) + 2); // the yaml: still there
+        return line === 'NOT_FOUND';
+      };
+      await waitFor(gone, 'the tube gone with its watcher');
+      expect(await w.ask(`use ${again}`)).toBe(`USING ${again}`);
+      expect(await counters()).toEqual(['0', '0']);
+    } finally {
+      other.close();
+      w.close();
+    }
+  });
 });

@@ -113,6 +113,26 @@ export function protocolContract(test: (title: string, fn: () => Promise<void>) 
     expect(await store.peekNext(topic, 'dead')).toMatchObject({ id: many[7]!.id, state: 'dead' });
   });
 
+  test('countReady counts a topic’s ready jobs below a priority, and only those', async () => {
+    const { store, topic, other, job } = context();
+    expect(await store.countReady(topic, 10)).toBe(0);
+    const ready = [-5, 0, 9, 10, 11].map((priority) => job({ priority }));
+    const due = job({ priority: 1, delayMs: 1000 });
+    await store.pushMany([...ready, due, job({ topic: other, priority: -100 })], T0);
+    expect(await store.countReady(topic, 10)).toBe(3);
+    expect(await store.countReady(topic, 11)).toBe(4);
+    expect(await store.countReady(topic, -32768)).toBe(0);
+    expect(await store.countReady(other, 10)).toBe(1);
+    // Reserved and dead jobs are not ready; a promoted one is.
+    const r = await store.reserveJob(ready[0]!.id, T0 + 1);
+    expect(r.ok).toBe(true);
+    expect(await store.countReady(topic, 10)).toBe(2);
+    if (r.ok) await store.bury(r.value.job.id, r.value.token, T0 + 2, null);
+    expect(await store.countReady(topic, 10)).toBe(2);
+    await store.promoteDue(T0 + 2000, 100);
+    expect(await store.countReady(topic, 10)).toBe(3);
+  });
+
   test('purge drops the purged jobs’ numbers; a live job keeps its number', async () => {
     const { store, topic, job } = context();
     const done = job();

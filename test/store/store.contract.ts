@@ -436,6 +436,20 @@ export function storeContract(
       expect(again!.job.attempts).toBe(1);
     });
 
+    test('release records its reason in the history: the store’s own, or the one given', async () => {
+      const [a, b, c] = [job(), job(), job()];
+      await store.pushMany([a, b, c], T0);
+      const tokens = new Map((await store.reserve([topic], 3, T0)).reservations.map((r) => [r.job.id, r.token]));
+      await store.release(a.id, tokens.get(a.id)!, T0 + 1);
+      await store.release(b.id, tokens.get(b.id)!, T0 + 1, undefined, undefined, 'client gone');
+      await store.release(c.id, tokens.get(c.id)!, T0 + 1, T0 + 500, 3, 'later, please');
+      const reasonOf = async (id: string) => (await store.history(id)).find((h) => h.event === 'release')?.reason;
+      expect(await reasonOf(a.id)).toBe('consumer gone before delivery');
+      expect(await reasonOf(b.id)).toBe('client gone');
+      expect(await reasonOf(c.id)).toBe('later, please');
+      expect(await store.get(c.id)).toMatchObject({ state: 'delayed', runAt: T0 + 500, priority: 3, attempts: 0 });
+    });
+
     test('finish, touch, retry, bury and release of a delayed job, even one due far beyond any horizon, are refused as wrong_state', async () => {
       const near = job({ delayMs: 5000 });
       const far = job({ delayMs: 40 * 86_400_000 });

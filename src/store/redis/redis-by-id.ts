@@ -40,6 +40,14 @@ export async function peekNext(store: PartitionAccess, topic: string, state: Pee
   return jobs.length ? jobs.reduce((best, j) => (PEEK_ORDER[state](j, best) < 0 ? j : best)) : null;
 }
 
+/** A ready set's score is the job's priority: one ZCOUNT per partition. */
+export async function countReady(store: PartitionAccess, topic: string, belowPriority: number): Promise<number> {
+  const counts = await store.guard((c) =>
+    Promise.all(store.parts.map((part) => c.zcount(part.ready(topic), '-inf', `(${belowPriority}`))),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
 /** purge.lua partition by partition (what is left of `limit` each), then the purged jobs' numbers. */
 export async function purgeWithNumbers(
   store: PartitionAccess,

@@ -45,7 +45,7 @@ import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from
 import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
 import { redrive } from './redis-redrive.js';
-import { peekNext, purgeWithNumbers, reserveJob } from './redis-by-id.js';
+import { countReady, peekNext, purgeWithNumbers, reserveJob } from './redis-by-id.js';
 import { defineScripts, runScript, type ScriptName } from './scripts.js';
 import { registerNode } from './node-registration.js';
 import { WakeBus } from './wake-bus.js';
@@ -338,8 +338,16 @@ export class RedisStore implements Store {
     return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error), priority ?? '']);
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
-    return this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '', priority ?? '']);
+  release(
+    id: string,
+    token: string,
+    now: EpochMs,
+    runAt?: EpochMs,
+    priority?: number,
+    reason?: string,
+  ): Promise<Outcome<Job>> {
+    const args = [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '', priority ?? '', reason ?? ''];
+    return this.fenced('release', id, args);
   }
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
@@ -365,6 +373,7 @@ export class RedisStore implements Store {
   history: Store['history'] = (id) => readHistory(this.access, id);
   list: Store['list'] = (query) => listJobs(this.access, query);
   peekNext: Store['peekNext'] = (topic, state) => peekNext(this.access, topic, state);
+  countReady: Store['countReady'] = (topic, belowPriority) => countReady(this.access, topic, belowPriority);
   stats: Store['stats'] = () => topicStats(this.access);
 
   // ---- the job API (issue 23): bodies in redis-job-api.ts and store/bulk-by-selector.ts

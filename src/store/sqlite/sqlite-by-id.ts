@@ -62,6 +62,13 @@ export function sqliteReserveJob(
   });
 }
 
+const COUNT_READY_SQL = `SELECT COUNT(*) AS n FROM jobs WHERE state = 'ready' AND topic = ? AND priority < ?`;
+
+/** The ready jobs of a topic below a priority: a range of the ready-order index (topic, priority, …). */
+export async function sqliteCountReady(access: SqliteAccess, topic: string, belowPriority: number): Promise<number> {
+  return (prepared(access.conn(), COUNT_READY_SQL).get(topic, belowPriority) as { n: number }).n;
+}
+
 export async function sqlitePeekNext(access: SqliteAccess, topic: string, state: PeekState): Promise<Job | null> {
   const row = prepared(access.conn(), PEEK_SQL[state]).get(topic) as JobRow | undefined;
   return row ? rowToJob(row) : null;

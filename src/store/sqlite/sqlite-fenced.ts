@@ -103,15 +103,16 @@ export function releaseRow(
   now: EpochMs,
   runAt: EpochMs | undefined,
   priority: number | undefined,
+  reason?: string,
 ): JobRow {
   const { id } = row;
   const attempt = Math.max(row.attempts - 1, 0);
   if (runAt === undefined) {
-    ctx.record(id, now, 'release', 'ready', attempt, 'consumer gone before delivery');
+    ctx.record(id, now, 'release', 'ready', attempt, reason ?? 'consumer gone before delivery');
     return ctx.stmt.toReleased.get({ id, priority: priority ?? null }) as JobRow;
   }
   const updated = toWaiting(ctx.stmt, row, runAt, now, null);
-  const reason = runAt > now ? `released until ${runAt}` : 'released';
-  ctx.record(id, now, 'release', updated.state as JobState, attempt, reason);
+  const own = runAt > now ? `released until ${runAt}` : 'released';
+  ctx.record(id, now, 'release', updated.state as JobState, attempt, reason ?? own);
   return ctx.stmt.giveAttemptBack.get({ id, priority: priority ?? null }) as JobRow;
 }

@@ -41,7 +41,7 @@ import { rowToJob, tokenOf, valuesToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
 import { SqliteJobApi } from './sqlite-job-api.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
-import { sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
+import { sqliteCountReady, sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
 import type { PeekState } from '../peek-order.js';
 import { migrate } from './migrate.js';
 import type { SqliteStoreOptions } from './sqlite-store-options.js';
@@ -299,8 +299,15 @@ export class SqliteStore implements Store {
     return this.fencedTransition(id, token, (row) => buryRow(this.fencedContext, row, now, error, priority));
   }
 
-  release(id: string, token: string, now: EpochMs, runAt?: EpochMs, priority?: number): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => releaseRow(this.fencedContext, row, now, runAt, priority));
+  release(
+    id: string,
+    token: string,
+    now: EpochMs,
+    runAt?: EpochMs,
+    priority?: number,
+    reason?: string,
+  ): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => releaseRow(this.fencedContext, row, now, runAt, priority, reason));
   }
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
@@ -309,6 +316,10 @@ export class SqliteStore implements Store {
 
   peekNext(topic: string, state: PeekState): Promise<Job | null> {
     return sqlitePeekNext(this.access, topic, state);
+  }
+
+  countReady(topic: string, belowPriority: number): Promise<number> {
+    return sqliteCountReady(this.access, topic, belowPriority);
   }
 
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {

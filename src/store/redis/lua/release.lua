@@ -2,6 +2,7 @@
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] token  ARGV[4] now (ms)  ARGV[5] node index
   ARGV[6] runAt (ms, '' = ready at once at the job's own runAt)  ARGV[7] priority ('' = unchanged)
+  ARGV[8] the history entry's reason ('' = this script's own: how the job came back)
   Returns: {OUTCOME_OK, record as stored} | loadReserved's refusal.
 ]]
 local jobs, dueidx, reserved, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
@@ -32,6 +33,7 @@ else
   redis.call('ZADD', tp .. 'ready:' .. h.topic, h.priority, readyMember(h, id))
   if h.ttl then redis.call('ZADD', expiry, h.runAt + h.ttl, id) end
 end
+if ARGV[8] ~= nil and ARGV[8] ~= '' then reason = ARGV[8] end
 redis.call('HINCRBY', counts, countOf(h.topic, STATE_RESERVED), -1)
 redis.call('HINCRBY', counts, countOf(h.topic, state), 1)
 local rec = rewrite(packed, h, now, EVENT_RELEASE, reason, node)
