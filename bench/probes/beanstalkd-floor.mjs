@@ -5,6 +5,7 @@
 // commands the probe sends, well formed.
 // Usage: node bench/probes/beanstalkd-floor.mjs PORT
 import { createServer } from 'node:net';
+import { pathToFileURL } from 'node:url';
 
 const port = Number(process.argv[2]);
 const BODY = JSON.stringify({ d: 0, pad: 'x'.repeat(80) });
@@ -19,6 +20,14 @@ function answer(line) {
       return `RESERVED ${++lastNumber} ${Buffer.byteLength(BODY)}\r\n${BODY}\r\n`;
     case 'delete':
       return 'DELETED\r\n';
+    default:
+      return jobFreeReply(name, line);
+  }
+}
+
+/** The reply to a probe command that touches no job (beanstalkd-redis-floor.mjs too); null for quit. */
+export function jobFreeReply(name, line) {
+  switch (name) {
     case 'use':
       return `USING ${line.slice(4)}\r\n`;
     case 'watch':
@@ -32,36 +41,39 @@ function answer(line) {
   }
 }
 
-createServer((socket) => {
-  socket.setNoDelay(true);
-  let buffered = '';
-  socket.on('error', () => undefined);
-  socket.on('data', (chunk) => {
-    buffered += chunk.toString('latin1');
-    let out = '';
-    for (;;) {
-      const end = buffered.indexOf('\r\n');
-      if (end < 0) break;
-      const line = buffered.slice(0, end);
-      if (line.startsWith('put ')) {
-        const bytes = Number(line.split(' ')[4]);
-        if (buffered.length < end + 2 + bytes + 2) break;
-        buffered = buffered.slice(end + 2 + bytes + 2);
-        out += `INSERTED ${++lastNumber}\r\n`;
-        continue;
+// Run as a script (not imported for jobFreeReply): serve.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  createServer((socket) => {
+    socket.setNoDelay(true);
+    let buffered = '';
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      let out = '';
+      for (;;) {
+        const end = buffered.indexOf('\r\n');
+        if (end < 0) break;
+        const line = buffered.slice(0, end);
+        if (line.startsWith('put ')) {
+          const bytes = Number(line.split(' ')[4]);
+          if (buffered.length < end + 2 + bytes + 2) break;
+          buffered = buffered.slice(end + 2 + bytes + 2);
+          out += `INSERTED ${++lastNumber}\r\n`;
+          continue;
+        }
+        buffered = buffered.slice(end + 2);
+        const reply = answer(line);
+        if (reply === null) {
+          if (out) socket.write(out);
+          socket.end();
+          return;
+        }
+        out += reply;
       }
-      buffered = buffered.slice(end + 2);
-      const reply = answer(line);
-      if (reply === null) {
-        if (out) socket.write(out);
-        socket.end();
-        return;
-      }
-      out += reply;
-    }
-    if (out) socket.write(out);
-  });
-}).listen(port, '127.0.0.1');
+      if (out) socket.write(out);
+    });
+  }).listen(port, '127.0.0.1');
 
-// Never outlive the probe that started us.
-process.on('SIGTERM', () => process.exit(0));
+  // Never outlive the probe that started us.
+  process.on('SIGTERM', () => process.exit(0));
+}

@@ -8,6 +8,7 @@
 // Usage: node bench/probes/beanstalkd-redis-floor.mjs PORT REDIS_PORT
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { jobFreeReply } from './beanstalkd-floor.mjs';
 
 const [port, redisPort] = process.argv.slice(2).map(Number);
 const redis = new Redis({ host: '127.0.0.1', port: redisPort });
@@ -93,16 +94,8 @@ function answer(line) {
       );
     case 'delete':
       return del(line.slice(7)).then((n) => (n === 1 ? 'DELETED\r\n' : 'NOT_FOUND\r\n'));
-    case 'use':
-      return `USING ${line.slice(4)}\r\n`;
-    case 'watch':
-      return 'WATCHING 2\r\n';
-    case 'ignore':
-      return 'WATCHING 1\r\n';
-    case 'quit':
-      return null;
     default:
-      return 'UNKNOWN_COMMAND\r\n';
+      return jobFreeReply(name, line);
   }
 }
 

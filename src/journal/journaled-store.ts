@@ -215,17 +215,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return this.settle(id, this.inner.bury(id, token, now, error, priority), 'bury', now, error, true);
   }
 
-  release(
-    id: string,
-    token: string,
-    now: EpochMs,
-    runAt?: EpochMs,
-    priority?: number,
-    reason?: string,
-  ): Promise<Outcome<Job>> {
-    const released = this.inner.release(id, token, now, runAt, priority, reason);
-    return this.settle(id, released, 'release', now, null, false);
-  }
+  release: Store['release'] = (id, token, now, runAt, priority, reason) =>
+    this.settle(id, this.inner.release(id, token, now, runAt, priority, reason), 'release', now, null, false);
 
   /** The consumers' transitions (journaled-consumers.ts). */
   private settle(

@@ -338,17 +338,8 @@ export class RedisStore implements Store {
     return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error), priority ?? '']);
   }
 
-  release(
-    id: string,
-    token: string,
-    now: EpochMs,
-    runAt?: EpochMs,
-    priority?: number,
-    reason?: string,
-  ): Promise<Outcome<Job>> {
-    const args = [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '', priority ?? '', reason ?? ''];
-    return this.fenced('release', id, args);
-  }
+  release: Store['release'] = (id, token, now, runAt, priority, reason) =>
+    this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '', priority ?? '', reason ?? '']);
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
     return reserveJob(this.access, (i, reply) => this.outcome(i, reply), id, now, options);

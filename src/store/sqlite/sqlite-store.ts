@@ -299,16 +299,8 @@ export class SqliteStore implements Store {
     return this.fencedTransition(id, token, (row) => buryRow(this.fencedContext, row, now, error, priority));
   }
 
-  release(
-    id: string,
-    token: string,
-    now: EpochMs,
-    runAt?: EpochMs,
-    priority?: number,
-    reason?: string,
-  ): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => releaseRow(this.fencedContext, row, now, runAt, priority, reason));
-  }
+  release: Store['release'] = (id, token, now, runAt, priority, reason) =>
+    this.fencedTransition(id, token, (row) => releaseRow(this.fencedContext, row, now, runAt, priority, reason));
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
     return sqliteReserveJob({ ...this.access, record: (...a) => this.record(...a) }, id, now, options);
