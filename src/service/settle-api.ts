@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { isDelayqError, settled, type DelayqError } from '../core/errors.js';
 import { delayIn, validateJobId, validatePriority } from '../core/job-input.js';
 import type { Job } from '../core/job.js';
+import { LIMITS } from '../core/limits.js';
 import { decideFailure, type FailureDecision } from '../core/retry-policy.js';
 import { notFoundError, unwrap } from '../store/outcome-errors.js';
 import type { FinishItem, Store } from '../store/store.js';
@@ -32,7 +33,10 @@ export interface ReleaseOptions {
   delayMs?: number | string | undefined;
   /** The job's priority from now on. */
   priority?: number | undefined;
-  /** The history entry's reason, for a caller that gives jobs back for a reason of its own (a client gone). */
+  /**
+   * The history entry's reason, for a caller that gives jobs back for a reason of its own (a client gone); cut
+   * at LIMITS.errorMaxLength characters, as a fail's error is.
+   */
   reason?: string | undefined;
 }
 
@@ -124,7 +128,8 @@ export class SettleApi {
       const now = clock.now();
       const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
       const priority = options.priority === undefined ? undefined : validatePriority(options.priority);
-      const job = unwrap(await store.release(id, token, now, runAt, priority, options.reason), id, 'release');
+      const reason = options.reason?.slice(0, LIMITS.errorMaxLength);
+      const job = unwrap(await store.release(id, token, now, runAt, priority, reason), id, 'release');
       this.host.afterWrite([job]);
       return job;
     });

@@ -29,6 +29,14 @@ describe('DelayqService (SQLite, real clock)', () => {
     expect(await service.topics.stats()).toEqual([]);
   });
 
+  it('a release keeps a reason given in the history, cut as a fail error is', async () => {
+    const { job } = await service.push({ topic: 'give-back' });
+    const [r] = await service.reserve({ topics: ['give-back'] });
+    await service.release(job.id, r!.token, { reason: 'x'.repeat(5000) });
+    const entry = (await service.history(job.id)).find((h) => h.event === 'release');
+    expect(entry?.reason).toBe('x'.repeat(2000));
+  });
+
   it('a long-poll reserve returns as soon as a job is pushed', async () => {
     const started = Date.now();
     const waiting = service.reserve({ topics: ['lp'], waitMs: 10_000 });
