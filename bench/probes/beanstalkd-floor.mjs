@@ -41,7 +41,21 @@ export function jobFreeReply(name, line) {
   }
 }
 
-// Run as a script (not imported for jobFreeReply): serve.
+/**
+ * The first whole command in `buffered` (beanstalkd-redis-floor.mjs too): its line, a put's body (else null) and
+ * what follows it; null until the whole command has come.
+ */
+export function takeFrame(buffered) {
+  const end = buffered.indexOf('\r\n');
+  if (end < 0) return null;
+  const line = buffered.slice(0, end);
+  if (!line.startsWith('put ')) return { line, body: null, rest: buffered.slice(end + 2) };
+  const bytes = Number(line.split(' ')[4]);
+  if (buffered.length < end + 2 + bytes + 2) return null;
+  return { line, body: buffered.slice(end + 2, end + 2 + bytes), rest: buffered.slice(end + 2 + bytes + 2) };
+}
+
+// Run as a script (not imported for its helpers): serve.
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   createServer((socket) => {
     socket.setNoDelay(true);
@@ -50,19 +64,13 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     socket.on('data', (chunk) => {
       buffered += chunk.toString('latin1');
       let out = '';
-      for (;;) {
-        const end = buffered.indexOf('\r\n');
-        if (end < 0) break;
-        const line = buffered.slice(0, end);
-        if (line.startsWith('put ')) {
-          const bytes = Number(line.split(' ')[4]);
-          if (buffered.length < end + 2 + bytes + 2) break;
-          buffered = buffered.slice(end + 2 + bytes + 2);
+      for (let frame; (frame = takeFrame(buffered));) {
+        buffered = frame.rest;
+        if (frame.body !== null) {
           out += `INSERTED ${++lastNumber}\r\n`;
           continue;
         }
-        buffered = buffered.slice(end + 2);
-        const reply = answer(line);
+        const reply = answer(frame.line);
         if (reply === null) {
           if (out) socket.write(out);
           socket.end();

@@ -8,7 +8,7 @@
 // Usage: node bench/probes/beanstalkd-redis-floor.mjs PORT REDIS_PORT
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { jobFreeReply } from './beanstalkd-floor.mjs';
+import { jobFreeReply, takeFrame } from './beanstalkd-floor.mjs';
 
 const [port, redisPort] = process.argv.slice(2).map(Number);
 const redis = new Redis({ host: '127.0.0.1', port: redisPort });
@@ -115,20 +115,10 @@ createServer((socket) => {
   socket.on('error', () => undefined);
   socket.on('data', (chunk) => {
     buffered += chunk.toString('latin1');
-    for (;;) {
-      const end = buffered.indexOf('\r\n');
-      if (end < 0) break;
-      const line = buffered.slice(0, end);
-      if (line.startsWith('put ')) {
-        const bytes = Number(line.split(' ')[4]);
-        if (buffered.length < end + 2 + bytes + 2) break;
-        const body = buffered.slice(end + 2, end + 2 + bytes);
-        buffered = buffered.slice(end + 2 + bytes + 2);
-        send(put(body).then((id) => `INSERTED ${id}\r\n`));
-        continue;
-      }
-      buffered = buffered.slice(end + 2);
-      send(answer(line));
+    for (let frame; (frame = takeFrame(buffered));) {
+      buffered = frame.rest;
+      if (frame.body !== null) send(put(frame.body).then((id) => `INSERTED ${id}\r\n`));
+      else send(answer(frame.line));
     }
   });
 }).listen(port, '127.0.0.1');
