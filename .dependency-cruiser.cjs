@@ -14,6 +14,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^dist/|^src/console/)' },
+    exclude: { path: '^dist/' },
   },
 };

@@ -70,6 +70,10 @@ need_pkg activemq activemq
 command -v java >/dev/null 2>&1 || fail "java is missing (the activemq package should have pulled in a JRE)"
 # libfaketime: the chaos suite steps the service host's wall clock (test/chaos/clock-step.test.ts)
 need_pkg faketime faketime
+# Prometheus: promtool unit-tests the alert rules (test/house/alerts.test.ts); the server itself scrapes two
+# instances in test/server/instances-metrics.test.ts (started there on a free loopback port, not here).
+need_pkg promtool prometheus
+need_pkg prometheus prometheus
 # chromium: the web console's browser tests (test/console/console.test.ts, playwright-core drives /usr/bin/chromium)
 need_pkg chromium chromium
 # Client tests: PHP with curl (test/clients/php-client.test.ts), Debian's gRPC for Python in /usr/bin/python3

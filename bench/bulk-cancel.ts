@@ -1,10 +1,11 @@
-// Bulk cancel by selector (issue 23): `jobs` delayed jobs of one bizKey and tag, cancelled through
+// Bulk cancel by selector: `jobs` delayed jobs of one bizKey and tag, cancelled through
 // POST /v1/jobs/bulk's service call slice after slice (1000 per call) until the cursor is exhausted, while
 // a steady 1k/s stream of another topic's due jobs runs through the same service. Reported: the cancel's
 // jobs/s, and the stream's lateness p99 before the cancel and during it (same run), so a spike shows as
 // the second beside the first. Scenario "bulk-cancel" of bench/run.ts, on each delayq store.
+import { rotate } from './host-load.js';
 import { fmt, summarize } from './lib.js';
-import { table, type Results } from './results-table.js';
+import type { Results } from './results.js';
 import { CONSUMER_CONCURRENCY } from './scenarios.js';
 import type { DelayqSubject } from './subjects/delayq-subject.js';
 
@@ -65,7 +66,7 @@ export async function bulkCancel(subject: DelayqSubject, jobs: number): Promise<
     from = Date.now();
     let cursor: string | undefined;
     do {
-      const slice = await service.jobApi.bulk({
+      const slice = await service.bulk.apply({
         action: 'cancel',
         selector: { bizKey: BIZ_KEY },
         reason: 'bench',
@@ -99,50 +100,41 @@ export async function bulkCancel(subject: DelayqSubject, jobs: number): Promise<
   };
 }
 
-/** The "bulk-cancel" scenario of bench/run.ts: each store in turn, `runs` times; a failure is reported, not fatal. */
+/** A round of a scenario, as bench/run.ts opens one (the host's load recorded around it). */
+export type InRound = (run: number, fn: (order: string[]) => Promise<void>) => Promise<void>;
+
+/** The "bulk-cancel" scenario of bench/run.ts: the stores in an order rotated each round; a failure is reported, not fatal. */
 export async function runBulkCancel(
   results: Results,
   failures: string[],
   subjects: readonly (() => DelayqSubject)[],
   options: { jobs: number; runs: number },
+  inRound: InRound = (_run, fn) => fn([]),
 ): Promise<void> {
   for (let run = 1; run <= options.runs; run++) {
-    for (const make of subjects) {
-      const subject = make();
-      log(`run ${run}/${options.runs}: bulk cancel of ${fmt(options.jobs)} jobs by bizKey · ${subject.name}`);
-      try {
-        await subject.open();
-        const o = await bulkCancel(subject, options.jobs);
-        results.add('bulk-cancel', o.system, 'rate', o.jobsPerS);
-        results.add('bulk-cancel', o.system, 'cancelled', o.cancelled);
-        results.add('bulk-cancel', o.system, 'p99Before', o.p99Before);
-        results.add('bulk-cancel', o.system, 'p99During', o.p99During);
-        results.add('bulk-cancel', o.system, 'maxDuring', o.maxDuring);
-        results.add('bulk-cancel', o.system, 'missing', o.streamMissing);
-        if (o.cancelled !== options.jobs) failures.push(`bulk-cancel · ${o.system}: ${o.cancelled} of ${options.jobs}`);
-      } catch (err) {
-        failures.push(`bulk-cancel · ${subject.name}: ${(err as Error).message}`);
-      } finally {
-        await subject.close().catch(() => undefined);
+    await inRound(run, async (order) => {
+      for (const make of rotate(subjects, run)) {
+        const subject = make();
+        order.push(subject.name);
+        log(`round ${run}/${options.runs}: bulk cancel of ${fmt(options.jobs)} jobs by bizKey · ${subject.name}`);
+        try {
+          await subject.open();
+          const o = await bulkCancel(subject, options.jobs);
+          const add = (metric: string, value: number) => results.add('bulk-cancel', o.system, metric, value, run);
+          add('rate', o.jobsPerS);
+          add('cancelled', o.cancelled);
+          add('p99Before', o.p99Before);
+          add('p99During', o.p99During);
+          add('maxDuring', o.maxDuring);
+          add('missing', o.streamMissing);
+          if (o.cancelled !== options.jobs)
+            failures.push(`bulk-cancel · ${o.system}: ${o.cancelled} of ${options.jobs}`);
+        } catch (err) {
+          failures.push(`bulk-cancel · ${subject.name}: ${(err as Error).message}`);
+        } finally {
+          await subject.close().catch(() => undefined);
+        }
       }
-    }
+    });
   }
-}
-
-/** The BENCHMARKS.md section of the "bulk-cancel" scenario. */
-export function bulkCancelSection(results: Results, mode: Record<string, number>): string {
-  return `## Bulk cancel of ${fmt(mode['bulkCancel'] ?? 0)} jobs by bizKey, beside a 1k/s stream of another topic
-
-${fmt(mode['bulkCancel'] ?? 0)} delayed jobs of one bizKey are cancelled through the job API's bulk call (\`POST /v1/jobs/bulk\`
-in-process, \`{"action":"cancel","selector":{"bizKey":…}}\`, 1000 jobs per call, cursor to the end), while
-one producer pushes 1k jobs/s of another topic due ${STREAM_LEAD_MS} ms later and one consumer takes them. Lateness of
-that stream: p99 over jobs due in the ${BASELINE_MS / 1000} s before the cancel, and over jobs due while it ran.
-
-${table(results, 'bulk-cancel', [
-  { metric: 'rate', header: 'cancelled/s', unit: '/s' },
-  { metric: 'p99Before', header: 'stream p99 before', unit: 'ms' },
-  { metric: 'p99During', header: 'stream p99 during', unit: 'ms' },
-  { metric: 'maxDuring', header: 'stream max during', unit: 'ms' },
-  { metric: 'missing', header: 'stream missing' },
-])}`;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createService } from '../src/create-service.js';
 import { fmt, median } from './lib.js';
-import { table, type Results } from './results-table.js';
+import type { Results } from './results.js';
 import { startRedis, tempDir, type Server } from './servers.js';
 
 const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -77,19 +77,4 @@ async function runOn(kind: DueStore, results: Results, failures: string[], jobs:
   } finally {
     await redis?.stop();
   }
-}
-
-/** The BENCHMARKS.md section of the "due" scenario. */
-export function dueHistogramSection(results: Results, mode: Record<string, number>): string {
-  return `## Due-time histogram on ${fmt(mode['dueJobs'] ?? 0)} delayed jobs
-
-\`GET /v1/stats/due\` as the console reads it (each range from the start of its current bucket), over delayed
-jobs spread evenly across the next 30 days (one topic, one Redis partition): the median of three reads of each
-range, in-process (no HTTP), and the jobs counted. Redis reads its due-time counters; the row "edges off the
-minute" is a range the counters cannot answer, read from the delayed sets. SQLite counts each bucket over an index.
-
-${table(results, 'due', [
-  { metric: 'ms', header: 'time', unit: 'ms' },
-  { metric: 'jobs', header: 'jobs counted' },
-])}`;
 }

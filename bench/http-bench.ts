@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import { DelayqClient } from '../src/client/client.js';
 import { SERVER_SCRIPT } from './build-server.js';
 import { summarize } from './lib.js';
+import { rotate } from './host-load.js';
+import type { RunContext } from './run-context.js';
 import { freePort, startProcess, type Server } from './servers.js';
 import { bodyFor } from './subject.js';
 import { FAR_MS } from './scenarios.js';
@@ -15,12 +17,45 @@ export interface HttpResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** Requests answered (autocannon's count); undefined where not counted. */
+  requests?: number;
 }
 
 const TOPIC = 'bench-http';
 export const HTTP_CONNECTIONS = 100;
 export const HTTP_BATCH = 100;
 export const HTTP_BATCH_CONNECTIONS = 10;
+
+/** autocannon POSTing `body` to `url` over `connections` for `durationS`; rates in jobs (requests × jobs per request). */
+export async function cannon(
+  url: string,
+  body: unknown,
+  connections: number,
+  durationS: number,
+  jobsPerRequest = 1,
+): Promise<HttpResult> {
+  const options = {
+    url,
+    method: 'POST',
+    connections,
+    duration: durationS,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  };
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon(options, (err, r) => (err ? reject(err) : resolve(r)));
+  });
+  return {
+    jobsPerS: result.requests.average * jobsPerRequest,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.non2xx + result.errors,
+    requests: result.requests.total,
+  };
+}
+
+/** The body of a single push the per-request scenarios send: due in FAR_MS, a 100-byte body. */
+export const SINGLE_PUSH = { topic: TOPIC, delayMs: FAR_MS, body: bodyFor(0) };
 
 export class HttpBench {
   private server: Server | undefined;
@@ -51,35 +86,19 @@ export class HttpBench {
     this.server = undefined;
   }
 
-  private async cannon(
+  private cannon(
     path: string,
     body: unknown,
     connections: number,
     durationS: number,
     jobsPerRequest: number,
   ): Promise<HttpResult> {
-    const options = {
-      url: this.url + path,
-      method: 'POST',
-      connections,
-      duration: durationS,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    };
-    const result = await new Promise<autocannon.Result>((resolve, reject) => {
-      autocannon(options, (err, r) => (err ? reject(err) : resolve(r)));
-    });
-    return {
-      jobsPerS: result.requests.average * jobsPerRequest,
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      errors: result.non2xx + result.errors,
-    };
+    return cannon(this.url + path, body, connections, durationS, jobsPerRequest);
   }
 
   /** POST /v1/jobs, one delayed job per request, 100 connections. */
   pushSingle(durationS: number): Promise<HttpResult> {
-    return this.cannon('/v1/jobs', { topic: TOPIC, delayMs: FAR_MS, body: bodyFor(0) }, HTTP_CONNECTIONS, durationS, 1);
+    return this.cannon('/v1/jobs', SINGLE_PUSH, HTTP_CONNECTIONS, durationS, 1);
   }
 
   /** POST /v1/jobs/batch, 100 jobs per request, 10 connections (1000 jobs in flight). */
@@ -124,5 +143,44 @@ export class HttpBench {
     const elapsedS = (performance.now() - started) / 1000;
     const s = summarize(roundTrips);
     return { jobsPerS: roundTrips.length / elapsedS, p50Ms: s.p50, p99Ms: s.p99, errors };
+  }
+}
+
+/** delayq over HTTP per request: push single, push batch, reserve + finish (no peer: a per-request cost). */
+export async function httpRounds(ctx: RunContext): Promise<void> {
+  const { add, failures, inRound, mode, runs } = ctx;
+  const http = new HttpBench(ctx.redisPort);
+  try {
+    await http.open();
+    // Unrecorded warm-up: the server's JIT and autocannon's connections (the first second runs ~3× slower).
+    await http.pushSingle(mode['httpWarmupS']!);
+    for (let run = 1; run <= runs; run++) {
+      await inRound('http', run, `round ${run}/${runs}: HTTP per request`, async (order) => {
+        for (const [name, fn] of rotate(
+          [
+            ['POST /v1/jobs (1 job, 100 connections)', () => http.pushSingle(mode['httpS']!)],
+            ['POST /v1/jobs/batch (100 jobs, 10 connections)', () => http.pushBatch(mode['httpS']!)],
+            ['reserve + finish, 1 loop (sequential round trips)', () => http.reserveFinish(mode['rf']!, 1)],
+            ['reserve + finish, 10 loops at once', () => http.reserveFinish(mode['rf']!, 10)],
+          ] as const,
+          run,
+        )) {
+          order.push(name);
+          const r = await fn().catch((err: unknown) => {
+            failures.push(`http · ${name}: ${(err as Error).message}`);
+            return undefined;
+          });
+          if (!r) continue;
+          add('http', name, 'rate', r.jobsPerS);
+          add('http', name, 'p50', r.p50Ms);
+          add('http', name, 'p99', r.p99Ms);
+          add('http', name, 'errors', r.errors);
+        }
+      });
+    }
+  } catch (err) {
+    failures.push(`http: ${(err as Error).message}`);
+  } finally {
+    await http.close();
   }
 }

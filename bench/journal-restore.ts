@@ -2,14 +2,14 @@
 // MariaDB database of its own), then restored into the benchmark's empty Redis, timed. run.ts registers it
 // as the `restore` scenario (1M jobs in full mode, a few thousand in quick mode).
 import { Redis } from 'ioredis';
-import { JournaledStore } from '../src/journal/journaled-store.js';
+import { JournaledStore } from '../src/journal/journaled-store/journaled-store.js';
 import type { Journal, JournalJob } from '../src/journal/journal.js';
 import { newJournalJob } from '../src/journal/journal-jobs.js';
-import { MysqlJournal } from '../src/journal/mysql/mysql-journal.js';
-import { PostgresJournal } from '../src/journal/postgres/postgres-journal.js';
+import { MysqlJournal } from '../src/journal/sql/mysql/mysql-journal.js';
+import { PostgresJournal } from '../src/journal/sql/postgres/postgres-journal.js';
 import { DEFAULT_RETRY_POLICY } from '../src/config.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
-import type { Results } from './results-table.js';
+import type { Results } from './results.js';
 import { bodyFor } from './subject.js';
 import { dropSqlDatabase, newSqlDatabase, type SqlTarget } from './subjects/sql-databases.js';
 

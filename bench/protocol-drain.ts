@@ -13,6 +13,8 @@ import { delayqClientConstructor } from '../src/grpc/proto.js';
 import { ensureServerBuilt, SERVER_SCRIPT } from './build-server.js';
 import { freePort, startProcess, type Server } from './servers.js';
 import { bodyFor } from './subject.js';
+import { rotate } from './host-load.js';
+import type { RunContext } from './run-context.js';
 
 export interface DrainResult {
   jobsPerS: number;
@@ -169,3 +171,38 @@ export async function drainOverBeanstalkd(port: number, topic: string, count: nu
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** One server, each protocol in turn, the order rotated each round. */
+export async function drainRounds(ctx: RunContext): Promise<void> {
+  const { add, failures, inRound, mode, runs } = ctx;
+  const drain = new ProtocolDrain(ctx.redisPort);
+  const jobs = mode['drain']!;
+  try {
+    await drain.open();
+    await drain.grpc(Math.min(1000, jobs)); // unrecorded warm-up
+    const protocols = {
+      'HTTP (SDK Worker)': (count: number) => drain.http(count),
+      'gRPC reserve stream': (count: number) => drain.grpc(count),
+      'beanstalkd protocol (jackd)': (count: number) => drain.beanstalkd(count),
+    } as const;
+    for (let run = 1; run <= runs; run++) {
+      await inRound('drain', run, `round ${run}/${runs}: drain of ${jobs} ready jobs per protocol`, async (order) => {
+        for (const name of rotate(Object.keys(protocols) as (keyof typeof protocols)[], run)) {
+          order.push(name);
+          const r = await protocols[name](jobs).catch((err: unknown) => {
+            failures.push(`drain · ${name}: ${(err as Error).message}`);
+            return undefined;
+          });
+          if (!r) continue;
+          add('drain', name, 'rate', r.jobsPerS);
+          add('drain', name, 'missing', r.missing);
+          if (r.missing > 0) failures.push(`drain · ${name}: ${r.missing} job(s) not finished`);
+        }
+      });
+    }
+  } catch (err) {
+    failures.push(`drain: ${(err as Error).message}`);
+  } finally {
+    await drain.close();
+  }
+}

@@ -1,316 +1,249 @@
-// Turns the collected numbers into BENCHMARKS.md (tables, goals, where the time goes) and the SVG chart.
-import { execSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { apiSection } from './api-report.js';
-import { durableSection } from './durable-report.js';
+// Renders BENCHMARKS.md from one run's record: the run (when, commit, machine, versions, load, command), a
+// headline of ratios to the peers, the charts, then every figure of bench/figures.ts with its scenario, its
+// rounds (values, the host's load, the order of subjects), medians and ratios by round, and what bounds it.
+import type { RoundLoad } from './host-load.js';
+import { clientTable } from './client-table.js';
+import { FIGURES, BEANSTALKD, BULLMQ, type Figure } from './figures.js';
+import { figureRows, figureTable, roundsOf, REPRODUCIBLE_PCT, type Row } from './figure-table.js';
 import { fmt } from './lib.js';
-import { dueHistogramSection } from './due-histogram-speed.js';
-import { scheduleFiresSection } from './schedule-fires.js';
-import { bulkCancelSection } from './bulk-cancel.js';
-import { REFERENCE, table, type Results } from './results-table.js';
-import type { LatenessResult } from './scenarios.js';
-import { latenessChart, type Panel } from './svg-chart.js';
+import type { MachineInfo } from './machine.js';
+import { ratioChart, type RatioPanel } from './ratio-chart.js';
+import type { RunInfo, RunRecord } from './run-record.js';
 
-export interface RunInfo {
-  quick: boolean;
-  runs: number;
-  pending: number;
-  startedAt: Date;
-  finishedAt: Date;
-  machine: string;
-  loadBefore: number[];
-  loadAfter: number[];
-  command: string;
-  mode: Record<string, number>;
-  notes: Map<string, string>;
-  failures: string[];
-  chartFile: string;
+export interface ReportOptions {
+  /** The repository's root, relative to the page ('' for BENCHMARKS.md), for the page's links into docs/. */
+  root: string;
+  /** The results file, as the page names it. */
+  resultsFile: string;
+  /** The lateness chart written by the run, relative to the page; omitted when it is not there. */
+  latenessChart: string | undefined;
+  /** The ratio chart this render writes, relative to the page. */
+  ratioChart: string;
+  /** The command that renders this page again. */
+  renderCommand: string;
+  /** The scale page (`npm run bench:scale`), relative to this page, when there is one. */
+  scalePage?: string | undefined;
+  /** The run's second page (figures of delayq on its own): its link from this page, the repository's root and this page from it. */
+  detail: { link: string; root: string; back: string };
 }
 
-function readJson(path: string): { version?: string } {
-  try {
-    return JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version?: string };
-  } catch {
-    return { version: '(not installed)' };
-  }
+const load = (l: readonly number[]) => (l.length ? l.map((x) => x.toFixed(2)).join(' / ') : 'not recorded');
+const pct = (v: number | undefined) => (v === undefined ? '?' : `${fmt(v)} %`);
+const utc = (iso: string) => iso.replace('T', ' ').slice(0, 16);
+
+function machineLines(info: RunInfo): string[] {
+  if (typeof info.machine === 'string')
+    return [
+      `- Machine: ${info.machine}. Versions: not recorded in this results file (the subjects' notes below name the peers' versions).`,
+    ];
+  const m: MachineInfo = info.machine;
+  const versions = Object.entries(m.versions)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return [`- Machine: ${m.cores} × ${m.cpu}, ${m.ramGiB} GiB RAM, Node ${m.node}. Versions: ${versions}.`];
 }
 
-function versions(): string {
-  const sh = (cmd: string) => {
-    try {
-      return execSync(cmd, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    } catch {
-      return 'unknown';
-    }
-  };
-  return [
-    `delayq ${readJson('../package.json').version}`,
-    `BullMQ ${readJson('../node_modules/bullmq/package.json').version}`,
-    `ioredis ${readJson('../node_modules/ioredis/package.json').version}`,
-    `jackd ${readJson('../node_modules/jackd/package.json').version}`,
-    sh('beanstalkd -v'),
-    `Redis ${sh('redis-server --version').split(' ')[2]?.replace('v=', '') ?? '?'}`,
-  ].join(', ');
+function commitLine(info: RunInfo): string {
+  const commit = typeof info.machine === 'string' ? 'not recorded in this results file' : info.machine.commit;
+  return `- Commit: ${commit}.${info.provenance ? ` ${info.provenance}` : ''}`;
 }
 
-/** The run whose p99 is the median of the runs, so the chart shows a typical run, not the best. */
-function typical(runs: readonly LatenessResult[]): LatenessResult | undefined {
-  const sorted = [...runs].sort((a, b) => a.p99 - b.p99);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
+/** The run's command with `--only` set to the figure's scenarios (its other options kept). */
+export function figureCommand(command: string, only: string): string {
+  const [base, rest = ''] = command.split(' -- ');
+  const kept = rest.split(' ').filter((a) => a && !/^--(only|out|render-only|from)(=|$)/.test(a) && a !== '--quick');
+  const quick = command.includes('bench:quick') || rest.split(' ').includes('--quick');
+  const head = base!.replace('bench:quick', 'bench');
+  return `${head} -- ${[...(quick ? ['--quick'] : []), `--only=${only}`, ...kept].join(' ')}`;
 }
 
-const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+const UNRECORDED_ROUNDS =
+  "- Rounds: this run's harness recorded neither the order nor the host's load of each round: every round ran the\n" +
+  "  subjects in the tables' order (not alternated), and only the run's load average (above) was kept.";
 
-interface Goal {
-  goal: string;
-  measured: string;
-  met: boolean | undefined;
+/** Each round's load and CPU; a scenario that runs its rounds subject by subject names the subject too. */
+function roundsLine(rounds: readonly RoundLoad[] | undefined, figure: Figure): string {
+  if (!rounds?.length) return '';
+  const bySubject = new Set(rounds.map((r) => r.round)).size < rounds.length;
+  const each = rounds
+    .map((r) => {
+      const name = bySubject ? `${r.order.join(', ')} round ${r.round}` : `round ${r.round}`;
+      const first = !bySubject && r.order.length > 1 ? `, began with ${r.order[0]}` : '';
+      return (
+        `${name}: load ${r.loadBefore[0]?.toFixed(2) ?? '?'} → ${r.loadAfter[0]?.toFixed(2) ?? '?'}, CPU busy ` +
+        `${pct(r.busyBeforePct)} before (the benchmark idle) and ${pct(r.busyDuringPct)} during${first}`
+      );
+    })
+    .join('; ');
+  const order = figure.notAlternated ? `not alternated: ${figure.notAlternated}` : 'subjects rotated each round';
+  return `Rounds (${order}). ${each}.\n`;
 }
 
-function goals(results: Results): Goal[] {
-  const m = (s: string, sys: string, metric: string) => results.median(s, sys, metric);
-  const ratio = (s: string, sys: string, metric: string) => {
-    const r = results.ratio(s, sys, metric);
-    return r.length ? r.sort((a, b) => a - b)[Math.floor((r.length - 1) / 2)]! : Number.NaN;
-  };
-  const check = (v: number, ok: boolean): boolean | undefined => (Number.isFinite(v) ? ok : undefined);
-  const enqueueRatio = ratio('enqueue', 'BullMQ · hz 10', 'rate');
-  const bytes = m('memory', REFERENCE, 'bytes');
-  const beyond = results.systems('memory').find((s) => s.includes('beyond'));
-  const beyondBytes = beyond ? m('memory', beyond, 'bytes') : Number.NaN;
-  const p99 = m('late1k', REFERENCE, 'p99');
-  const max = m('late1k', REFERENCE, 'max');
-  const p99at5k = m('late5k', REFERENCE, 'p99');
-  const burstRatio = ratio('burst', 'BullMQ · hz 10', 'rate');
-  const pendingP99 = m('pending', REFERENCE, 'p99');
-  return [
-    {
-      goal: 'enqueue, 100 in flight: ≥ 3× BullMQ on the same Redis',
-      measured: `${fmt(enqueueRatio, 2)}×`,
-      met: check(enqueueRatio, enqueueRatio >= 3),
-    },
-    { goal: 'memory per pending job ≤ 300 B in Redis', measured: `${fmt(bytes)} B`, met: check(bytes, bytes <= 300) },
-    {
-      goal: '0 B in Redis for jobs beyond the load horizon',
-      measured: `${fmt(beyondBytes, 1)} B`,
-      met: check(beyondBytes, beyondBytes < 5),
-    },
-    {
-      goal: 'lateness at 1k due/s: p99 ≤ 5 ms, max ≤ 20 ms',
-      measured: `p99 ${fmt(p99)} ms, max ${fmt(max)} ms`,
-      met: check(p99, p99 <= 5 && max <= 20),
-    },
-    {
-      goal: 'lateness at 5k due/s: p99 ≤ 10 ms',
-      measured: `p99 ${fmt(p99at5k)} ms`,
-      met: check(p99at5k, p99at5k <= 10),
-    },
-    {
-      goal: 'burst of due jobs drained ≥ 3× BullMQ',
-      measured: `${fmt(burstRatio, 2)}×`,
-      met: check(burstRatio, burstRatio >= 3),
-    },
-    {
-      goal: '1k/s lateness unchanged with many jobs pending',
-      measured: `p99 ${fmt(pendingP99)} ms (without: ${fmt(p99)} ms)`,
-      met: check(pendingP99 + p99, pendingP99 <= Math.max(5, p99 * 1.5)), // needs both in the same run
-    },
-  ];
-}
+function figureSection(figure: Figure, rows: readonly Row[], record: RunRecord, root: string): string {
+  const mode = record.info.mode;
+  const rounds = roundsOf(rows);
+  const few = rounds < 3 ? ` **${rounds} round${rounds === 1 ? '' : 's'}: not a median of 3.**` : '';
+  return `## ${figure.title(mode)}
 
-export function report(
-  results: Results,
-  latenessRuns: Map<string, LatenessResult[]>,
-  info: RunInfo,
-): { markdown: string; svg: string } {
-  const panels: Panel[] = [
-    ['late1k', 'steady 1k due/s'],
-    ['late5k', 'steady 5k due/s'],
-    ['pending', `1k due/s with ${fmt(info.pending)} pending`],
-  ].map(([scenario, title]) => ({
-    title: title!,
-    series: results.systems(scenario!).map((system) => ({
-      name: system,
-      samples: typical(latenessRuns.get(`${scenario}|${system}`) ?? [])?.samples ?? [],
-    })),
-  }));
-  const svg = latenessChart(panels);
-  const lat = [
-    { metric: 'p50', header: 'p50', unit: 'ms' },
-    { metric: 'p99', header: 'p99', unit: 'ms' },
-    { metric: 'max', header: 'max', unit: 'ms' },
-    { metric: 'missing', header: 'not delivered' },
-    { metric: 'producerLag', header: 'producer behind schedule (max)', unit: 'ms' },
-  ];
-  const where = [
-    { metric: 'clientUs', header: 'benchmark-process CPU µs/job', digits: 1 },
-    { metric: 'serverUs', header: 'server CPU µs/job', digits: 1 },
-    { metric: 'cmds', header: 'Redis commands/job', digits: 2 },
-  ];
-  const duration = ((info.finishedAt.getTime() - info.startedAt.getTime()) / 60_000).toFixed(1);
-  const goalRows = goals(results)
-    .map(
-      (g) => `| ${g.goal} | ${g.measured} | ${g.met === undefined ? 'not measured' : g.met ? 'met' : '**not met**'} |`,
-    )
-    .join('\n');
-  const noteRows = [...info.notes].map(([system, note]) => `- **${system}**: ${note}`).join('\n');
-  const profiling = new URL('./profiling-notes.md', import.meta.url);
-  const failed = info.failures.length
-    ? `\n> **${info.failures.length} measurement(s) failed** (their rows are missing):\n${info.failures.map((f) => `> - ${f}`).join('\n')}\n`
-    : '';
-  const quickWarning = info.quick
-    ? '\n> **Quick mode** (CI smoke run): small counts and one run; the numbers are noisy and not comparable to the full run.\n'
-    : '';
+${figure.scenario(mode)} ${figure.better === 'higher' ? 'Higher' : 'Lower'} is better.${few}
+${roundsLine(record.rounds?.[figure.rounds ?? figure.id], figure)}Command: \`${figureCommand(record.info.command, figure.only)}\`.
+What bounds it: ${figure.bounds} ([${figure.boundsDoc}](${root}${figure.boundsDoc})).
 
-  const markdown = `# delayq benchmarks: side by side with BullMQ and beanstalkd
-${quickWarning}${failed}
-Written by \`${info.command}\` on ${info.startedAt.toISOString()} (took ${duration} min). Do not edit by hand:
-re-run the command; hand-written findings live in \`bench/profiling-notes.md\` and are included below.
-
-> **In-process or over the API.** Every table of this file down to "Over the API" is **in-process**: the
-> benchmark calls \`DelayqService\` directly, as an application embedding delayq does. Figures **over the API**
-> (the server in its own process, driven over HTTP by the SDK and by a plain-HTTP consumer, next to BullMQ and
-> beanstalkd in the same run) are in the sections "Over the API" and "delayq over HTTP, per request".
-
-- Machine: ${info.machine}. Load average (1/5/15 min) before: ${load(info.loadBefore)}, after: ${load(info.loadAfter)}.
-  The machine is shared; a load above ~1.5 before the run means the numbers are pessimistic.
-- Versions: ${versions()}.
-- Every system in the same run, on the same machine, with the same 100-byte bodies, 100 pushes in flight and
-  consumers of concurrency 100. ${info.runs} run(s) per scenario: median (min–max). Ratios are taken within each run
-  (${REFERENCE} ÷ the other system), then the median of those. Redis-based systems share one dedicated
-  redis-server started by the script (flushed between systems, never the shared 6379); beanstalkd is
-  started fresh for every measurement.
-
-## Goals (from issue 5), for ${REFERENCE}
-
-| goal | measured | |
-| --- | --- | --- |
-${goalRows}
-
-## Enqueue delayed jobs, 100 in flight (${fmt(info.mode['enqueue']!)} jobs, due in 30 min)
-
-${table(results, 'enqueue', [{ metric: 'rate', header: 'jobs/s' }], 'rate')}
-Bulk API, 1000 jobs per call (${fmt(info.mode['bulk']!)} jobs): delayq \`pushBatch\`, BullMQ \`addBulk\` (beanstalkd has none).
-
-${table(results, 'bulk', [{ metric: 'rate', header: 'jobs/s' }], 'rate')}
-## Memory per pending job
-
-Redis \`used_memory\` growth ÷ jobs for the Redis-based systems, the server's RSS growth for beanstalkd, and
-the SQLite file growth (disk, not RAM) for the embedded store. Jobs with 100-byte bodies, as pushed above.
-
-${table(results, 'memory', [{ metric: 'bytes', header: 'bytes/job', digits: 0 }], 'bytes')}
-## Lateness (delivery − due) at a steady rate
-
-A producer pushes jobs at the given rate, each due ${info.mode['leadMs']} ms after it is pushed; one consumer
-(concurrency 100) takes them, and lateness is the instant the consumer received the job minus the instant it
-was due. beanstalkd only takes whole-second delays: its lateness is measured against the whole second it
-rounded up to (asked-for due time + up to 1 s), as the peers' table in issue 5 does. "Producer behind
-schedule" is how late the steady producer ran at worst; when it nears the ${info.mode['leadMs']} ms lead, jobs
-were pushed already due and the system could not absorb the rate.
-
-![lateness distributions](${info.chartFile})
-
-**1k due/s** for ${info.mode['lateS']} s:
-
-${table(results, 'late1k', lat, 'p99')}
-**5k due/s** for ${info.mode['late5kS']} s:
-
-${table(results, 'late5k', lat, 'p99')}
-## Burst: ${fmt(info.mode['burst']!)} jobs due at the same instant, drained by one consumer process
-
-Jobs pushed beforehand (bulk where there is one), all due at one instant (beanstalkd: the next whole seconds),
-then one consumer with concurrency 100. Rate = jobs ÷ (last delivery − first due).
-
-${table(
-  results,
-  'burst',
-  [
-    { metric: 'rate', header: 'jobs/s' },
-    { metric: 'lastLate', header: 'last job late by', unit: 'ms' },
-    { metric: 'missing', header: 'not delivered' },
-    { metric: 'overrun', header: 'pushing overran the lead by', unit: 'ms' },
-  ],
-  'rate',
-)}
-## 1k due/s lateness with ${fmt(info.pending)} other jobs pending
-
-The system is first filled with ${fmt(info.pending)} jobs due in 30 min (inside delayq's load horizon, so they
-are all in Redis), then the 1k/s scenario runs ${info.runs} time(s). ${info.quick ? '' : tenMillionNote(info.pending)}
-
-${table(results, 'pending', [...lat, { metric: 'preloadS', header: 'fill time', digits: 1, unit: 's' }, { metric: 'bytes', header: 'bytes/pending job' }], 'p99')}
-${durableSection(results, info.mode['restore'] ?? 0)}
-${apiSection(results)}
-## delayq over HTTP, per request (Redis store; server in its own process)
-
-autocannon for pushes (jobs due in 30 min), the TypeScript SDK for reserve + finish (1 job per reserve).
-Latency is per request (a batch request carries 100 jobs).
-
-${table(results, 'http', [
-  { metric: 'rate', header: 'jobs/s' },
-  { metric: 'p50', header: 'p50', unit: 'ms', digits: 1 },
-  { metric: 'p99', header: 'p99', unit: 'ms', digits: 1 },
-  { metric: 'errors', header: 'errors' },
-])}
-## A burst drained through each protocol (${fmt(info.mode['drain']!)} ready jobs; one server, Redis store)
-
-One delayq server in its own process serves HTTP, gRPC and the beanstalkd protocol; for each protocol in turn
-a fresh topic is filled with ready jobs, then drained: over HTTP by the TypeScript SDK's \`Worker\` (concurrency
-100, finishing each job with its own request), over gRPC by one reserve stream (credit 100; each batch of
-reservations finished with acks on the stream, the credit given back with them), over the beanstalkd
-protocol by 100 jackd connections (reserve-with-timeout, then delete). Rate = jobs ÷ (last finish answered − start).
-
-${table(
-  results,
-  'drain',
-  [
-    { metric: 'rate', header: 'jobs/s' },
-    { metric: 'missing', header: 'not finished' },
-  ],
-  'rate',
-)}
-${scheduleFiresSection(results, info.mode)}
-${dueHistogramSection(results, info.mode)}
-${bulkCancelSection(results, info.mode)}
-## Where the time goes
-
-CPU per job during the enqueue (100 in flight), burst and 1k/s scenarios: the benchmark process (the client library,
-and for delayq the whole service, in-process) and the server (Redis, or beanstalkd). With 2 cores, a system whose
-client + server CPU per job is about 1 s ÷ its rate is CPU-bound; Redis commands per job counts round trips
-(an EVALSHA counts once, the commands inside a script are counted too).
-
-Enqueue:
-
-${table(results, 'enqueue', where)}
-Burst drain:
-
-${table(results, 'burst', where)}
-Steady 1k due/s (the producer and the consumer both run in the benchmark process):
-
-${table(results, 'late1k', where)}
-${existsSync(profiling) ? readFileSync(profiling, 'utf8') : ''}
-## How each system is used
-
-${noteRows}
-- BullMQ: \`Queue.add(name, data, { delay })\` and \`addBulk\`; one \`Worker\` with \`concurrency: 100\` and
-  \`removeOnComplete: { count: 0 }\`; \`hz\` set with \`CONFIG SET\` on the benchmark Redis.
-- delayq: \`DelayqService\` in-process (as \`delayq serve\` runs it); the consumer, built as delayq's \`Worker\` is,
-  shares its 100 slots between two reserve lanes that each long-poll \`reserve\` for their free slots and
-  finish each job, never holding more than 100.
-- Mode: ${Object.entries(info.mode)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ')}.
+${figureTable(figure, rows)}
 `;
-  return { markdown, svg };
 }
 
-/**
- * The 10M run takes an hour (BullMQ alone fills ~8 GB), so it is run on its own
- * (`--only=late1k,pending --pending=10000000 --out=bench/results/pending-10m.md`); the full report links to it.
- */
-function tenMillionNote(pending: number): string {
-  const command = '`npx tsx bench/run.ts --only=late1k,pending --pending=10000000 --out=bench/results/pending-10m.md`';
-  if (pending >= 10_000_000) return '';
-  if (!existsSync(new URL('./results/pending-10m.md', import.meta.url)))
-    return `For 10M pending: ${command} (full mode only).`;
-  return `The same with 10M pending, run on its own (${command}): [results/pending-10m.md](bench/results/pending-10m.md).`;
+/** "1.21× (1.10–1.22)": the median, and the lowest and highest round. */
+function spanCell(values: readonly number[], median: number, digits: number, unit: string): string {
+  const finite = values.filter(Number.isFinite);
+  if (finite.length === 0) return '–';
+  const m = `${fmt(median, digits)}${unit}`;
+  return finite.length > 1 ? `${m} (${fmt(Math.min(...finite), digits)}–${fmt(Math.max(...finite), digits)})` : m;
+}
+
+function headline(byId: Map<string, Row[]>): string {
+  const row = (id: string, label: string) => byId.get(id)?.find((x) => x.label === label);
+  const ratio = (id: string, peer: string) => (label: string) => {
+    const r = row(id, label)?.ratios.find((x) => x.peer === peer);
+    return r ? spanCell(r.byRound, r.median, 2, '×') : '–';
+  };
+  const p99 = (label: string) => {
+    const r = row('late1k', label);
+    return r
+      ? spanCell(
+          r.values.filter((v): v is number => v !== undefined),
+          r.median,
+          0,
+          ' ms',
+        )
+      : '–';
+  };
+  const peerP99 = (peer: string) => fmt(row('late1k', peer)?.median ?? Number.NaN);
+  const cols: [string, (label: string) => string][] = [
+    ['push ÷ BullMQ', ratio('enqueue', BULLMQ)],
+    ['push ÷ beanstalkd', ratio('enqueue', BEANSTALKD)],
+    ['burst drain ÷ BullMQ', ratio('burst', BULLMQ)],
+    ['burst drain ÷ beanstalkd', ratio('burst', BEANSTALKD)],
+    [`1k due/s p99 (BullMQ ${peerP99(BULLMQ)} ms, beanstalkd ${peerP99(BEANSTALKD)} ms)`, p99],
+  ];
+  const labels = [...new Set(['enqueue', 'burst', 'late1k'].flatMap((id) => (byId.get(id) ?? []).map((r) => r.label)))];
+  const delayq = labels.filter((l) => l.startsWith('delayq'));
+  if (delayq.length === 0) return '';
+  const lines = [
+    `| delayq, path | ${cols.map((c) => c[0]).join(' | ')} |`,
+    `|${[0, ...cols].map(() => ' --- ').join('|')}|`,
+    ...delayq.map((l) => `| ${l} | ${cols.map(([, cell]) => cell(l)).join(' | ')} |`),
+  ];
+  return `## Headline: delayq ÷ the peers, median of the rounds (lowest–highest round)
+
+${lines.join('\n')}
+
+In-process: an application calling \`DelayqService\`. SDK, plain HTTP: over HTTP to the server in its own process.
+beanstalkd protocol: the peer's own jackd clients to delayq's server in its own process.
+`;
+}
+
+function clientSection(record: RunRecord): string {
+  const table = clientTable(record.results, record.info.mode);
+  if (!table) return '';
+  return `## Over the API, by client, in the independent harness's shape
+
+${table}
+
+Each value is the median of its rounds in the figure of its scenario below; in brackets the ratio to BullMQ and to
+beanstalkd, lowest–highest round.
+`;
+}
+
+function ratioPanels(byId: Map<string, Row[]>): RatioPanel[] {
+  const panels: RatioPanel[] = [];
+  for (const [id, name] of [
+    ['enqueue', 'push'],
+    ['burst', 'burst drain'],
+  ] as const)
+    for (const peer of [BULLMQ, BEANSTALKD]) {
+      const rows = (byId.get(id) ?? [])
+        .filter((r) => r.label.startsWith('delayq'))
+        .map((r) => ({ label: r.label, ...r.ratios.find((x) => x.peer === peer)! }))
+        .filter((r) => r.byRound?.some(Number.isFinite));
+      if (rows.length) panels.push({ title: `${name}: delayq ÷ ${peer}`, rows });
+    }
+  return panels;
+}
+
+export interface Report {
+  markdown: string;
+  /** The second page, when the run measured any of its figures. */
+  detail: string | undefined;
+  ratioSvg: string | undefined;
+}
+
+export function renderReport(record: RunRecord, options: ReportOptions): Report {
+  const { info } = record;
+  const byId = new Map(FIGURES.map((f) => [f.id, figureRows(f, record.results)] as const));
+  const panels = ratioPanels(byId);
+  const shown = FIGURES.filter((f) => byId.get(f.id)!.length > 0 && f.page !== 'detail');
+  const shownDetail = FIGURES.filter((f) => byId.get(f.id)!.length > 0 && f.page === 'detail');
+  const missing = FIGURES.filter((f) => byId.get(f.id)!.length === 0).map((f) => f.id);
+  const minutes = ((Date.parse(info.finishedAt) - Date.parse(info.startedAt)) / 60_000).toFixed(1);
+  const failed = info.failures.length
+    ? `\n> **${info.failures.length} measurement(s) failed** (their cells are empty):\n${info.failures.map((f) => `> - ${f}`).join('\n')}\n`
+    : '';
+  const quick = info.quick
+    ? '\n> **Quick mode** (the CI smoke run): small counts, one round; noisy, and not comparable to the full run.\n'
+    : '';
+  const perf = `${options.root}docs/performance.md`;
+  const charts = [
+    options.latenessChart ? `![lateness: share of jobs delivered at most that late](${options.latenessChart})` : '',
+    panels.length ? `![delayq ÷ BullMQ and ÷ beanstalkd, by round](${options.ratioChart})` : '',
+  ].filter(Boolean);
+  const markdown = `# delayq benchmarks: side by side with BullMQ and beanstalkd
+${quick}${failed}
+Generated from one run's results (\`${options.resultsFile}\`) by \`npm run bench\`; do not edit by hand. To render it
+again without measuring: \`${options.renderCommand}\`. Each figure says what bounds it;
+[docs/performance.md](${perf}) explains it, with the experiments that failed.
+
+## The run
+
+- When: ${utc(info.startedAt)} to ${utc(info.finishedAt)} UTC (${minutes} min). Command: \`${info.command}\`.
+${commitLine(info)}
+${machineLines(info).join('\n')}
+- Load average (1 / 5 / 15 min): ${load(info.loadBefore)} before the run, ${load(info.loadAfter)} after${record.rounds ? "; each figure gives its rounds' load and order." : `.\n${UNRECORDED_ROUNDS}`}
+- Method: every subject in the same run on this machine, ${info.runs} round(s) per scenario; a figure is the median of
+  its rounds. A ratio is this ÷ the peer within one round, then the median of those. "max − min" is the rounds'
+  spread over their median: ⚠ marks more than ${REPRODUCIBLE_PCT} %, which another run here may not reproduce within ${REPRODUCIBLE_PCT} %.
+- Ratios move with the host's state (a slow phase costs BullMQ more than delayq): compare within one run ([docs/performance.md, "Quick and slow hosts"](${perf}#quick-and-slow-hosts)).
+
+${headline(byId)}
+${clientSection(record)}${options.scalePage ? `\nAt scale (0 → 10M jobs per shape): [${options.scalePage}](${options.scalePage}), \`npm run bench:scale\`.\n` : ''}
+${charts.join('\n\n')}
+
+${shown.map((f) => figureSection(f, byId.get(f.id)!, record, options.root)).join('\n')}${
+    shownDetail.length
+      ? `\nThe same run, delayq on its own: [${options.detail.link}](${options.detail.link}) (${shownDetail
+          .map((f) => f.title(info.mode))
+          .join('; ')}).\n`
+      : ''
+  }
+## How each subject is driven
+
+${Object.entries(info.notes)
+  .map(([subject, note]) => `- **${subject}**: ${note}`)
+  .join('\n')}
+- delayq in-process: \`DelayqService\` in the benchmark process, as \`delayq serve\` runs it; its consumer shares
+  100 slots between two reserve lanes (as the SDK's Worker), the finishes of one turn in one \`finishMany\`.
+- BullMQ: \`Queue.add(name, data, { delay })\` and \`addBulk\`; one \`Worker\`, \`concurrency: 100\`,
+  \`removeOnComplete: { count: 0 }\`, \`removeOnFail: { count: 1000 }\`; \`hz\` set by \`CONFIG SET\`.
+- Redis-based systems share one redis-server started by the benchmark (flushed between subjects); beanstalkd is
+  started fresh for each measurement. Bodies are 100-byte JSON for every system.
+${missing.length ? `\nNot in this run: ${missing.join(', ')}.\n` : ''}`;
+  const detail = shownDetail.length
+    ? `# delayq benchmarks: delayq on its own, the same run as BENCHMARKS.md
+${quick}
+Generated from one run's results (\`${options.resultsFile}\`) by \`npm run bench\` with the page it extends; do not edit
+by hand. The run (when, machine, versions, load, method) and how each subject is driven: [its first page](${options.detail.back}).
+
+${shownDetail.map((f) => figureSection(f, byId.get(f.id)!, record, options.detail.root)).join('\n')}`
+    : undefined;
+  return { markdown, detail, ratioSvg: panels.length ? ratioChart(panels) : undefined };
 }

@@ -6,11 +6,15 @@ import { Queue, Worker } from 'bullmq';
 import { loadConfig } from '../src/config.js';
 import { createRuntime } from '../src/runtime.js';
 import { fmt, summarize } from './lib.js';
-import { table, type Results } from './results-table.js';
+import type { InRound } from './bulk-cancel.js';
+import type { Results } from './results.js';
 import { startRedis } from './servers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+export const DELAYQ_SCHEDULES = 'delayq schedules (Redis)';
+export const BULLMQ_SCHEDULERS = 'BullMQ 6.7 upsertJobScheduler';
 
 export interface FireOutcome {
   system: string;
@@ -59,7 +63,7 @@ async function delayqFires(count: number, seconds: number): Promise<FireOutcome>
   await consumer;
   await runtime.close();
   await redis.stop();
-  return { system: 'delayq schedules (Redis)', lateness, fired: seen.size, expected, doubled };
+  return { system: DELAYQ_SCHEDULES, lateness, fired: seen.size, expected, doubled };
 }
 
 async function bullmqFires(count: number, seconds: number): Promise<FireOutcome> {
@@ -100,23 +104,24 @@ async function bullmqFires(count: number, seconds: number): Promise<FireOutcome>
   await worker.close();
   await queue.close();
   await redis.stop();
-  return { system: 'BullMQ 6.7 upsertJobScheduler', lateness, fired: seen.size, expected, doubled };
+  return { system: BULLMQ_SCHEDULERS, lateness, fired: seen.size, expected, doubled };
 }
 
-/** Both systems in turn, `schedules` of each ticking every second, ticks counted for `seconds`. */
-export async function scheduleFires(schedules: number, seconds: number): Promise<FireOutcome[]> {
+/** Both systems in turn (BullMQ first when `bullmqFirst`), `schedules` of each ticking every second, ticks counted for `seconds`. */
+export async function scheduleFires(schedules: number, seconds: number, bullmqFirst = false): Promise<FireOutcome[]> {
+  if (bullmqFirst) return [await bullmqFires(schedules, seconds), await delayqFires(schedules, seconds)];
   return [await delayqFires(schedules, seconds), await bullmqFires(schedules, seconds)];
 }
 
 /** Records one run's outcomes under the scenario "schedules" of bench/run.ts. */
-export function recordScheduleFires(results: Results, outcomes: readonly FireOutcome[]): void {
+export function recordScheduleFires(results: Results, outcomes: readonly FireOutcome[], round: number): void {
   for (const o of outcomes) {
     const s = summarize(o.lateness);
-    results.add('schedules', o.system, 'p50', s.p50);
-    results.add('schedules', o.system, 'p99', s.p99);
-    results.add('schedules', o.system, 'max', s.max);
-    results.add('schedules', o.system, 'fired', o.fired / o.expected);
-    results.add('schedules', o.system, 'doubled', o.doubled);
+    results.add('schedules', o.system, 'p50', s.p50, round);
+    results.add('schedules', o.system, 'p99', s.p99, round);
+    results.add('schedules', o.system, 'max', s.max, round);
+    results.add('schedules', o.system, 'fired', o.fired / o.expected, round);
+    results.add('schedules', o.system, 'doubled', o.doubled, round);
   }
 }
 
@@ -128,37 +133,22 @@ export function fireRows(outcomes: readonly FireOutcome[]): string[] {
   });
 }
 
-/** The "schedules" scenario of bench/run.ts: `runs` runs, each recorded; a failed run is reported, not fatal. */
+/** The "schedules" scenario of bench/run.ts: `runs` rounds, the two systems' order swapped each round; a failed round is reported, not fatal. */
 export async function runScheduleFires(
   results: Results,
   failures: string[],
   options: { schedules: number; seconds: number; runs: number },
+  inRound: InRound = (_run, fn) => fn([]),
 ): Promise<void> {
   for (let run = 1; run <= options.runs; run++) {
-    log(`run ${run}/${options.runs}: ${options.schedules} schedules every second for ${options.seconds} s`);
-    try {
-      recordScheduleFires(results, await scheduleFires(options.schedules, options.seconds));
-    } catch (err) {
-      failures.push(`schedules: ${(err as Error).message}`);
-    }
+    await inRound(run, async (order) => {
+      order.push(...(run % 2 === 0 ? [BULLMQ_SCHEDULERS, DELAYQ_SCHEDULES] : [DELAYQ_SCHEDULES, BULLMQ_SCHEDULERS]));
+      log(`round ${run}/${options.runs}: ${options.schedules} schedules every second for ${options.seconds} s`);
+      try {
+        recordScheduleFires(results, await scheduleFires(options.schedules, options.seconds, run % 2 === 0), run);
+      } catch (err) {
+        failures.push(`schedules: ${(err as Error).message}`);
+      }
+    });
   }
-}
-
-/** The BENCHMARKS.md section of the "schedules" scenario. */
-export function scheduleFiresSection(results: Results, mode: Record<string, number>): string {
-  return `## Schedule fire lateness: ${fmt(mode['schedules'] ?? 0)} schedules ticking every second, against BullMQ's job schedulers
-
-delayq: ${fmt(mode['schedules'] ?? 0)} interval schedules (\`everyMs: 1000\`) on one node with a Redis store; each
-tick's job is pushed ahead by the schedule runner and made ready by the job timer. BullMQ: as many
-\`Queue.upsertJobScheduler(id, { every: 1000 })\` on a Redis of its own, one \`Worker\` (concurrency 100).
-Ticks are counted for ${mode['scheduleS']} s once every schedule is in place; lateness = when the consumer got the
-tick's job − the tick. "fired" is the share of the ticks in that window whose job came within 15 s.
-
-${table(results, 'schedules', [
-  { metric: 'p50', header: 'p50', unit: 'ms' },
-  { metric: 'p99', header: 'p99', unit: 'ms' },
-  { metric: 'max', header: 'max', unit: 'ms' },
-  { metric: 'fired', header: 'fired', digits: 3 },
-  { metric: 'doubled', header: 'doubled' },
-])}`;
 }

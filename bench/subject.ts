@@ -21,8 +21,14 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
-/** Called once per delivered job, at delivery, with the instant the job was due. */
-export type OnJob = (dueAt: number) => void;
+/** When the server made a job ready and reserved it (epoch ms), where its consumer sees them (over HTTP). */
+export interface ServerTimes {
+  readyAt: number | null;
+  reservedAt: number | null;
+}
+
+/** Called once per delivered job, at delivery, with the instant the job was due (and the server's times, if seen). */
+export type OnJob = (dueAt: number, times?: ServerTimes) => void;
 
 export interface Subject {
   /** Row label, e.g. "delayq · Redis". */
@@ -39,6 +45,17 @@ export interface Subject {
   push(dueAt: number): Promise<void>;
   /** Many jobs in one call of the system's bulk API, when it has one. */
   pushBulk?(dueAts: readonly number[]): Promise<void>;
+  /**
+   * `count` single pushes due at `dueAt`, `inFlight` outstanding, from a client process of its own (another
+   * language); resolves with the seconds they took in that client, its start-up left out.
+   */
+  readonly pushMany?: ((count: number, inFlight: number, dueAt: number) => Promise<number>) | undefined;
+  /** CPU used so far by client processes of the subject's own (pushMany's), ms. */
+  clientCpuMs?(): number;
+  /** Redis's CPU so far, ms, where the server is a process of its own beside Redis (over HTTP). */
+  redisCpuMs?(): Promise<number | undefined>;
+  /** Reserve requests the subject's consumers have sent so far (over HTTP). */
+  reserveRequests?(): number;
   /** Bytes the system holds now: Redis used_memory, or the server's RSS. Undefined when not comparable. */
   memoryBytes(): Promise<number | undefined>;
   /** What memoryBytes measures, for the table. */

@@ -25,6 +25,16 @@ export const ConfigSchema = obj({
     port: Type.Integer({ default: 7750, minimum: 0, maximum: 65535 }),
     /** Largest request body, bytes; larger requests get 413 E_BODY_TOO_LARGE. @defaultValue 4 MiB */
     bodyLimitBytes: Type.Integer({ default: 4 * MiB, minimum: 1024, maximum: 256 * MiB }),
+    /**
+     * Web origins (`scheme://host[:port]`) whose pages may change state through the API besides the server's
+     * own (the console): other pages' browser requests that change state are refused (docs/security.md). @defaultValue []
+     */
+    allowedOrigins: Type.Array(Type.String({ pattern: '^https?://[^/\\s]+$' }), { default: [] }),
+    /**
+     * Host names the API answers to while it listens on loopback, besides localhost, 127.x.x.x and [::1] (a
+     * reverse proxy's name, say); "*" answers to any. Keeps DNS rebinding out. @defaultValue []
+     */
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   }),
   grpc: obj({
     /** Serve the gRPC API (proto/delayq/v1/delayq.proto, docs/grpc.md) on its own port. @defaultValue false */
@@ -166,7 +176,7 @@ export const ConfigSchema = obj({
      * the API at run time) wins over the file: config seeds bindings, operators change them. @defaultValue {}
      */
     bindings: Type.Record(Type.String({ pattern: LIMITS.topicPattern }), Type.Unknown(), { default: {} }),
-    /** The same as `bindings`, under its first name (still read; `bindings` wins for the same topic). @defaultValue {} */
+    /** Deprecated: the same as `bindings`, under its first name (still read in this release; `bindings` wins per topic). @defaultValue {} */
     routes: Type.Record(Type.String({ pattern: LIMITS.topicPattern }), Type.Unknown(), { default: {} }),
     /** How often an instance re-reads bindings changed by other instances, ms. @defaultValue 2000 */
     refreshIntervalMs: Type.Integer({ default: 2000, minimum: 100, maximum: 600_000 }),
@@ -386,11 +396,3 @@ function deepFreeze<T>(value: T): Readonly<T> {
 
 /** Where the SDK and the CLI look for a server when told nothing: this config's default listener. */
 export const DEFAULT_SERVER_URL = `http://${DEFAULTS.http.host}:${DEFAULTS.http.port}`;
-
-/** The CLI's client commands: which server to talk to, from DELAYQ_URL / DELAYQ_TOKEN unless flags say. */
-export function clientSettings(env: Record<string, string | undefined> = process.env): {
-  url: string;
-  token: string | undefined;
-} {
-  return { url: env['DELAYQ_URL'] || DEFAULT_SERVER_URL, token: env['DELAYQ_TOKEN'] || undefined };
-}

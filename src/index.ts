@@ -1,9 +1,18 @@
 /**
- * delayq for embedding: build the service from a Config (or your own Store) and call it in-process,
- * optionally serving the HTTP API with buildApp. The HTTP SDK lives in `delayq/client`.
+ * delayq for embedding: build the service from a Config (or your own backend or Store) and call it
+ * in-process, optionally serving the HTTP API with buildApp. The HTTP SDK lives in `delayq/client`, the
+ * webhook signature check in `delayq/webhook`, the contract suites for your own backend in `delayq/testing`.
  */
 export { DelayqService, type ServiceOptions, type ReserveRequest, type FailRequest } from './service/service.js';
-export { createService, createStore, type CreateServiceOptions } from './create-service.js';
+export {
+  createService,
+  createStore,
+  createJournaledBackend,
+  nodeIdOf,
+  type CreateServiceOptions,
+} from './create-service.js';
+export { createBackend } from './store/create-backend.js';
+export type { Backend, SharedRateLimits } from './store/backend.js';
 export { loadConfig, configOptions, ConfigSchema, type Config, type LoadConfigOptions } from './config.js';
 export { buildApp, type BuildAppOptions, type DelayqApp } from './server/app.js';
 export type { RestoreHandler } from './server/routes/mykit.js';

@@ -4,11 +4,10 @@
  * the full node build one with `createRuntime`; embedding applications that only want the queue can
  * still use `createService`.
  */
-import { dirname, join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
-import { createService, type CreateServiceOptions } from './create-service.js';
+import { createJournaledBackend, createService, nodeIdOf, type CreateServiceOptions } from './create-service.js';
 import {
   createMetricsRegistry,
   registerStoreResetCounter,
@@ -19,16 +18,13 @@ import { registerServiceMetrics } from './observe/service-metrics.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import type { DelayqService } from './service/service.js';
 import { createSink } from './delivery/create-sink.js';
-import { RedisBindingStore } from './delivery/redis-binding-store.js';
-import type { BindingStore } from './delivery/binding-store.js';
+import type { Backend, SharedRateLimits } from './store/backend.js';
+import type { BindingStore } from './store/binding-store.js';
+import type { SinkConfig } from './delivery/sink-config.js';
 import { SinkBindings } from './delivery/sink-bindings.js';
-import { SqliteBindingStore } from './delivery/sqlite-binding-store.js';
-import { createRedisClient, parseRedisUrl } from './store/redis/connection.js';
-import { createScheduleStore } from './schedule/create-schedule-store.js';
-import { JournaledScheduleStore } from './schedule/journaled-schedule-store.js';
-import { ScheduleRunner } from './schedule/schedule-runner.js';
-import type { ScheduleStore } from './schedule/schedule-store.js';
-import { Schedules } from './schedule/schedules.js';
+import { ScheduleRunner } from './schedules/schedule-runner.js';
+import type { ScheduleStore } from './store/schedule-store.js';
+import { Schedules } from './schedules/schedules.js';
 
 export class DelayqRuntime {
   readonly config: Readonly<Config>;
@@ -39,15 +35,22 @@ export class DelayqRuntime {
   private readonly scheduleRunner: ScheduleRunner;
   private readonly dispatcher: Dispatcher;
   private readonly logger: Logger;
+  /** The backend's shared rate-limit counters, for the HTTP server (buildApp's `rateLimits`). */
+  readonly rateLimits: SharedRateLimits | undefined;
+  /** Where the backend keeps the data (Backend.location), for the start log. */
+  readonly location: string;
+  private unlistSinks: () => void = () => undefined;
 
   constructor(
     config: Readonly<Config>,
     service: DelayqService,
-    bindingStore: BindingStore,
     logger: Logger,
-    scheduleStore: ScheduleStore,
+    parts: Pick<Backend, 'location' | 'schedules' | 'rateLimits'> & { bindingStore: BindingStore<SinkConfig> },
   ) {
+    const { schedules: scheduleStore, bindingStore } = parts;
     this.config = config;
+    this.rateLimits = parts.rateLimits;
+    this.location = parts.location;
     this.scheduleRunner = new ScheduleRunner(scheduleStore, service, config.schedules, (err) =>
       logger.error({ err }, 'schedule round failed; retrying'),
     );
@@ -69,6 +72,7 @@ export class DelayqRuntime {
       createSink,
       observer: new SinkMetrics(this.metrics),
       logger: logger.child({ component: 'dispatcher' }),
+      now: () => service.clock.now(),
     });
   }
 
@@ -81,51 +85,55 @@ export class DelayqRuntime {
       if (!(await this.sinks.getBinding(topic))) await this.sinks.setBinding(topic, sink);
     }
     this.dispatcher.start();
+    this.unlistSinks = this.listSinkPumps();
     await this.schedules.store.open();
     this.scheduleRunner.start();
+  }
+
+  /** Each bound topic's pump is a consumer of that topic (GET /v1/consumers); returns the way back. */
+  private listSinkPumps(): () => void {
+    const unlist = this.service.consumers.addSource(() =>
+      this.dispatcher.status().map((p) => ({
+        key: `sink-${p.topic}`,
+        kind: 'sink' as const,
+        topics: [p.topic],
+        since: p.since,
+        remote: `${p.type} ${p.sink}`,
+        held: p.inFlight,
+      })),
+    );
+    const unsubscribe = this.sinks.subscribe(() => this.service.consumers.changed());
+    return () => {
+      unsubscribe();
+      unlist();
+    };
   }
 
   /** Finishes in-flight deliveries, then closes the bindings and the service (which settles in-flight calls). */
   async close(): Promise<void> {
     await this.scheduleRunner.stop();
     await this.schedules.store.close();
+    this.unlistSinks();
     await this.dispatcher.stop();
     await this.sinks.close();
     await this.service.close();
   }
 }
 
-/** With a SQL journal, schedules are copied into it and put back after each restore of the store. */
-function journaledSchedules(service: DelayqService, store: ScheduleStore): ScheduleStore {
-  if (!service.journal.available) return store;
-  const operations = service.journal.operations();
-  const journaled = new JournaledScheduleStore(store, operations.journal);
-  operations.onRestore(() => journaled.restoreMissing().then(() => undefined));
-  return journaled;
+export interface CreateRuntimeOptions extends CreateServiceOptions {
+  /** Use this binding store instead of the backend's (tests). */
+  bindingStore?: BindingStore<SinkConfig>;
+  /** Use this schedule store instead of the backend's (tests). */
+  scheduleStore?: ScheduleStore;
 }
 
-/** Where delivery bindings live: beside the jobs (a SQLite file next to the job file, or the same Redis). */
-function createBindingStore(config: Readonly<Config>): BindingStore {
-  if (config.store.kind === 'redis') {
-    const { connection } = parseRedisUrl(config.redis.url);
-    const { commandTimeoutMs, connectTimeoutMs } = config.redis;
-    const tuning = { commandTimeoutMs, connectTimeoutMs };
-    return new RedisBindingStore({
-      connect: () => createRedisClient(connection, tuning),
-      prefix: `${config.redis.prefix}:`,
-    });
-  }
-  // The file keeps its first name, so bindings stored by earlier versions are found.
-  const path = config.sqlite.path === ':memory:' ? ':memory:' : join(dirname(config.sqlite.path), 'routes.db');
-  return new SqliteBindingStore({ path });
-}
-
-export function createRuntime(
-  config: Readonly<Config>,
-  options: CreateServiceOptions & { bindingStore?: BindingStore; scheduleStore?: ScheduleStore } = {},
-): DelayqRuntime {
+export function createRuntime(config: Readonly<Config>, options: CreateRuntimeOptions = {}): DelayqRuntime {
   const logger = options.logger ?? pino({ level: 'silent' });
-  const service = createService(config, { ...options, logger: logger.child({ component: 'service' }) });
-  const scheduleStore = options.scheduleStore ?? journaledSchedules(service, createScheduleStore(config));
-  return new DelayqRuntime(config, service, options.bindingStore ?? createBindingStore(config), logger, scheduleStore);
+  const backend = options.backend ?? createJournaledBackend(config, nodeIdOf(config), logger);
+  const service = createService(config, { ...options, backend, logger: logger.child({ component: 'service' }) });
+  return new DelayqRuntime(config, service, logger, {
+    ...backend,
+    schedules: options.scheduleStore ?? backend.schedules,
+    bindingStore: options.bindingStore ?? backend.bindings<SinkConfig>(),
+  });
 }

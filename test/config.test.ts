@@ -11,7 +11,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('loadConfig', () => {
   it('has a default for every option, and freezes the result', () => {
     const config = loadConfig({ env: {} });
-    expect(config.http).toEqual({ host: '127.0.0.1', port: 7750, bodyLimitBytes: 4 * 1024 * 1024 });
+    expect(config.http).toEqual({
+      host: '127.0.0.1',
+      port: 7750,
+      bodyLimitBytes: 4 * 1024 * 1024,
+      allowedOrigins: [],
+      allowedHosts: [],
+    });
     expect(config.store.kind).toBe('sqlite');
     expect(config.sqlite).toEqual({ path: './data/delayq.db', synchronous: 'NORMAL' });
     expect(config.jobs.ttrMs).toBe(30_000);

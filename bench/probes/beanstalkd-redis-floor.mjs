@@ -3,7 +3,8 @@
 // queues the id, a reserve moves ids from the ready list to a reserved set with a deadline, a delete removes
 // both; the commands of one event-loop turn share one script call per kind, as delayq's do. No history,
 // priorities, stats or events: a lower bound on what any store keeping jobs in Redis pays per job, not a
-// design. The probe (beanstalkd-protocol.ts, system `redis-floor`) runs it beside beanstalkd and delayq.
+// design. The bench's bs-drain scenario (bench/subjects/redis-floor-subject.ts) and the probe
+// (beanstalkd-protocol.ts, system `redis-floor`) run it beside beanstalkd and delayq.
 // Only the commands the probe sends, well formed.
 // Usage: node bench/probes/beanstalkd-redis-floor.mjs PORT REDIS_PORT
 import { createServer } from 'node:net';

@@ -43,9 +43,9 @@ try {
     });
     const loop = monitorEventLoopDelay({ resolution: 5 });
     // The bulk's first call marks the start of the cancel window (bulkCancel pushes its jobs first).
-    const bulk = subject.svc.jobApi.bulk.bind(subject.svc.jobApi);
+    const bulk = subject.svc.bulk.apply.bind(subject.svc.bulk);
     let cpuAt: NodeJS.CpuUsage | undefined;
-    subject.svc.jobApi.bulk = (input) => {
+    subject.svc.bulk.apply = (input) => {
       if (!recording) {
         recording = true;
         loop.enable();

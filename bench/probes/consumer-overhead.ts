@@ -180,7 +180,7 @@ async function measure(build: Build, kind: string, layer: string, profileTo?: st
       await store.close();
     }
   }
-  const service = new build.DelayqService({ store, runScheduler: false });
+  const service = new build.DelayqService({ store, runTimer: false });
   const stopMetrics =
     layer === 'metered'
       ? build.registerServiceMetrics(service, new Registry(), { topicLabelLimit: 100, statsCacheMs: 1000 })

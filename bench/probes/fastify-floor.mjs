@@ -1,7 +1,8 @@
 // What Fastify itself costs per request on this machine: a bare Fastify (the version delayq uses) with one
 // POST /v1/jobs route that parses the JSON body and answers 201 with a push answer of the same size as
-// delayq's, prepared once. No validation, no store. bench/probes/http-clients.ts drives it like delayq's server
-// (PROBE_SERVER=bench/probes/fastify-floor.mjs) to set delayq's per-request CPU beside Fastify's floor.
+// delayq's, prepared once. No validation, no store. The bench's http-floor scenario (bench/http-floor.ts) and
+// bench/probes/http-clients.ts (PROBE_SERVERS=bench/probes/fastify-floor.mjs) drive it like delayq's server to set
+// delayq's per-request CPU beside Fastify's floor.
 // Usage: node bench/probes/fastify-floor.mjs HTTP_PORT
 import Fastify from 'fastify';
 

@@ -1,15 +1,16 @@
-// delayq on the Redis store behind its beanstalkd front end (src/beanstalkd/), driven by the very same
+// delayq on the Redis or the embedded store behind its beanstalkd front end (src/beanstalkd/), driven by the very same
 // jackd clients as beanstalkd itself (beanstalkd-subject.ts): puts over 10 producer connections, one
 // consumer connection per slot, reserve-with-timeout then delete. Like beanstalkd, the server runs in its
 // own process: the built dist/ as `delayq serve` runs it (bench/http-server.mjs with a beanstalkd port),
-// warmed up first as a running server would be. Every job is durable in Redis before it is answered.
+// warmed up first as a running server would be. Every job is durable in the store before it is answered.
 // BENCH_BEANSTALKD_SERVER=PATH runs another build's server script instead (e.g. a copy of an older dist/ beside
 // its bench/http-server.mjs), so builds can be alternated run by run.
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ensureServerBuilt, SERVER_SCRIPT } from '../build-server.js';
 import { drainOverBeanstalkd } from '../protocol-drain.js';
 import { IN_FLIGHT, withInFlight } from '../scenarios.js';
-import { cpuMsOf, freePort, startProcess } from '../servers.js';
+import { cpuMsOf, freePort, rssBytes, startProcess, tempDir } from '../servers.js';
 import { bodyFor } from '../subject.js';
 import { BeanstalkdSubject, connect } from './beanstalkd-subject.js';
 import { redisCpuMs, redisCommandCalls, usedMemory } from './delayq-subject.js';
@@ -18,26 +19,40 @@ import { redisCpuMs, redisCommandCalls, usedMemory } from './delayq-subject.js';
 const WARM_UP_JOBS = 3000;
 const WARM_UP_TUBE = 'bench-warm-up';
 
+/** The store behind the listener: the benchmark's Redis (its port), or the embedded SQLite store. */
+export type BeanstalkdBackend = { kind: 'redis'; port: number } | { kind: 'sqlite' };
+
 export class DelayqBeanstalkdSubject extends BeanstalkdSubject {
-  override readonly name = 'delayq · Redis · beanstalkd protocol';
+  override readonly name: string;
   override readonly family = 'delayq' as const;
-  override readonly memoryKind = 'Redis used_memory';
-  override readonly note =
-    'delayq RedisStore behind its beanstalkd listener, the server in its own process (built dist/, as beanstalkd ' +
-    'runs in its own); the same jackd 2.2.2 clients as the beanstalkd row; server CPU = delayq process + Redis';
-  private readonly redisPort: number;
+  override readonly memoryKind: string;
+  override readonly note: string;
+  private readonly backend: BeanstalkdBackend;
   private admin: Redis | undefined;
   private pid = 0;
 
-  constructor(redisPort: number) {
+  constructor(backend: BeanstalkdBackend) {
     super();
-    this.redisPort = redisPort;
+    this.backend = backend;
+    const store = backend.kind === 'redis' ? 'Redis' : 'embedded';
+    this.name = `delayq · ${store} · beanstalkd protocol`;
+    this.memoryKind = backend.kind === 'redis' ? 'Redis used_memory' : 'delayq RSS';
+    this.note =
+      `delayq ${backend.kind === 'redis' ? 'RedisStore' : 'SqliteStore'} behind its beanstalkd listener, the server in its own process (built dist/, as beanstalkd ` +
+      `runs in its own); the same jackd 2.2.2 clients as the beanstalkd row; server CPU = delayq process${backend.kind === 'redis' ? ' + Redis' : ''}`;
   }
 
   protected override async startServer(): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
-    this.admin = new Redis({ host: '127.0.0.1', port: this.redisPort, lazyConnect: true });
-    await this.admin.connect();
-    await this.admin.flushall(); // the benchmark's own Redis, never the shared 6379
+    let store: string;
+    if (this.backend.kind === 'redis') {
+      this.admin = new Redis({ host: '127.0.0.1', port: this.backend.port, lazyConnect: true });
+      await this.admin.connect();
+      await this.admin.flushall(); // the benchmark's own Redis, never the shared 6379
+      store = String(this.backend.port);
+    } else {
+      const path = join(tempDir('bs-sqlite'), 'delayq.db');
+      store = JSON.stringify({ store: { kind: 'sqlite' }, sqlite: { path } });
+    }
     const script = process.env['BENCH_BEANSTALKD_SERVER'] ?? SERVER_SCRIPT;
     if (script === SERVER_SCRIPT) ensureServerBuilt((line) => process.stderr.write(`${line}\n`));
     const [httpPort, port] = [await freePort(), await freePort()];
@@ -45,7 +60,7 @@ export class DelayqBeanstalkdSubject extends BeanstalkdSubject {
     const server = await startProcess(
       'delayq server (beanstalkd protocol)',
       process.execPath,
-      [script, String(httpPort), String(this.redisPort), '', String(port)],
+      [script, String(httpPort), store, '', String(port)],
       port,
       60_000,
     );
@@ -63,16 +78,20 @@ export class DelayqBeanstalkdSubject extends BeanstalkdSubject {
   }
 
   override async memoryBytes(): Promise<number> {
-    return usedMemory(this.admin!);
+    return this.admin ? usedMemory(this.admin) : rssBytes(this.pid);
   }
 
   /** The delayq process and Redis: together they do what beanstalkd's one process does. */
   override async serverCpuMs(): Promise<number> {
-    return (await redisCpuMs(this.admin!)) + cpuMsOf(this.pid);
+    return (this.admin ? await redisCpuMs(this.admin) : 0) + cpuMsOf(this.pid);
+  }
+
+  async redisCpuMs(): Promise<number | undefined> {
+    return this.admin ? redisCpuMs(this.admin) : undefined;
   }
 
   commandCalls(): Promise<Map<string, { calls: number; usec: number }>> {
-    return redisCommandCalls(this.admin!);
+    return this.admin ? redisCommandCalls(this.admin) : Promise.resolve(new Map());
   }
 }
 

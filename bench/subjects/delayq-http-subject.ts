@@ -1,10 +1,10 @@
 // delayq OVER THE API: the built server in its own process (bench/http-server.mjs) on the embedded store, on Redis,
-// or on Redis + the PostgreSQL journal, driven as its users drive it: one push call per job (100 in flight;
-// the SDK sends the calls of one event-loop turn as one batch request, the plain client one request per
-// push), consumed either by the SDK Worker (src/client/worker.ts) or by a plain-HTTP consumer written
-// from the docs as a Python or PHP client would be (one kept-alive connection; reserve count=100 carrying
-// the previous batch's finishes as acks: one round trip per batch).
-import http from 'node:http';
+// or on Redis + the PostgreSQL journal, driven as its users drive it: one push call per job (100 in flight).
+// The SDK sends the calls of one event-loop turn as one batch request and consumes with its Worker
+// (src/client/worker.ts); the plain clients (node:http, fetch, Python's http.client: plain-http.ts,
+// python-push.ts) send one request per push and consume as a Python or PHP client written from the docs would
+// (one kept-alive connection; reserve count=100 carrying the previous batch's finishes as acks: one round
+// trip per batch).
 import { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { DelayqClient } from '../../src/client/client.js';
@@ -14,7 +14,9 @@ import { cpuMsOf, freePort, onCleanup, startProcess, tempDir, type Server } from
 import { sleep } from '../lib.js';
 import { BULK_SIZE, CONSUMER_CONCURRENCY, IN_FLIGHT, withInFlight } from '../scenarios.js';
 import { bodyFor, type Consumer, type OnJob, type Subject } from '../subject.js';
-import { redisCommandCalls, usedMemory } from './delayq-subject.js';
+import { redisCommandCalls, redisCpuMs, usedMemory } from './delayq-subject.js';
+import { FetchClient, NodeHttpClient, type PlainHttp } from './plain-http.js';
+import { PYTHON, pythonPush } from './python-push.js';
 import { dropSqlDatabase, newSqlDatabase, type SqlTarget } from './sql-databases.js';
 
 const TOPIC = 'bench';
@@ -25,7 +27,22 @@ const WARM_UP_TOPIC = 'bench-warm-up';
 
 export type HttpBackend =
   { kind: 'sqlite' } | { kind: 'redis'; port: number } | { kind: 'journal'; port: number; sql: SqlTarget };
-export type HttpConsumer = 'sdk' | 'plain';
+/** Who pushes: the SDK, or a plain client (node:http, fetch, Python's http.client) with one request per job. */
+export type HttpClientKind = 'sdk' | 'plain' | 'fetch' | 'python';
+
+const CLIENT_LABEL: Record<HttpClientKind, string> = {
+  sdk: 'SDK',
+  plain: 'plain HTTP',
+  fetch: 'plain fetch',
+  python: 'Python http.client',
+};
+const PLAIN_CONSUMER = 'reserve count=100 carrying the previous batch as acks (node:http, one kept-alive connection)';
+const CLIENT_NOTE: Record<HttpClientKind, string> = {
+  sdk: 'SDK client.push per job (the pushes of a turn coalesced into one batch request), SDK Worker (2 lanes, acks carried on the next reserve)',
+  plain: `plain JSON over one kept-alive node:http agent, one POST /v1/jobs per push; ${PLAIN_CONSUMER}`,
+  fetch: `plain JSON through the global fetch (undici's default keep-alive pool), one POST /v1/jobs per push; ${PLAIN_CONSUMER}`,
+  python: `${PYTHON} (stdlib only): one thread per push in flight, each with one kept-alive http.client connection, one POST /v1/jobs per push; ${PLAIN_CONSUMER}`,
+};
 
 export class DelayqHttpSubject implements Subject {
   readonly family = 'delayq' as const;
@@ -34,25 +51,32 @@ export class DelayqHttpSubject implements Subject {
   readonly memoryKind: string;
   readonly note: string;
   private readonly backend: HttpBackend;
-  private readonly consumer: HttpConsumer;
+  private readonly kind: HttpClientKind;
   private server: Server | undefined;
   private client: DelayqClient | undefined;
-  private plain: PlainClient | undefined;
+  /** The plain client of this subject's pushes (node:http for the SDK's and Python's single pushes outside pushMany). */
+  private pusher: PlainHttp | undefined;
+  /** The plain consumer's connection. */
+  private plain: NodeHttpClient | undefined;
   private admin: Redis | undefined;
   private sqlName: string | undefined;
   private readonly dir = tempDir('http');
+  private reserves = 0;
+  private pythonCpuMs = 0;
 
-  constructor(backend: HttpBackend, consumer: HttpConsumer) {
+  constructor(backend: HttpBackend, kind: HttpClientKind) {
     this.backend = backend;
-    this.consumer = consumer;
+    this.kind = kind;
     const store = backend.kind === 'sqlite' ? 'embedded' : backend.kind === 'redis' ? 'Redis' : 'Redis + PostgreSQL';
-    this.name = `delayq · ${store} · ${consumer === 'sdk' ? 'SDK' : 'plain HTTP'}`;
+    this.name = `delayq · ${store} · ${CLIENT_LABEL[kind]}`;
     this.memoryKind = backend.kind === 'sqlite' ? 'not measured over HTTP' : 'Redis used_memory';
-    this.note =
-      `over the API: server in its own process (${store}); ` +
-      (consumer === 'sdk'
-        ? 'SDK client.push per job (the pushes of a turn coalesced into one batch request), SDK Worker (2 lanes, acks carried on the next reserve)'
-        : 'plain JSON over one kept-alive node:http agent, one POST /v1/jobs per push, reserve count=100 carrying the previous batch as acks');
+    this.note = `over the API: server in its own process (${store}); ${CLIENT_NOTE[kind]}`;
+  }
+
+  /** The server's port, once open. */
+  get port(): number {
+    if (!this.server) throw new Error(`${this.name}: not open`);
+    return this.server.port;
   }
 
   async open(): Promise<void> {
@@ -82,7 +106,11 @@ export class DelayqHttpSubject implements Subject {
     );
     const url = `http://127.0.0.1:${port}`;
     this.client = new DelayqClient({ url });
-    this.plain = new PlainClient(port);
+    // Reserve requests counted where the Worker sends them (the plain consumer counts its own).
+    const reserveAndAck = this.client.reserveAndAck.bind(this.client);
+    this.client.reserveAndAck = (...args) => (this.reserves++, reserveAndAck(...args));
+    this.plain = new NodeHttpClient(port);
+    this.pusher = this.kind === 'fetch' ? new FetchClient(port) : this.plain;
     await this.warmUp();
   }
 
@@ -112,6 +140,7 @@ export class DelayqHttpSubject implements Subject {
 
   async close(): Promise<void> {
     await this.client?.close();
+    this.pusher?.close();
     this.plain?.close();
     await this.server?.stop();
     this.server = undefined;
@@ -127,8 +156,38 @@ export class DelayqHttpSubject implements Subject {
   }
 
   private async pushTo(topic: string, dueAt: number): Promise<void> {
-    if (this.consumer === 'sdk') await this.client!.push({ topic, runAt: dueAt, body: bodyFor(dueAt) });
-    else await this.plain!.post('/v1/jobs', { topic, runAt: dueAt, body: bodyFor(dueAt) });
+    if (this.kind === 'sdk') await this.client!.push({ topic, runAt: dueAt, body: bodyFor(dueAt) });
+    else await this.pusher!.post('/v1/jobs', { topic, runAt: dueAt, body: bodyFor(dueAt) });
+  }
+
+  /** Python's pushes come from its own process; the other clients push from this one (withInFlight). */
+  get pushMany(): Subject['pushMany'] {
+    if (this.kind !== 'python') return undefined;
+    return async (count, inFlight, dueAt) => {
+      const job = { topic: TOPIC, runAt: dueAt, body: bodyFor(dueAt) };
+      const r = await pythonPush(this.port, count, inFlight, job);
+      this.pythonCpuMs += r.cpuMs;
+      return r.seconds;
+    };
+  }
+
+  clientCpuMs(): number {
+    return this.pythonCpuMs;
+  }
+
+  reserveRequests(): number {
+    return this.reserves;
+  }
+
+  async redisCpuMs(): Promise<number | undefined> {
+    return this.admin ? redisCpuMs(this.admin) : undefined;
+  }
+
+  /** The server's Prometheus text (GET /metrics): its store calls by operation, for the lateness breakdown. */
+  async metricsText(): Promise<string> {
+    const res = await fetch(`http://127.0.0.1:${this.port}/metrics`);
+    if (!res.ok) throw new Error(`GET /metrics: HTTP ${res.status}`);
+    return res.text();
   }
 
   async pushBulk(dueAts: readonly number[]): Promise<void> {
@@ -153,9 +212,9 @@ export class DelayqHttpSubject implements Subject {
   }
 
   private async consumeTopic(topic: string, concurrency: number, onJob: OnJob): Promise<Consumer> {
-    if (this.consumer === 'sdk') {
+    if (this.kind === 'sdk') {
       const worker = new Worker(this.client!, {
-        handlers: { [topic]: (job) => onJob((job.body as { d: number }).d) },
+        handlers: { [topic]: (job) => onJob((job.body as { d: number }).d, job) },
         concurrency,
         waitMs: RESERVE_WAIT_MS,
       }).start();
@@ -171,17 +230,21 @@ export class DelayqHttpSubject implements Subject {
     let acks: { id: string; token: string; op: 'finish' }[] = [];
     const loop = (async () => {
       while (!stopped) {
+        this.reserves++;
         const answer = (await plain.post('/v1/reserve', {
           topics: [topic],
           count,
           waitMs: RESERVE_WAIT_MS,
           ...(acks.length ? { acks } : {}),
         })) as {
-          reservations: { job: { id: string; body: { d: number } }; token: string }[];
+          reservations: {
+            job: { id: string; body: { d: number }; readyAt: number | null; reservedAt: number | null };
+            token: string;
+          }[];
         };
         acks = [];
         for (const r of answer.reservations) {
-          onJob(r.job.body.d);
+          onJob(r.job.body.d, r.job);
           acks.push({ id: r.job.id, token: r.token, op: 'finish' });
         }
       }
@@ -193,46 +256,5 @@ export class DelayqHttpSubject implements Subject {
         await loop; // at most one long-poll (RESERVE_WAIT_MS) away
       },
     };
-  }
-}
-
-/** JSON over node:http with a keep-alive agent: what any language's HTTP client with a session does. */
-class PlainClient {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  private readonly port: number;
-
-  constructor(port: number) {
-    this.port = port;
-  }
-
-  post(path: string, body: unknown): Promise<unknown> {
-    const payload = JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: this.port,
-          path,
-          method: 'POST',
-          agent: this.agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => {
-            if (res.statusCode !== undefined && res.statusCode < 300) resolve(JSON.parse(text));
-            else reject(new Error(`POST ${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  close(): void {
-    this.agent.destroy();
   }
 }

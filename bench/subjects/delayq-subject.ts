@@ -3,9 +3,9 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { JournaledStore } from '../../src/journal/journaled-store.js';
-import { MysqlJournal } from '../../src/journal/mysql/mysql-journal.js';
-import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
+import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
+import { MysqlJournal } from '../../src/journal/sql/mysql/mysql-journal.js';
+import { PostgresJournal } from '../../src/journal/sql/postgres/postgres-journal.js';
 import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';

@@ -6,6 +6,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -32,19 +33,33 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   const text = await response.text();
   const parsed = text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
   if (!response.ok) {
-    const error = (parsed as { error?: { code: string; message: string } }).error;
-    throw new ApiError(response.status, error?.code ?? 'E_HTTP', error?.message ?? `HTTP ${response.status}`);
+    const error = (parsed as { error?: { code: string; message: string; field?: string } }).error;
+    throw new ApiError(
+      response.status,
+      error?.code ?? 'E_HTTP',
+      error?.message ?? `HTTP ${response.status}`,
+      error?.field,
+    );
   }
   return parsed as T;
 }
 
 export const get = <T = any>(path: string) => api<T>('GET', path);
 export const post = <T = any>(path: string, body: unknown = {}) => api<T>('POST', path, body);
+export const put = <T = any>(path: string, body: unknown) => api<T>('PUT', path, body);
+export const del = <T = any>(path: string) => api<T>('DELETE', path);
 
-export const query = (params: Record<string, string | number | undefined>): string => {
-  const entries = Object.entries(params).filter(([, v]) => v !== undefined && v !== '') as [string, string][];
+export const query = (params: Record<string, string | number | boolean | undefined | null>): string => {
+  const entries = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== '');
   return entries.length ? '?' + new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString() : '';
 };
+
+export const STATES = ['delayed', 'ready', 'reserved', 'finished', 'dead', 'cancelled', 'expired'] as const;
+
+export type Backoff =
+  | { type: 'fixed'; delayMs: number }
+  | { type: 'exponential'; delayMs: number; factor: number; maxDelayMs: number }
+  | { type: 'list'; delaysMs: number[] };
 
 export interface Job {
   id: string;
@@ -52,14 +67,27 @@ export interface Job {
   state: string;
   tag: string | null;
   bizKey: string | null;
+  /** Absent when the job has no group. */
+  group?: string;
   body: unknown;
   runAt: number;
+  priority: number;
+  ttrMs: number;
+  ttlMs: number | null;
+  retry: { maxAttempts: number; backoff: Backoff };
   attempts: number;
   lastError: string | null;
   createdAt: number;
   readyAt: number | null;
   reservedAt: number | null;
   finishedAt: number | null;
+  deadlineAt: number | null;
+}
+
+export interface Outcome {
+  result?: unknown;
+  error: { message: string; code?: string; details?: unknown } | null;
+  at: number;
 }
 
 export interface HistoryEntry {
@@ -75,12 +103,36 @@ export interface TopicStats {
   topic: string;
   counts: Record<string, number>;
   nextDueAt: number | null;
-  paused?: boolean;
+  paused: boolean;
+  pausedUntil: number | null;
+}
+
+export interface TopicPage {
+  topics: TopicStats[];
+  next: string | null;
+  total: number;
+}
+
+export interface Consumer {
+  id: string;
+  node: string;
+  kind: 'long-poll' | 'grpc-stream' | 'beanstalkd' | 'sink';
+  topics: string[];
+  since: number;
+  remote: string | null;
+  held: number;
+}
+
+export interface Held {
+  job: Job;
+  deadlineAt: number;
+  node: string | null;
 }
 
 export interface Schedule {
   name: string;
   topic: string;
+  job: Record<string, unknown>;
   cron: string | null;
   everyMs: number | null;
   timeZone: string;
@@ -94,4 +146,23 @@ export interface Schedule {
   lastFiredAt: number | null;
   lastJobId: string | null;
   nextFireAt: number | null;
+}
+
+export interface Binding {
+  topic: string;
+  sink: { type: string; [key: string]: unknown };
+  updatedAt: number;
+}
+
+/** A topic's dispatch rate limit (GET /v1/topics/{topic}/settings; docs/flow-control.md). */
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
+
+export interface TopicSettings {
+  topic: string;
+  rateLimit?: RateLimit;
+  /** At most this many jobs of one group reserved at once (docs/flow-control.md "Groups"). */
+  groupConcurrency?: number;
 }

@@ -31,6 +31,7 @@ import {
 import { isServableTube } from './tube-names.js';
 import { parsePutLine, type Frame } from './wire-parser.js';
 import { yamlList } from './yaml.js';
+import { LIMITS } from '../core/limits.js';
 
 type Handler = (conn: Connection, rest: string) => Promise<Reply> | Reply;
 
@@ -66,11 +67,13 @@ function afterLeaving(c: Connection, tube: string, reply: string): Reply | Promi
 /** Each command's handler; its arguments are read as beanstalkd reads them (command-line.ts). */
 const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   use: byTube((c, tube) => {
+    c.ctx.order.made(tube);
     const left = c.used;
     c.used = tube;
     return afterLeaving(c, left, `USING ${tube}\r\n`);
   }),
   watch: byTube((c, tube) => {
+    c.ctx.order.made(tube);
     if (!c.watched.includes(tube)) c.watched.push(tube);
     return `WATCHING ${c.watched.length}\r\n`;
   }),
@@ -117,7 +120,9 @@ const COMMANDS: Record<Exclude<CommandName, 'put' | 'quit'>, Handler> = {
   'stats-job': byJobId(statsJob),
   'stats-tube': byTube(statsTube),
   stats: bare(stats),
-  'list-tubes': bare(async (c) => okYaml(yamlList([...c.ctx.liveTubes(await c.ctx.service.topics.stats())].sort()))),
+  'list-tubes': bare(async (c) =>
+    okYaml(yamlList(c.ctx.order.ordered(c.ctx.liveTubes(await c.ctx.service.topics.stats())))),
+  ),
   'list-tube-used': bare((c) => `USING ${c.used}\r\n`),
   'list-tubes-watched': bare((c) => okYaml(yamlList(c.watched))),
   'pause-tube': (c, rest) => {
@@ -136,9 +141,10 @@ async function pauseTube(c: Connection, tube: string, seconds: number): Promise<
   const t = c.ctx.tube(tube);
   t.pauses++;
   t.pauseSeconds = seconds;
-  // beanstalkd pauses for `delay` seconds; 0 lifts the pause at once.
+  // beanstalkd pauses for `delay` seconds; 0 lifts the pause at once. A pause beyond delayq's longest delay
+  // is cut to it, as a put's delay is.
   if (seconds === 0) await c.ctx.service.topics.resume(tube);
-  else await c.ctx.service.topics.pause(tube, { delayMs: seconds * 1000 });
+  else await c.ctx.service.topics.pause(tube, { delayMs: Math.min(seconds * 1000, LIMITS.maxDelayMs) });
   return 'PAUSED\r\n';
 }
 

@@ -35,6 +35,8 @@ export class Connection implements ConnectionState {
   isWorker = false;
   /** Aborted when the client goes away. */
   readonly gone = new AbortController();
+  readonly remote: string | null;
+  readonly openedAt: number;
   readonly ctx: BeanstalkdContext;
   private readonly socket: Socket;
   private readonly logger: Logger;
@@ -58,6 +60,8 @@ export class Connection implements ConnectionState {
     this.ctx = ctx;
     this.logger = logger;
     this.parser = new WireParser(ctx.maxJobSize);
+    this.remote = socket.remoteAddress === undefined ? null : `${socket.remoteAddress}:${socket.remotePort}`;
+    this.openedAt = ctx.service.clock.now();
     this.replies = new ReplyQueue(socket, (n) => {
       this.pending -= n;
       if (this.pending < MAX_PENDING && this.socket.isPaused()) this.socket.resume();
@@ -177,6 +181,10 @@ export class Connection implements ConnectionState {
     const held = [...this.held.values()];
     this.held.clear();
     await Promise.allSettled(held.map((h) => this.ctx.service.release(h.id, h.token, { reason: CLIENT_GONE_REASON })));
+  }
+
+  get heldCount(): number {
+    return this.held.size;
   }
 
   get isGone(): boolean {

@@ -3,6 +3,7 @@ import type { TopicStats } from '../core/job.js';
 import type { DelayqService } from '../service/service.js';
 import { NumberCache } from './number-cache.js';
 import { ReserveCoalescer } from './reserve-coalescer.js';
+import { TubeOrder } from './tube-order.js';
 
 /** What every connection of one listener shares: the service, job numbers and the counters `stats` shows. */
 export class BeanstalkdContext {
@@ -18,6 +19,8 @@ export class BeanstalkdContext {
   /** Per tube: cmd-delete, cmd-pause-tube and the last pause's length in seconds (this process). */
   readonly tubes = new Map<string, { deletes: number; pauses: number; pauseSeconds: number }>();
   readonly connections = new Set<ConnectionView>();
+  /** The order of list-tubes: the order tubes were made, as in beanstalkd. */
+  readonly order = new TubeOrder();
   totalConnections = 0;
   jobTimeouts = 0;
   totalJobs = 0;
@@ -60,7 +63,11 @@ export class BeanstalkdContext {
     if (candidates.length === 0) return;
     try {
       const live = this.liveTubes(await this.service.topics.stats());
-      for (const t of candidates) if (!live.has(t)) this.tubes.delete(t);
+      for (const t of candidates)
+        if (!live.has(t)) {
+          this.tubes.delete(t);
+          this.order.gone(t);
+        }
     } catch {
       // The store is unreachable: the counters stay, as they would for a tube that still exists.
     }
@@ -72,11 +79,17 @@ export class BeanstalkdContext {
   }
 }
 
-/** What stats needs to know of a connection. */
+/** What stats and the consumer list need to know of a connection. */
 export interface ConnectionView {
   readonly used: string;
   readonly watched: readonly string[];
   readonly isWaiting: boolean;
   readonly isProducer: boolean;
   readonly isWorker: boolean;
+  /** The client's address (`ip:port`). */
+  readonly remote: string | null;
+  /** When it connected (the service clock). */
+  readonly openedAt: number;
+  /** How many jobs it holds reserved. */
+  readonly heldCount: number;
 }

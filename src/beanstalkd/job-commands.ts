@@ -263,13 +263,14 @@ export async function peekState(conn: Connection, state: PeekState): Promise<Rep
   return next ? withBody('FOUND', conn, next) : NOT_FOUND;
 }
 
+/** kick: the used tube's buried jobs, oldest buried first; when it has none, its delayed jobs, due first (as beanstalkd). */
 export async function kick(conn: Connection, bound: number): Promise<Reply> {
   const { service } = conn.ctx;
   const limit = Math.min(bound, KICK_MAX);
   if (limit === 0) return 'KICKED 0\r\n';
   const counts = (await service.topics.stats()).find((s) => s.topic === conn.used)?.counts;
   if (counts && counts.dead > 0) return `KICKED ${await service.redrive({ topic: conn.used, limit })}\r\n`;
-  const { jobs } = await service.list({ topic: conn.used, state: 'delayed', limit });
+  const { jobs } = await service.listings.listDue({ topic: conn.used, limit });
   let kicked = 0;
   for (const job of jobs) {
     if ((await orNotFound(async () => (await service.reschedule(job.id, { delayMs: 0 }), 'ok'))) === 'ok') kicked++;

@@ -10,7 +10,7 @@ interface Slot {
  * One connection's replies, in command order whatever order the commands end in. While commands are still
  * outstanding, the replies that became writable during one event-loop turn go out in one socket write, so a
  * pipeline's answers cost one syscall, not one each; the last outstanding reply is written at once. A 'quit'
- * reply writes what came before it, then ends the connection.
+ * reply writes what came before it, then closes the connection.
  */
 export class ReplyQueue {
   private readonly socket: Socket;
@@ -50,9 +50,11 @@ export class ReplyQueue {
       taken++;
       if (this.ended || reply === null) continue;
       if (reply === 'quit') {
+        // Closed outright once the replies before it are written, as beanstalkd closes: the close hands back
+        // the jobs the connection holds at once, whether or not the client closes its side.
         this.ended = true;
         this.flush();
-        this.socket.end();
+        this.socket.destroySoon();
         continue;
       }
       this.out.push(reply);

@@ -7,7 +7,7 @@ import { pino, type Logger } from 'pino';
 import { DelayqError } from '../core/errors.js';
 import type { DelayqService } from '../service/service.js';
 import { Connection } from './connection.js';
-import { BeanstalkdContext } from './context.js';
+import { BeanstalkdContext, type ConnectionView } from './context.js';
 
 export interface BeanstalkdOptions {
   host: string;
@@ -43,6 +43,8 @@ export class BeanstalkdServer {
   private readonly options: BeanstalkdOptions;
   private readonly logger: Logger;
   private readonly sockets = new Set<Socket>();
+  /** Takes this listener's workers off the consumer list. */
+  private readonly unlistWorkers: () => void;
 
   constructor(service: DelayqService, options: BeanstalkdOptions) {
     checkBeanstalkdAuth(options);
@@ -56,6 +58,25 @@ export class BeanstalkdServer {
       this.context.connections.add(connection);
       this.context.totalConnections++;
     });
+    // A connection that reserved (a worker) is a consumer of the tubes it watches, until it closes.
+    const numbers = new WeakMap<ConnectionView, number>();
+    let next = 0;
+    this.unlistWorkers = service.consumers.addSource(() =>
+      [...this.context.connections]
+        .filter((c) => c.isWorker)
+        .map((c) => {
+          let n = numbers.get(c);
+          if (n === undefined) numbers.set(c, (n = ++next));
+          return {
+            key: `beanstalkd-${n}`,
+            kind: 'beanstalkd' as const,
+            topics: c.watched,
+            since: c.openedAt,
+            remote: c.remote,
+            held: c.heldCount,
+          };
+        }),
+    );
   }
 
   /** Listens; resolves with the port (useful with port 0). */
@@ -75,6 +96,7 @@ export class BeanstalkdServer {
 
   /** Stops accepting, closes every connection (their held jobs are released) and waits for the listener to close. */
   async close(): Promise<void> {
+    this.unlistWorkers();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await Promise.all([...this.context.connections].map((c) => (c as Connection).closed));

@@ -5,7 +5,7 @@ import { CLIENT_GONE_REASON, type ConnectionState as Connection } from './connec
 import { priFromPriority, priorityFromPri, secondsFrom } from './job-codec.js';
 import { yamlMap } from './yaml.js';
 import type { HistoryEntry, Job, TopicStats } from '../core/job.js';
-import { isLapseReason } from '../scheduler/reaper.js';
+import { isLapseReason } from '../timer/reaper.js';
 import { deadlineSoon } from './job-commands.js';
 
 const STATE_NAMES: Record<string, string> = {

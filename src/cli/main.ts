@@ -1,18 +1,26 @@
 #!/usr/bin/env node
-/** The `delayq` command: `serve` runs the service; the others talk HTTP to a running one (--url). */
+/**
+ * The `delayq` command: `serve` runs the service; the others talk HTTP to a running one (--url).
+ * Client commands load only the SDK and the protocol types: the server (Fastify, the stores, gRPC…) is
+ * imported when `serve` runs, so a client command costs little more than node's own start
+ * (test/e2e/cli-start.test.ts keeps it so; bench/probes/cli-start.ts times it).
+ */
 import { Command, Option } from '@commander-js/extra-typings';
-import { clientSettings } from '../config.js';
 import { isDelayqError } from '../core/errors.js';
+import { clientSettings } from './client-env.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerJobCommands } from './commands/job-commands.js';
-import { registerJobApiCommands } from './commands/job-api-commands.js';
+import { registerBulkCommand } from './commands/bulk-commands.js';
+import { registerListingCommands } from './commands/listing-commands.js';
 import { registerEventCommands } from './commands/event-commands.js';
 import { registerOperatorCommands } from './commands/operator-commands.js';
 import { registerTopicCommands } from './commands/topic-commands.js';
+import { registerTopicSettingsCommands } from './commands/topic-settings-commands.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { registerScheduleCommands } from './commands/schedule-commands.js';
-import { serve } from './commands/serve.js';
+import { closeQuietlyOnBrokenPipe } from './output.js';
 
+closeQuietlyOnBrokenPipe();
 const defaults = clientSettings();
 
 const program = new Command()
@@ -47,14 +55,17 @@ program
   )
   .option('--beanstalkd-host <host>', 'beanstalkd listen address (DELAYQ_BEANSTALKD_HOST)')
   .action(async (flags) => {
+    const { serve } = await import('./commands/serve.js');
     await serve(flags);
   });
 
 registerClientCommands(program);
 registerJobCommands(program);
-registerJobApiCommands(program);
+registerBulkCommand(program);
+registerListingCommands(program);
 registerEventCommands(program);
 registerTopicCommands(program);
+registerTopicSettingsCommands(program);
 registerScheduleCommands(program);
 registerOperatorCommands(program);
 

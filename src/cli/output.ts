@@ -63,3 +63,14 @@ export function jobRow(job: {
     tag: job.tag,
   };
 }
+
+/**
+ * A reader that went away (`delayq list | head -1`) ends the command quietly and successfully, as it ends
+ * other Unix tools: the write that found the pipe closed is not a failure of the command.
+ */
+export function closeQuietlyOnBrokenPipe(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}

@@ -1,4 +1,5 @@
 import { errorFromResponse } from '../client/error-answer.js';
+import { nodeHttpTransport } from '../client/transport.js';
 import { DelayqError } from '../core/errors.js';
 
 /** For the API calls the SDK does not wrap (restore, journal, sinks, the due histogram, /metrics): same errors as the SDK. */
@@ -12,25 +13,23 @@ export async function rawRequest<T>(
   const headers: Record<string, string> = {};
   if (token) headers['authorization'] = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
+  const transport = nodeHttpTransport(base);
+  let answer: { status: number; text: string };
   try {
-    response = await fetch(base.replace(/\/$/, '') + path, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+    answer = await transport.send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
   } catch (err) {
     throw new DelayqError('E_STORE_UNAVAILABLE', `cannot reach delayq at ${base}: ${(err as Error).message}`, {
       cause: err,
     });
+  } finally {
+    await transport.close();
   }
-  const text = await response.text();
-  let parsed: unknown = text;
+  let parsed: unknown = answer.text;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(answer.text);
   } catch {
     /* /metrics is text */
   }
-  if (!response.ok) throw errorFromResponse(response.status, parsed, text);
+  if (answer.status < 200 || answer.status >= 300) throw errorFromResponse(answer.status, parsed, answer.text);
   return parsed as T;
 }

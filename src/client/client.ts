@@ -10,7 +10,7 @@ import type {
   ReserveAndAckRequest,
   ReserveAndAckResponse,
 } from '../protocol/ack-schemas.js';
-import { fetchTransport, poolTransport } from './transport.js';
+import { fetchTransport, nodeHttpTransport, poolTransport } from './transport.js';
 import { ApiRequester, queryString, type RequestOptions } from './api-request.js';
 import { PushCoalescer } from './push-coalescer.js';
 import { followEvents, type FollowOptions } from './event-stream.js';
@@ -19,8 +19,6 @@ import type {
   CancelRequest,
   CancelResponse,
   CountResponse,
-  FailRequest,
-  FailResponse,
   GetJobResponse,
   HealthResponse,
   HistoryResponse,
@@ -32,30 +30,29 @@ import type {
   PushResponse,
   RedriveRequest,
   RescheduleRequest,
-  ReserveRequest,
-  ReserveResponse,
   StatsResponse,
   TopicPauseResponse,
   WireHistoryEntry,
   WireJob,
-  WireReservation,
   WireTopicStats,
 } from '../protocol/schemas.js';
+import type { TopicSettingsRequest, TopicSettingsResponse } from '../protocol/topic-settings-schemas.js';
+import type {
+  FailRequest,
+  FailResponse,
+  ReserveRequest,
+  ReserveResponse,
+  WireReservation,
+} from '../protocol/reservation-schemas.js';
 import type {
   PutScheduleRequest,
   Schedule,
   ScheduleFiresQuery,
   ScheduleFiresResponse,
 } from '../protocol/schedule-schemas.js';
-import type {
-  BulkRequest,
-  BulkResponse,
-  DelayedQuery,
-  DelayedResponse,
-  ReservedQuery,
-  ReservedResponse,
-  WireOutcome,
-} from '../protocol/job-api-schemas.js';
+import type { WireOutcome } from '../protocol/outcome-schemas.js';
+import type { DelayedQuery, DelayedResponse, ReservedQuery, ReservedResponse } from '../protocol/listing-schemas.js';
+import type { BulkRequest, BulkResponse } from '../protocol/bulk-schemas.js';
 
 export interface DelayqClientOptions {
   /** Base URL of the server. @defaultValue http://127.0.0.1:7750 (the server's default listener, config.ts) */
@@ -64,6 +61,12 @@ export interface DelayqClientOptions {
   token?: string | undefined;
   /** A fetch implementation to send requests through. @defaultValue kept-alive connections of an undici Pool */
   fetch?: typeof fetch;
+  /**
+   * How requests travel when no `fetch` is given: `pool`, an undici Pool (the cheapest per request), or
+   * `node`, node:http with a kept-alive agent (dearer per request, but nothing to load: for a program that
+   * sends a few requests and exits, as the CLI does). @defaultValue 'pool'
+   */
+  http?: 'pool' | 'node';
   /**
    * Sends the `push()` calls of one event-loop turn (or of `pushWindowMs`) as one batch request; each call
    * still gets its own job or its own error (push-coalescer.ts). Pushes with a `signal` go out alone.
@@ -76,16 +79,24 @@ export interface DelayqClientOptions {
 
 export type { RequestOptions } from './api-request.js';
 
+/**
+ * config.ts's default listener, written out so the SDK does not load the config schema (TypeBox);
+ * test/house/defaults.test.ts keeps the two equal.
+ */
+export const DEFAULT_CLIENT_URL = 'http://127.0.0.1:7750';
+
 export class DelayqClient {
   readonly url: string;
   private readonly http: ApiRequester;
   private readonly pushes: PushCoalescer | undefined;
 
   constructor(options: DelayqClientOptions = {}) {
-    // config.ts's default listener, written out so the SDK does not load the config schema (TypeBox);
-    // test/house/defaults.test.ts keeps the two equal.
-    this.url = (options.url ?? 'http://127.0.0.1:7750').replace(/\/+$/, '');
-    const transport = options.fetch ? fetchTransport(this.url, options.fetch) : poolTransport(this.url);
+    this.url = (options.url ?? DEFAULT_CLIENT_URL).replace(/\/+$/, '');
+    const transport = options.fetch
+      ? fetchTransport(this.url, options.fetch)
+      : options.http === 'node'
+        ? nodeHttpTransport(this.url)
+        : poolTransport(this.url);
     this.http = new ApiRequester(this.url, options.token, transport);
     if (options.coalescePushes !== false) {
       this.pushes = new PushCoalescer(
@@ -107,7 +118,9 @@ export class DelayqClient {
   }
 
   /**
-   * Pushes one job; `created: false` when a job with that id already existed (idempotent push). Pushes made
+   * Pushes one job; `created: false` when a job with that id already existed (idempotent push), and `outcome`
+   * says what the push did to it (`kept`, or `replaced` / `extended` with `onExists`); with `dedupKey` inside
+   * its window, `duplicate` and the first job of the key (`created: false`, no job made). Pushes made
    * together go out as one batch request unless `coalescePushes` is false; each gets its own answer.
    */
   push(job: PushRequest, options?: RequestOptions): Promise<PushResponse> {
@@ -154,6 +167,13 @@ export class DelayqClient {
     ).job;
   }
 
+  /** Makes a delayed job (waiting for its due time or a retry) ready at once; any other state is E_WRONG_STATE. */
+  async runNow(id: string, options?: RequestOptions): Promise<WireJob> {
+    return (await this.http.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/run-now`, {}, options))
+      .job;
+  }
+
+  /** Jobs in id order (GET /v1/jobs): a page may hold fewer than `limit`, or none, while `next` is set. */
   list(query: ListQuery = {}, options?: RequestOptions): Promise<ListResponse> {
     return this.http.request('GET', `/v1/jobs${queryString(query)}`, undefined, options);
   }
@@ -267,6 +287,20 @@ export class DelayqClient {
 
   resumeTopic(topic: string, options?: RequestOptions): Promise<TopicPauseResponse> {
     return this.http.request('POST', `/v1/topics/${encodeURIComponent(topic)}/resume`, undefined, options);
+  }
+
+  /** A topic's flow-control settings (docs/flow-control.md): its dispatch rate limit and groupConcurrency, if any. */
+  getTopicSettings(topic: string, options?: RequestOptions): Promise<TopicSettingsResponse> {
+    return this.http.request('GET', `/v1/topics/${encodeURIComponent(topic)}/settings`, undefined, options);
+  }
+
+  /** Replaces a topic's settings (a field left out is cleared), for every instance on the store. */
+  putTopicSettings(
+    topic: string,
+    settings: TopicSettingsRequest,
+    options?: RequestOptions,
+  ): Promise<TopicSettingsResponse> {
+    return this.http.request('PUT', `/v1/topics/${encodeURIComponent(topic)}/settings`, settings, options);
   }
 
   async purge(before: number, limit?: number, options?: RequestOptions): Promise<number> {

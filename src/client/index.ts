@@ -5,5 +5,6 @@ export { Worker, type JobContext, type JobHandler, type WorkerOptions } from './
 export { DelayqError, isDelayqError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
 export type * from '../protocol/schemas.js';
 export type * from '../protocol/ack-schemas.js';
+export type * from '../protocol/topic-settings-schemas.js';
 export type { FollowOptions } from './event-stream.js';
 export type * from '../protocol/job-event-schemas.js';

@@ -4,7 +4,9 @@
  * item is bad (nothing of it is stored), naming that item (`jobs[i].field`): its caller is rejected with the
  * error a push of its own would have got, and the others go out again. A refusal that names no item and could
  * come from an item's content (E_VALIDATION, E_BODY_TOO_LARGE) sends every job on its own; any other error
- * (unreachable, unauthorized, rate limited) is every caller's, as it would have been alone.
+ * (unreachable, unauthorized, rate limited) is every caller's, as it would have been alone. An id conflict
+ * (`jobs[i].id`, E_CONFLICT) is found as the batch is stored, so the others were stored: sent again, those the
+ * refused batch created (its `details.created`) still answer `created: true`.
  */
 import { DelayqError, isDelayqError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
@@ -88,6 +90,9 @@ export class PushCoalescer {
 
   private async sendBatch(items: Pending[]): Promise<void> {
     let pending = items;
+    const createdBefore = new Set<Pending>();
+    const answer = (p: Pending, a: PushResponse) =>
+      p.resolve(createdBefore.has(p) ? { ...a, created: true, outcome: 'created' } : a);
     while (pending.length > 1) {
       let answers: PushResponse[];
       try {
@@ -95,6 +100,7 @@ export class PushCoalescer {
       } catch (err) {
         const index = itemOf(err, pending.length);
         if (index !== undefined) {
+          for (const i of createdIndices(err as DelayqError)) if (pending[i]) createdBefore.add(pending[i]);
           pending[index]!.reject(asAlone(err as DelayqError, index));
           pending = pending.filter((_, i) => i !== index);
           continue;
@@ -104,15 +110,21 @@ export class PushCoalescer {
         return;
       }
       pending.forEach((p, i) => {
-        const answer = answers[i];
-        if (answer) p.resolve(answer);
+        const a = answers[i];
+        if (a) answer(p, a);
         else
           p.reject(new DelayqError('E_INTERNAL', `the batch answer has ${answers.length} jobs for ${pending.length}`));
       });
       return;
     }
-    for (const p of pending) this.sender.one(p.text).then(p.resolve, p.reject);
+    for (const p of pending) this.sender.one(p.text).then((a) => answer(p, a), p.reject);
   }
+}
+
+/** The items an id conflict's batch stored before it was refused (`details.created`). */
+function createdIndices(err: DelayqError): number[] {
+  const created = err.code === 'E_CONFLICT' ? err.details?.['created'] : undefined;
+  return Array.isArray(created) ? created.filter((i): i is number => Number.isInteger(i)) : [];
 }
 
 /** The item a batch refusal names (`jobs[3].topic`, `jobs[3]`), if it names one within the batch. */

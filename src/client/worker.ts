@@ -13,7 +13,8 @@
  * handlers, whose jobs are still finished or failed.
  */
 import { DelayqError, isDelayqError, type ErrorCode } from '../core/errors.js';
-import type { WireJob, WireReservation } from '../protocol/schemas.js';
+import type { WireJob } from '../protocol/schemas.js';
+import type { WireReservation } from '../protocol/reservation-schemas.js';
 import { LIMITS } from '../core/limits.js';
 import type { AckResult } from '../protocol/ack-schemas.js';
 import { AckBatcher } from './ack-batcher.js';

@@ -2,7 +2,7 @@
 export type EpochMs = number;
 
 /**
- * Time as the scheduler sees it. Injected everywhere so tests run on a fake clock without sleeping:
+ * Time as the timer sees it. Injected everywhere so tests run on a fake clock without sleeping:
  * `now()` reads the time, `setTimer` arms a one-shot wake-up.
  */
 export interface Clock {
@@ -14,7 +14,7 @@ export interface TimerHandle {
   cancel(): void;
 }
 
-/** Node's largest setTimeout delay; longer sleeps are capped (the scheduler re-arms on wake-up). */
+/** Node's largest setTimeout delay; longer sleeps are capped (the timer re-arms on wake-up). */
 export const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /**

@@ -8,7 +8,7 @@ export const ERROR_CODES = [
   'E_BODY_TOO_LARGE', // the job body or the request exceeds the configured size limit
   'E_NOT_FOUND', // no job with that id (or it was purged)
   'E_WRONG_STATE', // the job exists but is not in a state that allows the operation
-  'E_TOKEN_MISMATCH', // the reservation token is stale: the job was re-delivered after its TTR lapsed
+  'E_TOKEN_MISMATCH', // the reservation token is stale: the job was reserved again since, under another token
   'E_CONFLICT', // the request conflicts with existing data
   'E_UNAUTHORIZED', // no or unknown bearer token
   'E_FORBIDDEN', // the token may not act on this topic

@@ -1,13 +1,26 @@
 /**
- * Job events (issue 23): what a follower of a topic or of one job hears when a job ends or fails an
+ * Job events (docs/events.md): what a follower of a topic or of one job hears when a job ends or fails an
  * attempt. Named by the state the job reached, so a follower never maps transition words to outcomes.
  */
 import type { EpochMs } from './clock.js';
+import type { HistoryEvent } from './job.js';
 import type { JobError } from './job-outcome.js';
 
-export const JOB_EVENT_NAMES = ['finished', 'failed', 'dead', 'cancelled', 'expired'] as const;
+/**
+ * The transitions a follower hears, each under its job event's name (the state the job reached; `failed`:
+ * one attempt failed and the job will be retried). The one table from which the names are derived.
+ */
+export const JOB_EVENT_OF = {
+  finish: 'finished',
+  retry: 'failed',
+  bury: 'dead',
+  cancel: 'cancelled',
+  expire: 'expired',
+} as const satisfies Partial<Record<HistoryEvent, string>>;
+
 /** finished, dead, cancelled and expired end the job; failed is one attempt that will be retried. */
-export type JobEventName = (typeof JOB_EVENT_NAMES)[number];
+export type JobEventName = (typeof JOB_EVENT_OF)[keyof typeof JOB_EVENT_OF];
+export const JOB_EVENT_NAMES: readonly JobEventName[] = Object.values(JOB_EVENT_OF);
 
 /** The events after which a job changes no more: a one-job stream ends with them. */
 export const ENDING_JOB_EVENTS: ReadonlySet<JobEventName> = new Set(['finished', 'dead', 'cancelled', 'expired']);

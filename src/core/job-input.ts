@@ -2,7 +2,10 @@ import type { EpochMs } from './clock.js';
 import { parseDurationList, parseDurationMs } from './duration.js';
 import { DelayqError, invalid } from './errors.js';
 import type { Backoff, NewJob, RetryPolicy } from './job.js';
-import { CONTROL_CHARS_RE, ID_RE, LIMITS, TOPIC_RE } from './limits.js';
+import { CONTROL_CHARS_RE, GROUP_RE, ID_RE, LIMITS, PUSH_ID_RE, TOPIC_RE } from './limits.js';
+import { spreadOffsetMs } from './spread.js';
+import { normalizeOnExists, type OnExists } from './push-on-exists.js';
+import { normalizeDedup } from './push-dedup.js';
 import { hasUtcOffset, parseLocalDateTime, validateTimeZone } from './time-zone.js';
 
 /** A push as a caller writes it: every field but `topic` optional; times relative or absolute. */
@@ -22,6 +25,18 @@ export interface PushInput {
   ttrMs?: number | string | undefined;
   ttlMs?: number | string | null | undefined;
   retry?: RetryInput | string | undefined;
+  /** Spread the due time over [runAt, runAt + spreadMs), by the id (core/spread.ts); an integer of ms. */
+  spreadMs?: number | undefined;
+  /** What to do when a waiting job of the topic holds the id: keep (the default), replace or extend. */
+  onExists?: OnExists | undefined;
+  /** With onExists "extend": the latest due time is this long after the job's first push (ms or a text). */
+  maxWaitMs?: number | string | null | undefined;
+  /** Within dedupWindowMs of the first push of the topic with this key, a push answers that job (push-dedup.ts). */
+  dedupKey?: string | null | undefined;
+  /** How long the first push with dedupKey holds it: ms (1 ms to 30 days) or a duration text. */
+  dedupWindowMs?: number | string | null | undefined;
+  /** The job's group (a tenant, a merchant): a topic's groupConcurrency bounds each group's reserved jobs. */
+  group?: string | null | undefined;
 }
 
 export interface RetryInput {
@@ -53,8 +68,32 @@ export function validateTopic(topic: unknown, field = 'topic'): string {
   return topic;
 }
 
+/** A job's group: the characters of a push's id, at least one; absent or null is no group. */
+export function validateGroup(value: unknown, field = 'group'): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !GROUP_RE.test(value)) {
+    throw invalid(field, `must be 1–${LIMITS.groupMaxLength} characters of letters, digits and . _ - : @ + =`);
+  }
+  return value;
+}
+
+/** The id of a job to look up or act on: any id a job may have, those delayq made (with `~`) included. */
 export function validateJobId(id: unknown, field = 'id'): string {
   if (typeof id !== 'string' || !ID_RE.test(id)) {
+    throw invalid(field, `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + = ~`);
+  }
+  return id;
+}
+
+/**
+ * The id a caller gives its push: `~` is refused, so the ids delayq makes (a schedule's ticks) cannot be
+ * taken by a caller who pushes them first.
+ */
+export function validatePushId(id: unknown, field = 'id'): string {
+  if (typeof id === 'string' && id.includes(LIMITS.reservedIdChar) && ID_RE.test(id)) {
+    throw invalid(field, `must not contain "${LIMITS.reservedIdChar}": it is kept for the ids of schedule ticks`);
+  }
+  if (typeof id !== 'string' || id === '' || !PUSH_ID_RE.test(id)) {
     throw invalid(field, `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + =`);
   }
   return id;
@@ -183,6 +222,8 @@ export interface NormalizeContext {
   defaults: JobDefaults;
   /** Called with `now` (a module function, not a per-push closure). */
   newId: (now: EpochMs) => string;
+  /** The ids are delayq's own (a schedule's ticks): they may hold the reserved `~`. */
+  ownIds?: boolean | undefined;
 }
 
 /** Deepest nesting of arrays/objects a job body may have: far beyond real payloads, far below stack limits. */
@@ -230,7 +271,12 @@ export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
     throw invalid('job', 'must be a JSON object');
   }
   const topic = validateTopic(input.topic);
-  const id = input.id === undefined || input.id === '' ? ctx.newId(ctx.now) : validateJobId(input.id);
+  const id =
+    input.id === undefined || input.id === ''
+      ? ctx.newId(ctx.now)
+      : ctx.ownIds
+        ? validateJobId(input.id)
+        : validatePushId(input.id);
 
   if (input.delayMs !== undefined && input.runAt !== undefined) {
     throw invalid('runAt', 'give delayMs or runAt, not both');
@@ -256,7 +302,12 @@ export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
     );
   }
 
-  return {
+  const dedup = normalizeDedup(input.dedupKey, input.dedupWindowMs);
+  const onExists = normalizeOnExists(input.onExists, input.maxWaitMs, Math.max(runAt - ctx.now, 0));
+  // After the maxWaitMs check, which weighs the delay asked for: the offset of the id is not the caller's.
+  if (input.spreadMs !== undefined)
+    runAt += spreadOffsetMs(id, integerIn(input.spreadMs, 'spreadMs', 0, LIMITS.spreadMaxMs));
+  const job: NewJob = {
     id,
     topic,
     tag: label(input.tag, 'tag'),
@@ -273,4 +324,9 @@ export function normalizePush(input: PushInput, ctx: NormalizeContext): NewJob {
       input.ttlMs === undefined || input.ttlMs === null ? null : durationIn(input.ttlMs, 'ttlMs', 1, LIMITS.maxDelayMs),
     retry: normalizeRetry(input.retry, ctx.defaults.retry),
   };
+  const group = validateGroup(input.group);
+  if (group !== undefined) job.group = group;
+  if (onExists) job.onExists = onExists;
+  if (dedup) job.dedup = dedup;
+  return job;
 }

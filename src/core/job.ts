@@ -1,4 +1,6 @@
 import type { EpochMs } from './clock.js';
+import type { ExistingJobRule } from './push-on-exists.js';
+import type { DedupRule } from './push-dedup.js';
 
 /**
  * A job's life, written down in docs/lifecycle.md:
@@ -17,7 +19,7 @@ export function isTerminal(state: JobState): boolean {
 }
 
 /** What moved a job; recorded with every history entry. */
-export const JOB_EVENTS = [
+export const HISTORY_EVENTS = [
   'push',
   'promote',
   'reserve',
@@ -30,8 +32,10 @@ export const JOB_EVENTS = [
   'redrive',
   'reschedule',
   'restore',
+  'replace',
+  'extend',
 ] as const;
-export type JobEvent = (typeof JOB_EVENTS)[number];
+export type HistoryEvent = (typeof HISTORY_EVENTS)[number];
 
 export type Backoff =
   /** The same wait before every retry. */
@@ -60,6 +64,12 @@ export interface NewJob {
   ttrMs: number;
   ttlMs: number | null;
   retry: RetryPolicy;
+  /** The job's group (docs/flow-control.md "Groups"); absent: none. */
+  group?: string;
+  /** What to do when a waiting job of this topic holds the id (push-on-exists.ts); absent: keep it. */
+  onExists?: ExistingJobRule;
+  /** The push's dedup window (push-dedup.ts); absent: none. */
+  dedup?: DedupRule;
 }
 
 /** A stored job as the API shows it. */
@@ -86,12 +96,14 @@ export interface Job {
   finishedAt: EpochMs | null;
   /** While reserved: when the TTR lapses unless touched. */
   deadlineAt: EpochMs | null;
+  /** The job's group, by which a topic's groupConcurrency counts (docs/flow-control.md "Groups"); absent: none. */
+  group?: string;
 }
 
 /** One entry of a job's history (the seeds' job_log): every transition, with who made it. */
 export interface HistoryEntry {
   at: EpochMs;
-  event: JobEvent;
+  event: HistoryEvent;
   state: JobState;
   /** Attempt number at the time of the transition. */
   attempt: number;
@@ -125,7 +137,7 @@ export interface TopicStatsWithPause extends TopicStats {
 export function pushedJob(job: NewJob, now: EpochMs): Job {
   const ready = job.runAt <= now;
   // Fields listed, not spread: V8 (Node 20) turns `{ ...job, more }` into a slow dictionary-mode copy.
-  return {
+  const pushed: Job = {
     id: job.id,
     topic: job.topic,
     tag: job.tag,
@@ -145,11 +157,13 @@ export function pushedJob(job: NewJob, now: EpochMs): Job {
     finishedAt: null,
     deadlineAt: null,
   };
+  if (job.group !== undefined) pushed.group = job.group;
+  return pushed;
 }
 
 /** A field-by-field copy (see pushedJob for why not `{ ...job }` when fields are added afterwards). */
 export function copyJob(job: Job): Job {
-  return {
+  const copy: Job = {
     id: job.id,
     topic: job.topic,
     tag: job.tag,
@@ -169,6 +183,8 @@ export function copyJob(job: Job): Job {
     finishedAt: job.finishedAt,
     deadlineAt: job.deadlineAt,
   };
+  if (job.group !== undefined) copy.group = job.group;
+  return copy;
 }
 
 export function emptyCounts(): Record<JobState, number> {

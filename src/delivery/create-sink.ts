@@ -7,7 +7,10 @@ import type { SinkConfig } from './sink-config.js';
 import { StompSink } from './stomp-sink.js';
 import { WebhookSink } from './webhook-sink.js';
 
-/** The one place that maps a validated config to its sink class (service.ts passes this to the SinkBindings). */
+/**
+ * The one place that maps a validated config to its sink class: runtime.ts hands it to the Dispatcher,
+ * and the sink test route (server/routes/sinks.ts) builds its sink with it.
+ */
 export function createSink(config: SinkConfig): Sink {
   switch (config.type) {
     case 'webhook':

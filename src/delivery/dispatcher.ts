@@ -4,7 +4,7 @@ import { isDelayqError } from '../core/errors.js';
 import type { Reservation } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
 import type { Consumer } from './consumer.js';
-import type { DeliveryBinding } from './binding-store.js';
+import type { DeliveryBinding } from './sink-bindings.js';
 import { failed, type DeliveryObserver, type DeliveryResult, type Sink } from './sink.js';
 import type { SinkConfig } from './sink-config.js';
 
@@ -17,7 +17,7 @@ export interface BindingSource {
 export interface DispatcherOptions {
   service: Consumer;
   bindings: BindingSource;
-  /** Builds the sink of a binding (service.ts passes `createSink`). */
+  /** Builds the sink of a binding (runtime.ts passes `createSink`). */
   createSink: (config: SinkConfig) => Sink;
   observer?: DeliveryObserver;
   logger?: Logger;
@@ -25,6 +25,8 @@ export interface DispatcherOptions {
   pollWaitMs?: number;
   /** Reservation TTR beyond the delivery timeout, so a crashed process's jobs lapse and retry. @defaultValue 5000 ms */
   ttrMarginMs?: number;
+  /** The time a pump started, as status() reports it. @defaultValue Date.now */
+  now?: () => number;
 }
 
 /**
@@ -55,13 +57,14 @@ export class Dispatcher {
     for (const binding of this.options.bindings.bindings()) this.onBinding(binding.topic, binding);
   }
 
-  /** Topics being pumped and their deliveries in flight. */
-  status(): { topic: string; sink: string; type: string; inFlight: number }[] {
+  /** Topics being pumped, since when, and their deliveries in flight. */
+  status(): { topic: string; sink: string; type: string; inFlight: number; since: number }[] {
     return [...this.pumps.values()].map((p) => ({
       topic: p.topic,
       sink: p.name,
       type: p.sink.type,
       inFlight: p.inFlight,
+      since: p.since,
     }));
   }
 
@@ -110,6 +113,7 @@ export class Dispatcher {
 /** One bound topic: reserve → deliver → finish/fail, with at most `concurrency` deliveries at once. */
 class TopicPump {
   readonly topic: string;
+  readonly since: number;
   readonly name: string;
   readonly sink: Sink;
   readonly config: SinkConfig;
@@ -126,6 +130,7 @@ class TopicPump {
 
   constructor(binding: DeliveryBinding, sink: Sink, options: DispatcherOptions, logger: Logger) {
     this.topic = binding.topic;
+    this.since = (options.now ?? Date.now)();
     this.name = binding.sink.name ?? binding.topic;
     this.sink = sink;
     this.config = binding.sink;

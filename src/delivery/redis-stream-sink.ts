@@ -32,6 +32,7 @@ export class RedisStreamSink implements Sink {
     if (this.closed) return failed('the sink is closed');
     const key = renderDestination(this.config.key ?? '{topic}', job);
     const fields = ['id', job.id, 'topic', job.topic, 'tag', job.tag ?? '', 'bizKey', job.bizKey ?? ''];
+    if (job.group !== undefined) fields.push('group', job.group);
     fields.push('attempt', String(job.attempts), 'runAt', String(job.runAt), 'body', job.body);
     const trim = this.config.maxLen === undefined ? [] : ['MAXLEN', '~', String(this.config.maxLen)];
     try {

@@ -1,11 +1,14 @@
 import { DEFAULTS } from '../config.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { validateTopic } from '../core/job-input.js';
-import type { BindingStore, DeliveryBinding } from './binding-store.js';
-import { parseSinkConfig, redactSinkConfig } from './sink-config.js';
+import type { BindingStore, StoredBinding } from '../store/binding-store.js';
+import { parseSinkConfig, redactSinkConfig, type SinkConfig } from './sink-config.js';
+
+/** A delivery binding: the topic's jobs go to `sink` instead of waiting for `reserve`. */
+export type DeliveryBinding = StoredBinding<SinkConfig>;
 
 export interface SinkBindingsOptions {
-  store: BindingStore;
+  store: BindingStore<SinkConfig>;
   clock?: Clock;
   /**
    * How often the table checks the binding store's version for changes made by other instances.
@@ -25,7 +28,7 @@ export type BindingListener = (topic: string, binding: DeliveryBinding | null) =
  * sharing the store are picked up on the next refresh. Listeners (the Dispatcher) hear each change.
  */
 export class SinkBindings {
-  private readonly store: BindingStore;
+  private readonly store: BindingStore<SinkConfig>;
   private readonly clock: Clock;
   private readonly refreshIntervalMs: number;
   private readonly onError: (err: unknown) => void;

@@ -60,6 +60,7 @@ export function jobMetadata(job: Job): Record<string, string> {
   };
   if (job.tag !== null) meta['delayq-tag'] = job.tag;
   if (job.bizKey !== null) meta['delayq-biz-key'] = job.bizKey;
+  if (job.group !== undefined) meta['delayq-group'] = job.group;
   return meta;
 }
 

@@ -5,7 +5,7 @@ import type { Job } from '../core/job.js';
 import { delivered, failed, failureFrom, jobMetadata, type DeliveryResult, type Sink } from './sink.js';
 import type { WebhookSinkConfig } from './sink-config.js';
 import { SsrfGuard, SsrfRefusedError } from './ssrf-guard.js';
-import { SIGNATURE_HEADER, signWebhook } from './webhook-signature.js';
+import { SIGNATURE_HEADER, signWebhook } from '../core/webhook-signature.js';
 
 /** How much of a refusal's body is kept in the job's lastError. */
 const ERROR_BODY_CHARS = 300;

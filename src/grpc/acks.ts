@@ -1,12 +1,12 @@
 /**
  * Settling acks (finish, fail, release, touch) in a batch, for the gRPC Ack call and the reserve stream.
  * The shape follows `POST /v1/ack` (CONTRACTS item 3): a malformed ack refuses the whole batch naming
- * `acks[i].field`; a refused ack (stale token, wrong state, a topic outside the token's scope, the store
+ * `acks[i].field`; a refused ack (stale token, wrong state, an unknown job or one outside the token's scope, the store
  * unreachable) refuses that ack only, with the catalogue error in its result. Acks of one job run in order; others run together.
  * The finishes that are their job's first ack go to the store in one finishMany (server/batch-ack.ts).
  */
 import { Type } from 'typebox';
-import { DelayqError, isDelayqError, settled } from '../core/errors.js';
+import { isDelayqError, settled } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
 import { JobId, Token } from '../protocol/schemas.js';
@@ -79,12 +79,14 @@ export interface AckOptions {
   knownTopics?: ReadonlyMap<string, string>;
 }
 
-/** A token limited to topics may only settle jobs of those topics (the job is read when its topic is not known). */
+/**
+ * A token limited to topics may only settle jobs of those topics (the job is read when its topic is not known);
+ * another topic's job is answered as an unknown id, so the answer tells nothing of it.
+ */
 async function authorize(service: DelayqService, ack: ValidAck, options: AckOptions): Promise<void> {
   if (!options.principal || options.principal.topicPrefixes === null) return;
   const topic = options.knownTopics?.get(ack.id) ?? (await service.get(ack.id)).topic;
-  if (!mayUseTopic(options.principal, topic))
-    throw new DelayqError('E_FORBIDDEN', `this token may not use topic "${topic}"`, { field: 'id' });
+  if (!mayUseTopic(options.principal, topic)) throw service.notFound(ack.id);
 }
 
 async function settleOne(service: DelayqService, ack: ValidAck, options: AckOptions): Promise<Job> {

@@ -42,7 +42,23 @@ function parseJsonText(text: string, field: string): unknown {
 
 /** A PushRequest message → the HTTP push body (not yet validated). `prefix` names the message in a batch. */
 export function pushBodyOf(message: PushMessage, prefix = ''): Record<string, unknown> {
-  const body = present(message, ['topic', 'id', 'tag', 'bizKey', 'delayMs', 'runAt', 'priority', 'ttrMs', 'ttlMs']);
+  const body = present(message, [
+    'topic',
+    'id',
+    'tag',
+    'bizKey',
+    'delayMs',
+    'runAt',
+    'priority',
+    'ttrMs',
+    'ttlMs',
+    'spreadMs',
+    'onExists',
+    'maxWaitMs',
+    'dedupKey',
+    'dedupWindowMs',
+    'group',
+  ]);
   body['topic'] ??= '';
   if (message.bodyJson !== undefined && message.bodyJson !== '')
     body['body'] = parseJsonText(message.bodyJson, `${prefix}bodyJson`);
@@ -78,6 +94,7 @@ export function jobMessageOf(job: Job): JobMessage {
     reservedAt: orUndefined(job.reservedAt),
     finishedAt: orUndefined(job.finishedAt),
     deadlineAt: orUndefined(job.deadlineAt),
+    group: job.group,
   } as JobMessage;
 }
 

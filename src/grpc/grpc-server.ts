@@ -10,10 +10,11 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { DelayqService } from '../service/service.js';
 import { CallGuard } from './call-guard.js';
-import { delayqPackageDefinition, delayqServiceDefinition, SERVICE_NAME } from './proto.js';
+import { delayqServiceDefinition, reflectedPackageDefinition, SERVICE_NAME } from './proto.js';
 import { ReserveStreams } from './reserve-stream.js';
 import { unaryHandlers, type HandlerContext } from './unary-handlers.js';
 import { operatorHandlers } from './operator-handlers.js';
+import { topicSettingsHandlers } from './topic-settings-handlers.js';
 
 export interface GrpcServerOptions {
   logger?: Logger;
@@ -38,9 +39,10 @@ export class DelayqGrpcServer {
     this.server.addService(delayqServiceDefinition(), {
       ...unaryHandlers(context),
       ...operatorHandlers(context),
+      ...topicSettingsHandlers(context),
       Reserve: this.streams.handler(context),
     });
-    new ReflectionService(delayqPackageDefinition()).addToServer(this.server);
+    new ReflectionService(reflectedPackageDefinition()).addToServer(this.server);
     this.health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
     this.health.addToServer(this.server);
   }

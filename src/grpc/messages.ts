@@ -17,6 +17,12 @@ export interface PushMessage {
   ttrMs?: number;
   ttlMs?: number;
   retry?: RetryInputMessage;
+  spreadMs?: number;
+  onExists?: string;
+  maxWaitMs?: number;
+  dedupKey?: string;
+  dedupWindowMs?: number;
+  group?: string;
 }
 
 export interface JobMessage {
@@ -38,6 +44,7 @@ export interface JobMessage {
   reservedAt?: number;
   finishedAt?: number;
   deadlineAt?: number;
+  group?: string;
 }
 
 export interface ReservationMessage {

@@ -10,8 +10,9 @@ import { DelayqError } from '../core/errors.js';
 import type { Job, JobState } from '../core/job.js';
 import { ListQuery, PauseTopicRequest, PurgeRequest, RedriveRequest, Topic } from '../protocol/schemas.js';
 import { authorizeAllTopics, authorizeTopic } from '../server/auth.js';
-import { authorizeJob } from '../server/route-helpers.js';
-import { DeadQuery } from '../server/routes/dead.js';
+import { visibleIds } from '../server/route-helpers.js';
+import { BY_ID, isScoped, pageOverTopics, topicsInScope } from '../server/scoped-listing.js';
+import { DeadQuery } from '../protocol/dead-schemas.js';
 import { jobMessageOf, topicStatsMessageOf, validate } from './convert.js';
 import { bodyOf, jobIdOf, unary, type HandlerContext } from './unary-handlers.js';
 
@@ -36,10 +37,25 @@ export function operatorHandlers(context: HandlerContext): UntypedServiceImpleme
         ListQuery,
         bodyOf(request, ['topic', 'state', 'bizKey', 'tag', 'limit', 'cursor']),
       );
-      if (query.topic === undefined) authorizeAllTopics(caller);
-      else authorizeTopic(caller, query.topic);
-      const { limit, state, ...rest } = query;
-      return pageOf(await service.list({ ...rest, state: state as JobState | undefined, limit: limit ?? PAGE }));
+      if (query.topic !== undefined) authorizeTopic(caller, query.topic);
+      const { limit = PAGE, state, cursor, topic, ...rest } = query;
+      const { principal } = caller;
+      const read = async (t: string | undefined, n: number, after: string | undefined) => {
+        const { jobs, next } = await service.list({
+          ...rest,
+          topic: t,
+          state: state as JobState | undefined,
+          limit: n,
+          cursor: after,
+        });
+        return { items: jobs, next };
+      };
+      // No topic: a token limited to topics lists its own topics' jobs only (as GET /v1/jobs).
+      const page =
+        topic === undefined && isScoped(principal)
+          ? await pageOverTopics(await topicsInScope(service, principal), limit, cursor, read, BY_ID)
+          : await read(topic, limit, cursor);
+      return pageOf({ jobs: page.items, next: page.next });
     }),
 
     ListDead: unary(context, 'ListDead', async (request: Record<string, unknown>, caller) => {
@@ -65,8 +81,8 @@ export function operatorHandlers(context: HandlerContext): UntypedServiceImpleme
         authorizeTopic(caller, body.topic);
         return { count: await service.redrive({ topic: body.topic, limit: body.limit ?? REDRIVE_LIMIT }) };
       }
-      for (const id of body.ids) await authorizeJob(caller, service, id);
-      return { count: await service.redrive({ ids: body.ids }) };
+      const ids = await visibleIds(caller, service, body.ids);
+      return { count: ids.length ? await service.redrive({ ids }) : 0 };
     }),
 
     PauseTopic: unary(context, 'PauseTopic', async (request: Record<string, unknown>, caller) => {

@@ -11,6 +11,7 @@ import {
   type ServiceDefinition,
 } from '@grpc/grpc-js';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
+import { protoPath as healthProtoPath } from 'grpc-health-check';
 
 /** From src/grpc/ and dist/grpc/ alike: the repository's (or package's) proto/ folder. */
 export const PROTO_PATH = fileURLToPath(new URL('../../proto/delayq/v1/delayq.proto', import.meta.url));
@@ -30,6 +31,14 @@ let cached: PackageDefinition | undefined;
 export function delayqPackageDefinition(): PackageDefinition {
   cached ??= loadSync(PROTO_PATH, LOADER_OPTIONS);
   return cached;
+}
+
+/**
+ * What server reflection describes: the Delayq service and the standard health service served beside it
+ * (grpc.health.v1.Health), so `grpcurl list` names both.
+ */
+export function reflectedPackageDefinition(): PackageDefinition {
+  return { ...loadSync(healthProtoPath, LOADER_OPTIONS), ...delayqPackageDefinition() };
 }
 
 export function delayqServiceDefinition(): ServiceDefinition {

@@ -11,7 +11,8 @@ import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { Type } from 'typebox';
 import { DelayqError, invalid, isDelayqError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import { RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS, Topic } from '../protocol/schemas.js';
+import { Topic } from '../protocol/schemas.js';
+import { RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS } from '../protocol/reservation-schemas.js';
 import { authorizeTopic } from '../server/auth.js';
 import { releaseAll } from '../server/reserve-for-request.js';
 import type { Reservation } from '../core/job.js';
@@ -21,6 +22,7 @@ import { reservationMessageOf, validate } from './convert.js';
 import type { ReserveStreamRequestMessage, ReserveStreamResponseMessage } from './messages.js';
 import { toGrpcStatus } from './status.js';
 import type { HandlerContext } from './unary-handlers.js';
+import type { TrackedConsumer } from '../service/consumer-registry.js';
 
 type ReserveCall = ServerDuplexStream<ReserveStreamRequestMessage, ReserveStreamResponseMessage>;
 
@@ -75,6 +77,8 @@ class ReserveStream {
   private wakeLoop: (() => void) | undefined;
   private messages: Promise<void> = Promise.resolve();
   private ended = false;
+  /** Its entry in the consumer list, from its subscription to its end. */
+  private listed: TrackedConsumer | undefined;
 
   private readonly context: HandlerContext;
   private readonly call: ReserveCall;
@@ -107,6 +111,12 @@ class ReserveStream {
       const subscription = validate<Subscription>(SubscribeSchema, body);
       authorizeTopic(this.caller, subscription.topics, 'subscribe.topics');
       this.subscription = subscription;
+      this.listed = this.context.service.consumers.track({
+        kind: 'grpc-stream',
+        topics: subscription.topics,
+        remote: this.call.getPeer(),
+        held: () => this.held.size,
+      });
       void this.reserveLoop();
     } else if (!this.subscription) {
       throw invalid('subscribe', 'the first message must subscribe (topics)');
@@ -210,6 +220,7 @@ class ReserveStream {
     this.stop.abort();
     this.wakeLoop?.();
     this.onEnd();
+    this.listed?.end();
     const held = [...this.held].map(([id, { token }]) => ({ job: { id }, token }) as Reservation);
     this.held.clear();
     if (held.length) {
@@ -226,6 +237,7 @@ class ReserveStream {
     this.stop.abort();
     this.wakeLoop?.();
     this.onEnd();
+    this.listed?.end();
     this.held.clear();
     this.call.emit('error', toGrpcStatus(new DelayqError('E_SHUTTING_DOWN', 'the service is shutting down')));
   }

@@ -5,25 +5,18 @@
  */
 import type { handleUnaryCall, ServerUnaryCall, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { FailRequest as HttpFailRequest, PushRequest as HttpPushRequest } from '../protocol/schemas.js';
+import type { PushRequest as HttpPushRequest } from '../protocol/schemas.js';
+import type { FailRequest as HttpFailRequest } from '../protocol/reservation-schemas.js';
 import { Type } from 'typebox';
-import {
-  CancelRequest,
-  FailRequest,
-  JobId,
-  PushBatchRequest,
-  PushRequest,
-  ReleaseRequest,
-  RescheduleRequest,
-  TokenRequest,
-  TouchRequest,
-} from '../protocol/schemas.js';
-import { ClearAllBody } from '../server/routes/journal.js';
+import { CancelRequest, JobId, PushBatchRequest, PushRequest, RescheduleRequest } from '../protocol/schemas.js';
+import { FailRequest, ReleaseRequest, TokenRequest, TouchRequest } from '../protocol/reservation-schemas.js';
+import { ClearAllRequest } from '../protocol/journal-schemas.js';
 import { authorizeAllTopics, authorizeTopic, mayUseTopic } from '../server/auth.js';
-import { authorizeJob } from '../server/route-helpers.js';
+import { authorizeJob, visibleJob } from '../server/route-helpers.js';
 import type { DelayqService } from '../service/service.js';
 import { settleAcks, validateAcks } from './acks.js';
 import { failErrorOf, jsonField } from './outcome-fields.js';
+import { pushOutcomeOf } from '../core/push-on-exists.js';
 import type { CallGuard, GrpcCaller } from './call-guard.js';
 import { historyMessageOf, jobMessageOf, pushBodyOf, topicStatsMessageOf, validate } from './convert.js';
 import type { AckMessage, PushMessage } from './messages.js';
@@ -78,7 +71,7 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
       const body = validate<HttpPushRequest>(PushRequest, pushBodyOf(request));
       authorizeTopic(caller, body.topic);
       const result = await service.push(body);
-      return { created: result.created, job: jobMessageOf(result.job) };
+      return { created: result.created, outcome: pushOutcomeOf(result), job: jobMessageOf(result.job) };
     }),
 
     PushBatch: unary(context, 'PushBatch', async (request: { jobs: PushMessage[] }, caller) => {
@@ -86,12 +79,13 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
       const body = validate<{ jobs: HttpPushRequest[] }>(PushBatchRequest, { jobs });
       body.jobs.forEach((job, i) => authorizeTopic(caller, job.topic, `jobs[${i}].topic`));
       const results = await service.pushBatch(body.jobs);
-      return { results: results.map((r) => ({ created: r.created, job: jobMessageOf(r.job) })) };
+      return {
+        results: results.map((r) => ({ created: r.created, outcome: pushOutcomeOf(r), job: jobMessageOf(r.job) })),
+      };
     }),
 
     Get: unary(context, 'Get', async (request: { id?: string; history?: boolean }, caller) => {
-      const job = await service.get(jobIdOf(request));
-      authorizeTopic(caller, job.topic);
+      const job = await visibleJob(caller, service, jobIdOf(request));
       const history = request.history ? (await service.history(job.id)).map(historyMessageOf) : [];
       return { job: jobMessageOf(job), history };
     }),
@@ -112,6 +106,12 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
       );
       await authorizeJob(caller, service, id);
       return { job: jobMessageOf(await service.reschedule(id, when)) };
+    }),
+
+    RunNow: unary(context, 'RunNow', async (request: Record<string, unknown>, caller) => {
+      const id = jobIdOf(request);
+      await authorizeJob(caller, service, id);
+      return { job: jobMessageOf(await service.runNow(id)) };
     }),
 
     Touch: unary(context, 'Touch', async (request: Record<string, unknown>, caller) => {
@@ -179,7 +179,7 @@ export function unaryHandlers(context: HandlerContext): UntypedServiceImplementa
 
     ClearAll: unary(context, 'ClearAll', async (request: { confirm?: string; reason?: string }, caller) => {
       authorizeAllTopics(caller);
-      const body = validate<{ confirm: string; reason?: string }>(ClearAllBody, {
+      const body = validate<{ confirm: string; reason?: string }>(ClearAllRequest, {
         confirm: '',
         ...bodyOf(request, ['confirm', 'reason']),
       });

@@ -1,6 +1,6 @@
 import { copyJob, pushedJob } from '../core/job.js';
 import type { EpochMs } from '../core/clock.js';
-import type { HistoryEntry, Job, JobEvent, NewJob } from '../core/job.js';
+import type { HistoryEntry, Job, HistoryEvent, NewJob, Reservation } from '../core/job.js';
 import type { JournalJob } from './journal.js';
 
 /**
@@ -38,7 +38,7 @@ export function newJournalJob(job: NewJob, now: EpochMs, loaded: boolean): Journ
 }
 
 export function toNewJob(job: Job): NewJob {
-  return {
+  const fresh: NewJob = {
     id: job.id,
     topic: job.topic,
     tag: job.tag,
@@ -50,6 +50,8 @@ export function toNewJob(job: Job): NewJob {
     ttlMs: job.ttlMs,
     retry: job.retry,
   };
+  if (job.group !== undefined) fresh.group = job.group;
+  return fresh;
 }
 
 export function withoutLoaded(job: JournalJob): Job {
@@ -69,10 +71,17 @@ function withLoaded(job: Job, loaded: boolean): JournalJob {
 
 export function entry(
   job: Pick<Job, 'id' | 'state' | 'attempts'>,
-  event: JobEvent,
+  event: HistoryEvent,
   at: EpochMs,
   node: string,
   reason: string | null = null,
 ): HistoryEntry & { jobId: string } {
   return { jobId: job.id, at, event, state: job.state, attempt: job.attempts, node, reason };
+}
+
+/** A reservation as the journal keeps it: the job with its token. */
+export function reservedRow(reservation: Reservation): JournalJob {
+  const row = loadedJob(reservation.job);
+  row.token = reservation.token;
+  return row;
 }

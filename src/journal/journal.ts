@@ -1,15 +1,19 @@
 import type { EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from '../store/due-histogram.js';
 import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
+import type { NumberedId } from '../store/job-numbers.js';
 import type { Store } from '../store/store.js';
+import type { DedupClaims } from '../store/dedup-claims.js';
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
  * store (Redis). It is not a third Store: it answers restore, far-future jobs (tiering) and audit.
- * Each dialect (postgres/, mysql/) implements it; `journaled-store.ts` decorates a Store with it.
+ * Each dialect (postgres/, mysql/) implements it; `journaled-store/journaled-store.ts` decorates a Store with it.
  */
 export interface Journal {
   readonly dialect: 'postgres' | 'mysql';
+  /** The dedup window's claims (store/dedup-claims.ts): kept here, so a wipe of the inner store keeps them. */
+  readonly dedupClaims: DedupClaims;
 
   /** Connect and apply the numbered migrations. Safe to call twice. */
   open(): Promise<void>;
@@ -26,6 +30,20 @@ export interface Journal {
 
   /** Those of `ids` whose journal row is terminal (finished_at set): a restore re-checks what it pushed. */
   terminalAmong(ids: readonly string[]): Promise<string[]>;
+  /**
+   * The rows of `ids` a reserve must look at before it delivers: ended ones (finished_at set) and ones reserved
+   * until after `now` (a reservation the inner store may have lost). One read.
+   */
+  endedOrReservedAmong(ids: readonly string[], now: EpochMs): Promise<JournalJob[]>;
+  /** Unfinished rows the journal holds reserved, in id order (reconciliation looks at them first after a start). */
+  listReserved(limit: number): Promise<JournalJob[]>;
+  /**
+   * Records job numbers: each id of `numbers` whose row has none takes its number. Answers the number that
+   * stands for each id the journal holds (an earlier one wins), so a number survives the inner store's loss.
+   */
+  claimNumbers(numbers: readonly NumberedId[]): Promise<Map<string, number>>;
+  /** The id a job number was recorded for, or null. */
+  idOfNumber(number: number): Promise<string | null>;
   /** Those of `ids` still unfinished whose row was last written before `updatedBefore` (process wall clock). */
   staleAmong(ids: readonly string[], updatedBefore: number): Promise<string[]>;
   /**
@@ -39,7 +57,7 @@ export interface Journal {
   listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]>;
   /** Per topic and state counts of journal-only jobs, with their earliest due time. */
   statsJournalOnly(): Promise<TopicStats[]>;
-  /** Journal-only delayed jobs per due-time bucket (journal-due-histogram.ts). */
+  /** Journal-only delayed jobs per due-time bucket (sql/due-histogram.ts). */
   dueHistogramJournalOnly(query: DueHistogramQuery): Promise<DueCounts>;
 
   /**
@@ -53,6 +71,13 @@ export interface Journal {
   cancel(id: string, now: EpochMs): Promise<boolean>;
   /** Moves a journal-only delayed job; false when it is not one. */
   rescheduleJournalOnly(id: string, runAt: EpochMs, now: EpochMs): Promise<boolean>;
+  /**
+   * A push's onExists rule on a journal-only delayed job (core/push-on-exists.ts): its new due time, and for
+   * replace its body and priority, in one statement; false when it is not one.
+   */
+  upsertJournalOnly(id: string, change: JournalUpsert): Promise<boolean>;
+  /** Keeps the body a push replaced on an unfinished job the inner store holds (write() keeps the rest). */
+  replaceBody(id: string, body: string): Promise<void>;
   /**
    * Appends one history row per id, all alike but for the job and its state (a restore's page): one statement
    * of two columns, not a row object per job through the writer. Written at once (not group-committed).
@@ -73,7 +98,7 @@ export interface Journal {
   deleteEnded(ids: readonly string[]): Promise<number>;
   /** Journal-only delayed jobs due in [from, to) after the cursor (at, id), in (runAt, id) order. */
   listDueJournalOnly(query: DueJournalQuery): Promise<JournalJob[]>;
-  /** Keeps schedule records (journal-schedules.ts); each row only if not older than the stored one. */
+  /** Keeps schedule records (sql/schedules.ts); each row only if not older than the stored one. */
   writeSchedules(schedules: readonly JournalSchedule[]): Promise<void>;
   /** The schedules kept (deleted ones left out), by name: what a restore puts back. */
   listSchedules(): Promise<JournalSchedule[]>;
@@ -84,7 +109,7 @@ export interface Journal {
   swapMeta(name: string, expected: string | null, value: string): Promise<boolean>;
 }
 
-/** What `scheduler/loader.ts` drives on a journaled store (implemented by JournaledStore). */
+/** What `timer/loader.ts` drives on a journaled store (implemented by JournaledStore). */
 export interface JournalMaintenance {
   /** Moves journal-only jobs due before now + horizon into the inner store; returns how many. */
   loadDue(now: EpochMs, limit: number): Promise<number>;
@@ -132,6 +157,10 @@ export type InnerCheck = 'ok' | 'fresh' | 'restored' | 'lost';
 export interface JournalJob extends Job {
   /** true: the inner store holds it (or held it); false: only the journal has it (beyond the horizon). */
   loaded: boolean;
+  /** While reserved: the reservation's token (with the job's reservedAt and deadlineAt), so a restore keeps it. */
+  token?: string | null;
+  /** The job's beanstalkd number, once it was given one (read from the journal; written by claimNumbers). */
+  number?: number | null;
 }
 
 export interface DueJournalQuery {
@@ -142,6 +171,13 @@ export interface DueJournalQuery {
   at: EpochMs;
   id: string;
   limit: number;
+}
+
+export interface JournalUpsert {
+  runAt: EpochMs;
+  /** null: kept (extend). */
+  body: string | null;
+  priority: number | null;
 }
 
 export interface JournalFilter {

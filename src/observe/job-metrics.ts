@@ -1,11 +1,10 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ServiceEvents, ServiceJobEvent } from '../service/service-events.js';
+import { LATENESS_BOUNDS_MS } from '../core/lateness.js';
 import type { TopicLabels } from './topic-labels.js';
 
-/** Lateness buckets, seconds: 1 ms up to an hour (a scheduler promises "on time"; an hour late is an outage). */
-export const LATENESS_BUCKETS = [
-  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600,
-];
+/** Lateness buckets, seconds: the bounds the store-wide series counts in too (core/lateness.ts). */
+const LATENESS_BUCKETS = LATENESS_BOUNDS_MS.map((ms) => ms / 1000);
 const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 

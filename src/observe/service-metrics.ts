@@ -21,7 +21,7 @@ export function registerServiceMetrics(
   const stopJournal = service.journal.available
     ? registerJournalMetrics(registry, service.journal.operations())
     : undefined;
-  new StoreGauges(registry, service, topics, options.statsCacheMs);
+  new StoreGauges(registry, service, options.topicLabelLimit, options.statsCacheMs);
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   return () => {
     stopJobs();

@@ -1,11 +1,14 @@
 import { Gauge, type Registry } from 'prom-client';
 import { JOB_STATES, type TopicStats } from '../core/job.js';
 import type { DelayqService } from '../service/service.js';
-import { OTHER_TOPIC, type TopicLabels } from './topic-labels.js';
+import { OTHER_TOPIC } from './topic-labels.js';
 
 /**
  * Gauges read from the store on scrape, cached `cacheMs` so frequent scrapers cost one stats call per
- * window (the stores keep counters per topic and state: stats never scans jobs):
+ * window (the stores keep counters per topic and state: stats never scans jobs). They describe the whole
+ * store, so every instance on it exports the same values: a query takes them once with `max by (…)`, never
+ * `sum` over instances (docs/metrics.md). For that, their topic label depends on the store alone: the first
+ * `topicLimit` topic names in sort order keep their name, the others are `other`.
  *  - delayq_jobs{state,topic}; delayq_next_due_timestamp_seconds{topic} (earliest delayed runAt);
  *  - delayq_topic_paused{topic} when the store reports paused topics;
  *  - delayq_journal_pending_writes when a journal backs the store;
@@ -16,18 +19,20 @@ export class StoreGauges {
   private reading: Promise<TopicStats[]> | undefined;
   private up = 1;
   private readonly service: DelayqService;
-  private readonly topics: TopicLabels;
+  private readonly topicLimit: number;
   private readonly cacheMs: number;
+  /** The topics that keep their name in the label, from the stats last read. */
+  private named = new Set<string>();
 
-  constructor(registry: Registry, service: DelayqService, topics: TopicLabels, cacheMs: number) {
+  constructor(registry: Registry, service: DelayqService, topicLimit: number, cacheMs: number) {
     this.service = service;
-    this.topics = topics;
+    this.topicLimit = topicLimit;
     this.cacheMs = cacheMs;
     const registers = [registry];
     // collect() runs with `this` bound to its gauge: the store reads are reached through these closures.
     const stats = () => this.stats();
     const countsByLabel = () => this.countsByLabel();
-    const label = (topic: string) => this.topics.label(topic);
+    const label = (topic: string) => this.label(topic);
     const up = () => this.up;
     new Gauge({
       name: 'delayq_jobs',
@@ -85,7 +90,7 @@ export class StoreGauges {
         help: 'Journal entries queued and not yet committed (the journal write lag, in entries)',
         registers,
         collect() {
-          this.set(service.journal.status().pendingJournalWrites);
+          this.set(service.journal.operations().status().pendingJournalWrites);
         },
       });
     }
@@ -99,6 +104,12 @@ export class StoreGauges {
       .stats()
       .then((stats) => {
         this.cached = { at: performance.now(), stats };
+        this.named = new Set(
+          stats
+            .map((s) => s.topic)
+            .sort()
+            .slice(0, this.topicLimit),
+        );
         this.up = 1;
         return stats;
       })
@@ -112,10 +123,14 @@ export class StoreGauges {
     return this.reading;
   }
 
+  private label(topic: string): string {
+    return this.named.has(topic) ? topic : OTHER_TOPIC;
+  }
+
   private async countsByLabel(): Promise<Map<string, Record<string, number>>> {
     const byLabel = new Map<string, Record<string, number>>();
     for (const s of await this.stats()) {
-      const topic = this.topics.label(s.topic);
+      const topic = this.label(s.topic);
       const sum = byLabel.get(topic) ?? {};
       for (const state of JOB_STATES) sum[state] = (sum[state] ?? 0) + s.counts[state];
       byLabel.set(topic, sum);

@@ -6,7 +6,8 @@ import { StructuredError } from './outcome-schemas.js';
 import { Type, type Static } from 'typebox';
 import { JOB_STATES } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
-import { JobId, JobSchema, ReservationSchema, ReserveRequest, Token } from './schemas.js';
+import { JobId, JobSchema, Token } from './schemas.js';
+import { ReservationSchema, ReserveRequest } from './reservation-schemas.js';
 
 const strict = { additionalProperties: false } as const;
 

@@ -1,4 +1,4 @@
-/** The wire contract of job events (issue 23, docs/events.md): the streams' queries and one event's data. */
+/** The wire contract of job events (docs/events.md): the streams' queries and one event's data. */
 import { Type, type Static } from 'typebox';
 import { JOB_EVENT_NAMES } from '../core/job-event.js';
 import { Topic } from './schemas.js';

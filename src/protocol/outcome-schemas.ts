@@ -1,6 +1,6 @@
 /**
- * The leaf schemas of the job API (issue 23) that the core request schemas (push, fail, get) embed:
- * a retention, a structured error, an outcome. Imports nothing of schemas.ts, which imports these.
+ * The leaf schemas of results and retention (docs/job-api.md) that the core request schemas (push, fail,
+ * get) embed: a retention, a structured error, an outcome. Imports nothing of schemas.ts, which imports these.
  */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../core/limits.js';

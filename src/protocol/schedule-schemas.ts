@@ -1,7 +1,18 @@
 /** The wire contract of `/v1/schedules` (docs/schedules.md), beside the job schemas it reuses. */
 import { Type, type Static } from 'typebox';
 import { LIMITS } from '../core/limits.js';
-import { Duration, EpochMs, JobSchema, Label, Nullable, RetryInput, RunAt, TimeZone, Topic } from './schemas.js';
+import {
+  Duration,
+  EpochMs,
+  JobSchema,
+  Label,
+  Nullable,
+  RetryInput,
+  RunAt,
+  SpreadMs,
+  TimeZone,
+  Topic,
+} from './schemas.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -21,6 +32,7 @@ export const JobTemplate = Type.Object(
     ttrMs: Type.Optional(Duration),
     ttlMs: Type.Optional(Nullable(Duration)),
     retry: Type.Optional(RetryInput),
+    spreadMs: Type.Optional(SpreadMs),
   },
   { ...strict, description: 'the job every fire pushes (as a push, without topic, id or due time)' },
 );
@@ -68,7 +80,7 @@ export const Schedule = Type.Object({
   cursorAt: EpochMs,
   fired: Type.Integer({ description: 'ticks fired so far' }),
   lastFiredAt: Nullable(EpochMs),
-  lastJobId: Nullable(Type.String({ description: 'the job of the latest fire: `<name>:<lastFiredAt>`' })),
+  lastJobId: Nullable(Type.String({ description: 'the job of the latest fire: `<name>~<lastFiredAt>`' })),
   nextFireAt: Nullable(EpochMs),
   anchorAt: EpochMs,
   createdAt: EpochMs,
@@ -95,10 +107,23 @@ export const ScheduleFiresResponse = Type.Object({
   last: Type.Array(
     Type.Object({
       tickAt: EpochMs,
-      jobId: Type.String({ description: '`<name>:<tickAt>`' }),
+      jobId: Type.String({
+        description: "`<name>~<tickAt>` (`~` is kept out of callers' ids, so only the schedule pushes it)",
+      }),
       job: JobSchema,
     }),
     { description: 'the latest fired ticks whose job still exists, newest first' },
   ),
 });
 export type ScheduleFiresResponse = Static<typeof ScheduleFiresResponse>;
+
+export const SchedulePreviewQuery = Type.Object(
+  { next: Type.Optional(firesCount('how many coming ticks (default 10)')) },
+  strict,
+);
+export const SchedulePreviewResponse = Type.Object({
+  next: Type.Array(EpochMs, {
+    description: 'the coming ticks the definition would fire, earliest first, as if active (nothing is stored)',
+  }),
+  timeZone: Type.String({ description: 'the zone the ticks are read in' }),
+});

@@ -5,9 +5,10 @@
  * the service, which names the field just as these schemas do.
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { JOB_EVENTS, JOB_STATES } from '../core/job.js';
+import { HISTORY_EVENTS, JOB_STATES } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
-import { OutcomeSchema, RetentionSchema, StructuredError } from './outcome-schemas.js';
+import { ON_EXISTS, PUSH_OUTCOMES } from '../core/push-on-exists.js';
+import { OutcomeSchema, RetentionSchema } from './outcome-schemas.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -18,7 +19,7 @@ export const Topic = Type.String({
 });
 export const JobId = Type.String({
   pattern: LIMITS.idPattern,
-  description: `1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + =`,
+  description: `1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + = (and ~ in a schedule tick's id)`,
 });
 export const Token = Type.String({ minLength: 1, maxLength: 64, description: 'the reservation token from reserve' });
 export const EpochMs = Type.Integer({ description: 'epoch milliseconds' });
@@ -80,13 +81,25 @@ export const TimeZone = Type.String({
   description: 'IANA time zone of a runAt written without offset, e.g. "Asia/Shanghai"',
 });
 
+/** A spreading window (core/spread.ts); docs/flow-control.md#spreading. */
+export const SpreadMs = Type.Integer({
+  minimum: 0,
+  maximum: LIMITS.spreadMaxMs,
+  description:
+    `spread the due time over [due, due + spreadMs) by a hash of the job id (the same id, the same offset), ` +
+    `0–${LIMITS.spreadMaxMs} ms (a day): jobs due at one instant fire spread evenly over the window`,
+});
+
 export const PushRequest = Type.Object(
   {
     id: Type.Optional(
       Type.String({
         pattern: LIMITS.pushIdPattern,
         maxLength: LIMITS.idMaxLength,
-        description: `your id (idempotent push): 1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + =; absent or "" means "generate one"`,
+        description:
+          `your id: 1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + =; absent or "" means "generate one". ` +
+          'Ids are global across topics: a push of an id a job of the same topic holds is idempotent (200, that job), ' +
+          'one a job of another topic holds is 409 E_CONFLICT (prefix your ids per topic)',
       }),
     ),
     topic: Topic,
@@ -101,6 +114,55 @@ export const PushRequest = Type.Object(
     ttlMs: Type.Optional(Nullable(Duration)),
     retry: Type.Optional(RetryInput),
     retention: Type.Optional(RetentionSchema),
+    spreadMs: Type.Optional(SpreadMs),
+    onExists: Type.Optional(
+      Type.Enum(ON_EXISTS, {
+        description:
+          'when a job of this topic holds the id and waits (delayed or ready): "keep" it (the default), "replace" ' +
+          'its body, due time and priority, or "extend" its due time to this push\'s (debounce); a job reserved ' +
+          'or ended is kept (docs/flow-control.md)',
+      }),
+    ),
+    group: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: LIMITS.groupPattern,
+          maxLength: LIMITS.groupMaxLength,
+          description:
+            `the job's group (a tenant, a merchant): 1–${LIMITS.groupMaxLength} letters, digits and . _ - : @ + =; ` +
+            "a topic's groupConcurrency bounds each group's reserved jobs and serves groups in turn " +
+            '(docs/flow-control.md "Groups"); absent or null: none',
+        }),
+      ),
+    ),
+    maxWaitMs: Type.Optional(
+      Nullable(
+        Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 32 })], {
+          description:
+            'with onExists "extend": the due time never moves past this long after the job\'s first push ' +
+            "(ms or a duration text); at least the push's delay",
+        }),
+      ),
+    ),
+    dedupKey: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            `with dedupWindowMs: within that window from the topic's first push with this key, a push with it ` +
+            `answers that job (outcome "duplicate", whatever its state) and makes none, whatever its id; ` +
+            `1–${LIMITS.idMaxLength} letters, digits and . _ - : @ + = (docs/flow-control.md "Dedup window")`,
+        }),
+      ),
+    ),
+    dedupWindowMs: Type.Optional(
+      Nullable(
+        Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength: 32 })], {
+          description:
+            `required with dedupKey: how long the first push with the key holds it, ` +
+            `1 ms to ${LIMITS.dedupWindowMaxMs} ms (30 days), ms or a duration text`,
+        }),
+      ),
+    ),
   },
   strict,
 );
@@ -142,12 +204,18 @@ export const JobSchema = Type.Object({
   reservedAt: Nullable(EpochMs),
   finishedAt: Nullable(EpochMs),
   deadlineAt: Nullable(EpochMs),
+  group: Type.Optional(Type.String({ description: 'absent: the job has no group' })),
 });
 /** A job as the API shows it: like core's Job, but `body` is the JSON value, not its text. */
 export type WireJob = Static<typeof JobSchema>;
 
 export const PushResponse = Type.Object({
   created: Type.Boolean({ description: 'false when the id existed' }),
+  outcome: Type.Enum(PUSH_OUTCOMES, {
+    description:
+      'what the push did: "created" a job, "kept" the job holding the id, "replaced" or "extended" it ' +
+      '(onExists), or answered the job holding its dedupKey inside the window ("duplicate", 200)',
+  }),
   job: JobSchema,
 });
 export type PushResponse = Static<typeof PushResponse>;
@@ -159,7 +227,7 @@ export type JobResponse = Static<typeof JobResponse>;
 
 export const HistoryEntrySchema = Type.Object({
   at: EpochMs,
-  event: Type.Enum(JOB_EVENTS),
+  event: Type.Enum(HISTORY_EVENTS),
   state: JobStateSchema,
   attempt: Type.Integer(),
   node: Type.String(),
@@ -214,6 +282,12 @@ export const RescheduleRequest = Type.Object(
 );
 export type RescheduleRequest = Static<typeof RescheduleRequest>;
 
+/** A run now says nothing more than its path: the body, if any, is an empty object. */
+export const RunNowRequest = Type.Object({}, strict);
+export type RunNowRequest = Static<typeof RunNowRequest>;
+
+/** The cursor of the job listings (service/job-list-cursor.ts). */
+export const LIST_CURSOR_TEXT = "the previous page's `next` (any other text is refused: 400 naming cursor)";
 export const ListQuery = Type.Object(
   {
     topic: Type.Optional(Topic),
@@ -221,88 +295,22 @@ export const ListQuery = Type.Object(
     bizKey: Type.Optional(Type.String({ maxLength: LIMITS.labelMaxLength })),
     tag: Type.Optional(Type.String({ maxLength: LIMITS.labelMaxLength })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+    cursor: Type.Optional(Type.String({ maxLength: 512, description: LIST_CURSOR_TEXT })),
   },
   strict,
 );
 export type ListQuery = Static<typeof ListQuery>;
-export const ListResponse = Type.Object({ jobs: Type.Array(JobSchema), next: Nullable(Type.String()) });
-export type ListResponse = Static<typeof ListResponse>;
-
-export const RESERVE_MAX_COUNT = LIMITS.reserveMaxCount;
-export const RESERVE_MAX_WAIT_MS = LIMITS.reserveMaxWaitMs;
-
-export const ReserveRequest = Type.Object(
-  {
-    topics: Type.Array(Topic, { minItems: 1, maxItems: LIMITS.reserveMaxTopics }),
-    count: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: RESERVE_MAX_COUNT, description: 'jobs wanted; default 1' }),
-    ),
-    waitMs: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: RESERVE_MAX_WAIT_MS,
-        description: 'long-poll: wait this long for a job; default 0',
-      }),
-    ),
-    ttrMs: Type.Optional(
-      Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs, description: 'overrides the jobs’ TTR' }),
-    ),
-  },
-  strict,
-);
-export type ReserveRequest = Static<typeof ReserveRequest>;
-export const ReservationSchema = Type.Object({ job: JobSchema, token: Type.String(), deadlineAt: EpochMs });
-export type WireReservation = Static<typeof ReservationSchema>;
-export const ReserveResponse = Type.Object({ reservations: Type.Array(ReservationSchema) });
-export type ReserveResponse = Static<typeof ReserveResponse>;
-
-export const TouchRequest = Type.Object(
-  { token: Token, ttrMs: Type.Optional(Type.Integer({ minimum: LIMITS.ttrMinMs, maximum: LIMITS.ttrMaxMs })) },
-  strict,
-);
-export type TouchRequest = Static<typeof TouchRequest>;
-export const TokenRequest = Type.Object({ token: Token }, strict);
-export type TokenRequest = Static<typeof TokenRequest>;
-export const ReleaseRequest = Type.Object(
-  {
-    token: Token,
-    delayMs: Type.Optional({
-      ...Duration,
+export const ListResponse = Type.Object({
+  jobs: Type.Array(JobSchema),
+  next: Nullable(
+    Type.String({
       description:
-        "delayed this long before it is ready again, as push's delayMs (absent: ready at once, in its old place)",
+        'the cursor of the next page; null on the last. A page may hold fewer jobs than the limit, or none, ' +
+        'while next is set: the store looks at a bounded stretch of jobs per call',
     }),
-  },
-  strict,
-);
-export type ReleaseRequest = Static<typeof ReleaseRequest>;
-export const FailRequest = Type.Object(
-  {
-    token: Token,
-    error: Type.Optional(
-      Nullable(
-        Type.Union([
-          Type.String({ description: `kept on the job (cut at ${LIMITS.errorMaxLength} characters)` }),
-          StructuredError,
-        ]),
-      ),
-    ),
-    retryDelayMs: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: LIMITS.maxDelayMs, description: 'instead of the backoff' }),
-    ),
-    bury: Type.Optional(Type.Boolean({ description: 'bury now, whatever attempts remain' })),
-  },
-  strict,
-);
-export type FailRequest = Static<typeof FailRequest>;
-export const FailResponse = Type.Object({
-  job: JobSchema,
-  decision: Type.Union([
-    Type.Object({ action: Type.Literal('retry'), runAt: EpochMs }),
-    Type.Object({ action: Type.Literal('bury') }),
-  ]),
+  ),
 });
-export type FailResponse = Static<typeof FailResponse>;
+export type ListResponse = Static<typeof ListResponse>;
 
 export const RedriveRequest = Type.Union([
   Type.Object(

@@ -10,17 +10,19 @@ import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/typ
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
-import { RESERVE_MAX_WAIT_MS } from '../protocol/schemas.js';
+import { RESERVE_MAX_WAIT_MS } from '../protocol/reservation-schemas.js';
 import type { DelayqService } from '../service/service.js';
 import { registerAuditLog } from './audit-log.js';
 import type { DelayqApp, RestoreHandler, RouteContext } from './route-context.js';
 import { registerAuth } from './auth.js';
+import { registerCrossSiteGuard } from './cross-site.js';
 import { CompatReservations } from './compat-reservations.js';
 import { notFoundHandler, restErrorHandler } from './error-handler.js';
 import { clientErrorHandler, frameworkErrorHandler } from './framework-errors.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerDeadRoutes } from './routes/dead.js';
-import { registerJobApiRoutes } from './routes/job-api.js';
+import { registerBulkRoute } from './routes/bulk.js';
+import { registerListingRoutes } from './routes/listings.js';
 import { registerJobEventRoutes } from './routes/job-events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerJobRoutes } from './routes/jobs.js';
@@ -29,17 +31,21 @@ import { registerReservationRoutes } from './routes/reservations.js';
 import { registerAckRoute } from './routes/ack.js';
 import { registerTopicRoutes } from './routes/topics.js';
 import { registerDueHistogramRoute } from './routes/due-histogram.js';
+import { registerStatsSeriesRoute } from './routes/stats-series.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
+import { registerTopicSettingsRoutes } from './routes/topic-settings.js';
+import { registerConsumerRoutes } from './routes/consumers.js';
 import { youzanRoutes } from './routes/youzan.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSinkRoutes } from './routes/sinks.js';
 import { BEARER_SCHEME, documentObject, documentRoute } from './openapi-document.js';
 import { registerScheduleRoutes } from './routes/schedules.js';
-import type { Schedules } from '../schedule/schedules.js';
+import type { Schedules } from '../schedules/schedules.js';
 import { journalRestoreHandler, registerJournalRoutes } from './routes/journal.js';
 import type { SinkBindings } from '../delivery/sink-bindings.js';
 import type { Registry } from 'prom-client';
+import type { SharedRateLimits } from '../store/backend.js';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -53,6 +59,11 @@ export interface BuildAppOptions {
   schedules?: Schedules;
   /** When given, served at /metrics. */
   metrics?: Registry;
+  /**
+   * The backend's shared rate-limit counters (DelayqRuntime.rateLimits, Backend.rateLimits): every instance
+   * on the backend counts in them. Absent: this process counts alone.
+   */
+  rateLimits?: SharedRateLimits | undefined;
 }
 
 export async function buildApp(
@@ -131,8 +142,9 @@ export async function buildApp(
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  registerCrossSiteGuard(app, config.http);
   registerAuth(app, config.auth.tokens);
-  await registerRateLimit(app, config);
+  await registerRateLimit(app, config.rateLimit, options.rateLimits);
   registerAuditLog(app);
   const context: RouteContext = { service, config };
   registerHealthRoutes(app, context);
@@ -141,11 +153,15 @@ export async function buildApp(
   registerAckRoute(app, context);
   registerTopicRoutes(app, context);
   registerDueHistogramRoute(app, context);
+  registerStatsSeriesRoute(app, context);
   registerTopicPauseRoutes(app, context);
+  registerTopicSettingsRoutes(app, context);
+  registerConsumerRoutes(app, context);
   registerDeadRoutes(app, context);
-  registerJobApiRoutes(app, context);
+  registerBulkRoute(app, context);
+  registerListingRoutes(app, context);
   registerJobEventRoutes(app, context);
-  if (options.sinks) registerSinkRoutes(app, options.sinks);
+  if (options.sinks) registerSinkRoutes(app, options.sinks, service.clock);
   if (options.schedules) registerScheduleRoutes(app, options.schedules);
   registerJournalRoutes(app, service);
   if (options.metrics) registerMetricsRoute(app, options.metrics);

@@ -1,12 +1,12 @@
 /**
- * Audit trail of the admin actions (redrive, purge, restore, clearAll, delivery binding changes): one structured `info` line per
+ * Audit trail of the admin actions (redrive, purge, restore, clearAll, delivery binding changes and tests): one structured `info` line per
  * attempt, granted or refused, naming who asked (the token's identity, never the token) and what they
  * targeted. Matched on route patterns, so an encoded or odd URL cannot dodge it. Job bodies are never logged.
  */
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 
 export type AuditAction =
-  'redrive' | 'purge' | 'restore' | 'clearAll' | 'bulk' | 'setSinkBinding' | 'deleteSinkBinding';
+  'redrive' | 'purge' | 'restore' | 'clearAll' | 'bulk' | 'setSinkBinding' | 'deleteSinkBinding' | 'testSinkBinding';
 
 /** `METHOD pattern` → the admin action it performs. HEAD runs the GET handler, so it is looked up as GET. */
 export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
@@ -22,6 +22,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
   'POST /v1/jobs/bulk': 'bulk',
   'PUT /v1/topics/:topic/sink': 'setSinkBinding',
   'DELETE /v1/topics/:topic/sink': 'deleteSinkBinding',
+  'POST /v1/topics/:topic/sink/test': 'testSinkBinding',
 };
 
 function auditedAction(request: FastifyRequest): AuditAction | undefined {
@@ -65,6 +66,7 @@ function resultOf(payload: unknown): Record<string, unknown> {
       count?: unknown;
       matched?: unknown;
       applied?: unknown;
+      ok?: unknown;
       success?: unknown;
       message?: unknown;
       data?: unknown;
@@ -73,6 +75,7 @@ function resultOf(payload: unknown): Record<string, unknown> {
     return {
       ...(body.count !== undefined ? { count: body.count } : {}),
       ...(body.matched !== undefined ? { matched: body.matched, applied: body.applied } : {}),
+      ...(typeof body.ok === 'boolean' ? { ok: body.ok } : {}),
       ...(body.error?.code !== undefined ? { code: body.error.code } : {}),
       ...(body.success !== undefined
         ? { success: body.success, message: typeof body.data === 'string' ? body.data : body.message }

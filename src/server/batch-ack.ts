@@ -1,7 +1,7 @@
 /**
  * Settles a batch of acknowledgements (finish, fail, release, touch) for one request. Every item is its
- * own operation with its own outcome: a stale token, a missing job or a topic outside the caller's token
- * scope refuses that item only, and the others still go through. The finishes are settled in one store call
+ * own operation with its own outcome: a stale token, or a missing job (a job outside the caller's token
+ * scope is answered as one) refuses that item only, and the others still go through. The finishes are settled in one store call
  * (finishMany); the other items run concurrently (the Redis client pipelines them). Results come in request order.
  */
 import type { FastifyRequest } from 'fastify';
@@ -10,7 +10,7 @@ import type { Job } from '../core/job.js';
 import type { ErrorInput } from '../core/job-outcome.js';
 import type { Ack, AckResult } from '../protocol/ack-schemas.js';
 import type { DelayqService } from '../service/service.js';
-import { authorizeTopic } from './auth.js';
+import { authorizeJob } from './route-helpers.js';
 import { toWireJob } from './wire.js';
 
 export async function settleAcks(
@@ -19,7 +19,7 @@ export async function settleAcks(
   acks: readonly Ack[],
   withJobs = false,
 ): Promise<AckResult[]> {
-  const authorized = acks.map((ack, i) => authorizeAck(service, request, ack, `acks[${i}]`));
+  const authorized = acks.map((ack) => authorizeAck(service, request, ack));
   // The finishes go to the store together, in one finishMany, once each is authorized; the other ops one by one.
   const batched = acks.map((ack) => ack.op === 'finish');
   const finishing = acks.map((ack, i) =>
@@ -51,11 +51,9 @@ export async function settleAcks(
   );
 }
 
-/** A token limited to topics may only settle jobs of those topics (the job is read to learn its topic). */
-async function authorizeAck(service: DelayqService, request: FastifyRequest, ack: Ack, path: string): Promise<void> {
-  if (!request.principal || request.principal.topicPrefixes === null) return;
-  const job = await service.get(ack.id);
-  authorizeTopic(request, job.topic, `${path}.id`);
+/** A token limited to topics may only settle jobs it may see: another topic's job is answered as an unknown id. */
+function authorizeAck(service: DelayqService, request: FastifyRequest, ack: Ack): Promise<void> {
+  return authorizeJob(request, service, ack.id);
 }
 
 async function apply(service: DelayqService, ack: Ack): Promise<Job> {

@@ -28,6 +28,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 interface ValidationIssue {
   keyword: string;
   instancePath: string;
+  /** Where in the schema: `#/anyOf/1/properties/ids` names the union branch the issue comes from. */
+  schemaPath?: string;
   message?: string | undefined;
   params?: Record<string, unknown>;
 }
@@ -44,7 +46,42 @@ function fieldOf(issue: ValidationIssue): string {
   return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
 }
 
-/** Picks the issue that explains the failure best: unknown and missing fields first, then the deepest path. */
+/** The union branch an issue comes from (`#/anyOf/1`, the outermost), if it comes from one. */
+const branchOf = (issue: ValidationIssue): string | undefined => /^(.*?\/anyOf\/\d+)/.exec(issue.schemaPath ?? '')?.[1];
+
+/**
+ * A body may be meant for one branch of a union (`{"ids": []}` for the ids form of a redrive, not the topic
+ * form; `{"type": "webhook", …}` for the webhook sink): when one branch takes the value's type, knows every
+ * field and agrees with its constants (a `type` discriminant), the branches that found an unknown field or
+ * another constant do not describe the body, and their issues are left out.
+ */
+function issuesOfFittingBranches(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  type Fit = { unknownField: boolean; otherType: boolean; otherConstant: boolean };
+  const unions = new Map<string, Map<string, Fit>>();
+  for (const issue of issues) {
+    const branch = branchOf(issue);
+    if (branch === undefined) continue;
+    const union = branch.replace(/\/\d+$/, '');
+    const branches = unions.get(union) ?? new Map<string, Fit>();
+    const seen = branches.get(branch) ?? { unknownField: false, otherType: false, otherConstant: false };
+    if (issue.keyword === 'additionalProperties') seen.unknownField = true;
+    if (issue.keyword === 'const') seen.otherConstant = true;
+    if (issue.keyword === 'type' && issue.schemaPath === branch) seen.otherType = true;
+    branches.set(branch, seen);
+    unions.set(union, branches);
+  }
+  const strangers = new Set<string>();
+  for (const branches of unions.values()) {
+    const fits = [...branches.values()].some((b) => !b.unknownField && !b.otherType && !b.otherConstant);
+    if (fits) for (const [branch, b] of branches) if (b.unknownField || b.otherConstant) strangers.add(branch);
+  }
+  return issues.filter((issue) => !strangers.has(branchOf(issue) ?? ''));
+}
+
+/**
+ * Picks the issue that explains the failure best: unknown and missing fields first (of unknown ones, the
+ * branch that knows most of the body), then the deepest path.
+ */
 function bestIssue(issues: readonly ValidationIssue[]): ValidationIssue | undefined {
   const rank = (i: ValidationIssue): number =>
     i.keyword === 'additionalProperties'
@@ -54,14 +91,20 @@ function bestIssue(issues: readonly ValidationIssue[]): ValidationIssue | undefi
         : i.keyword === 'anyOf' || i.keyword === 'boolean'
           ? 0
           : 1;
-  return [...issues].sort((a, b) => rank(b) - rank(a) || b.instancePath.length - a.instancePath.length)[0];
+  const unknown = (i: ValidationIssue): number =>
+    i.keyword === 'additionalProperties' && Array.isArray(i.params?.['additionalProperties'])
+      ? i.params['additionalProperties'].length
+      : 0;
+  return issuesOfFittingBranches(issues).sort(
+    (a, b) => rank(b) - rank(a) || unknown(a) - unknown(b) || b.instancePath.length - a.instancePath.length,
+  )[0];
 }
 
 /** Regular expressions are not a message for people: say what the limits in core/limits.ts mean. */
 const PATTERN_TEXT: Record<string, string> = {
   [LIMITS.topicPattern]: `must be 1–${LIMITS.topicMaxLength} characters of letters, digits, ".", "_", "-", ":" starting with a letter or digit`,
-  [LIMITS.idPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + =`,
-  [LIMITS.pushIdPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + = (or "" for a generated id)`,
+  [LIMITS.idPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + = ~`,
+  [LIMITS.pushIdPattern]: `must be 1–${LIMITS.idMaxLength} characters of letters, digits and . _ - : @ + = (or "" for a generated id; "${LIMITS.reservedIdChar}" is kept for the ids of schedule ticks)`,
 };
 
 function describeIssue(issue: ValidationIssue, field: string, part: string): string {

@@ -8,6 +8,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Backoff, Job, Reservation } from '../core/job.js';
 import type { AckResult } from '../protocol/ack-schemas.js';
+import { pushOutcomeOf } from '../core/push-on-exists.js';
+import type { PushResult } from '../store/store.js';
 
 /** The content type Fastify gives the answers it serializes itself: a client sees no difference. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -40,18 +42,19 @@ export function jobJson(job: Job): string {
     `"ttlMs":${numberOrNull(job.ttlMs)},"retry":{"maxAttempts":${job.retry.maxAttempts},"backoff":${backoffJson(job.retry.backoff)}},` +
     `"attempts":${job.attempts},"lastError":${textOrNull(job.lastError)},"createdAt":${job.createdAt},` +
     `"readyAt":${numberOrNull(job.readyAt)},"reservedAt":${numberOrNull(job.reservedAt)},` +
-    `"finishedAt":${numberOrNull(job.finishedAt)},"deadlineAt":${numberOrNull(job.deadlineAt)}}`
+    `"finishedAt":${numberOrNull(job.finishedAt)},"deadlineAt":${numberOrNull(job.deadlineAt)}` +
+    (job.group === undefined ? '}' : `,"group":${text(job.group)}}`)
   );
 }
 
 /** PushResponse. */
-export function pushAnswerJson(created: boolean, job: Job): string {
-  return `{"created":${created},"job":${jobJson(job)}}`;
+export function pushAnswerJson(result: PushResult): string {
+  return `{"created":${result.created},"outcome":"${pushOutcomeOf(result)}","job":${jobJson(result.job)}}`;
 }
 
 /** PushBatchResponse. */
-export function pushBatchAnswerJson(results: readonly { created: boolean; job: Job }[]): string {
-  return `{"results":[${results.map((r) => pushAnswerJson(r.created, r.job)).join(',')}]}`;
+export function pushBatchAnswerJson(results: readonly PushResult[]): string {
+  return `{"results":[${results.map(pushAnswerJson).join(',')}]}`;
 }
 
 function reservationJson(r: Reservation): string {

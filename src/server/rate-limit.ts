@@ -2,15 +2,16 @@
  * Per-token rate limiting (@fastify/rate-limit): at most `max` requests per `windowMs` for each bearer
  * token, or for each client IP when authentication is off. A request over the limit is refused with 429
  * E_RATE_LIMITED and a `retry-after` header. Health, readiness and the API docs are not counted, so a
- * throttled client still sees the service as healthy. With the Redis store the counters live in that Redis
- * (rate-limit-redis.ts), shared by every instance; with SQLite they live in this process.
+ * throttled client still sees the service as healthy. When the backend shares its counters (Backend.rateLimits:
+ * the Redis backend's, store/redis/redis-rate-limits.ts) every instance counts in them; otherwise (SQLite)
+ * they live in this process.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { DelayqError } from '../core/errors.js';
 import { isPublicPath } from './auth.js';
-import { closeRateLimitRedis, connectRateLimitRedis, rateLimitNamespace } from './rate-limit-redis.js';
+import type { SharedRateLimits } from '../store/backend.js';
 
 /** The bucket a request is counted in: its token's identity (set by the auth hook, which runs first), else its IP. */
 export function rateLimitKey(request: FastifyRequest): string {
@@ -20,14 +21,14 @@ export function rateLimitKey(request: FastifyRequest): string {
 /** Registers the limiter; it applies to the routes registered after it. No-op when `max` is 0. */
 export async function registerRateLimit(
   app: FastifyInstance,
-  config: Pick<Readonly<Config>, 'rateLimit' | 'store' | 'redis'>,
+  settings: Readonly<Config['rateLimit']>,
+  shared: SharedRateLimits | undefined,
 ): Promise<void> {
-  const settings = config.rateLimit;
   if (settings.max === 0) return;
-  const redis = config.store.kind === 'redis' ? await connectRateLimitRedis(config, app.log) : undefined;
-  if (redis) app.addHook('onClose', () => closeRateLimitRedis(redis));
+  const redis = shared ? await shared.connect(app.log) : undefined;
+  if (shared && redis) app.addHook('onClose', () => shared.close(redis));
   await app.register(rateLimit, {
-    ...(redis ? { redis, nameSpace: rateLimitNamespace(config.redis.prefix) } : {}),
+    ...(shared && redis ? { redis, nameSpace: shared.namespace } : {}),
     // A Redis that fails to answer lets the request through uncounted (the plugin's skipOnError) rather than
     // answering 500: the limiter protects the service, it must not take it down with it.
     skipOnError: true,

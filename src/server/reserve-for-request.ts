@@ -12,7 +12,8 @@ export async function releaseAll(service: DelayqService, reservations: readonly 
 /**
  * Reserves for an HTTP request, tied to its connection: if the client disconnects while waiting, the
  * wait stops; if it disconnected by the time jobs were reserved, they are released at once (instead of
- * waiting out their TTR) and the answer is empty. Used by every route that reserves.
+ * waiting out their TTR) and the answer is empty. While it waits, the client is listed among the consumers
+ * (GET /v1/consumers). Used by every route that reserves.
  */
 export async function reserveForRequest(
   service: DelayqService,
@@ -26,7 +27,9 @@ export async function reserveForRequest(
   };
   reply.raw.once('close', onClose);
   try {
-    const reservations = await service.reserve(reserve, clientGone.signal);
+    const { remoteAddress, remotePort } = request.raw.socket;
+    const remote = remoteAddress === undefined ? null : `${remoteAddress}:${remotePort}`;
+    const reservations = await service.reserve(reserve, clientGone.signal, { remote });
     if (reservations.length && (clientGone.signal.aborted || request.raw.socket.destroyed)) {
       const released = await releaseAll(service, reservations);
       request.log.info({ released }, 'consumer disconnected during reserve; released its jobs');

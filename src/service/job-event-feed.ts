@@ -1,25 +1,19 @@
 /**
- * Job events for followers (issue 23, docs/events.md): the service's 'job' events of ended or failed
+ * Job events for followers (docs/events.md): the service's 'job' events of ended or failed
  * jobs become JobEvents in the store's event log (store/job-event-log.ts), and followers read them back
  * filtered by topic, job and event name. On Redis the log is one stream, so a follower connected to one
  * instance hears what every instance did. A finish's result and a fail's structured error are noted by
  * the service just before the store call whose event carries them.
  */
 import { invalid } from '../core/errors.js';
-import { EVENT_ID_RE, type JobEvent, type JobEventName, type NewJobEvent } from '../core/job-event.js';
-import type { Job } from '../core/job.js';
+import { EVENT_ID_RE, JOB_EVENT_OF, type JobEvent, type JobEventName, type NewJobEvent } from '../core/job-event.js';
+import type { HistoryEvent, Job } from '../core/job.js';
 import type { JobError, JobOutcome, NewOutcome } from '../core/job-outcome.js';
-import type { ServiceEvents, ServiceJobEvent, ServiceJobEventName } from './service-events.js';
+import type { ServiceEvents, ServiceJobEvent } from './service-events.js';
 import type { JobEventLog } from '../store/job-event-log.js';
 
-/** Which service events followers hear, under which name. */
-const NAMES: Partial<Record<ServiceJobEventName, JobEventName>> = {
-  finish: 'finished',
-  retry: 'failed',
-  bury: 'dead',
-  cancel: 'cancelled',
-  expire: 'expired',
-};
+/** Which service events followers hear, under which name (core/job-event.ts). */
+const NAMES: Partial<Record<HistoryEvent, JobEventName>> = JOB_EVENT_OF;
 
 /** What a follower asks for; absent fields match everything. */
 export interface JobEventFilter {

@@ -1,6 +1,7 @@
 /**
  * The journal's calls on the service (`service.journal`): restore after a store loss, restore one job,
- * clear-all and the journal's status. Each answers E_CONFLICT when the store runs without a SQL journal.
+ * clear-all and the journal's status. Without a SQL journal the status says so (`available: false`) and
+ * the others answer E_CONFLICT.
  */
 import { DelayqError } from '../core/errors.js';
 import type {
@@ -11,6 +12,9 @@ import type {
   RestoreOptions,
   RestoreSummary,
 } from '../journal/journal.js';
+
+/** GET /v1/journal: the journal's status, or that the store runs without one. */
+export type JournalApiStatus = ({ available: true } & JournalStatus) | { available: false };
 
 export class JournalApi {
   private readonly journaled: JournalOperations | undefined;
@@ -27,7 +31,7 @@ export class JournalApi {
   /** The journaled store's operations, for wiring (schedules' restore step, metrics); E_CONFLICT without one. */
   operations(): JournalOperations {
     if (!this.journaled)
-      throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal: nothing to restore from');
+      throw new DelayqError('E_CONFLICT', 'this service runs without a SQL journal (journal.kind is not set)');
     return this.journaled;
   }
 
@@ -46,7 +50,7 @@ export class JournalApi {
     return this.operations().clearAll(options);
   }
 
-  status(): JournalStatus {
-    return this.operations().status();
+  status(): JournalApiStatus {
+    return this.journaled ? { available: true, ...this.journaled.status() } : { available: false };
   }
 }

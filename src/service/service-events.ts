@@ -7,27 +7,14 @@
  */
 import { EventEmitter } from 'node:events';
 import type { EpochMs } from '../core/clock.js';
-
-export const SERVICE_JOB_EVENTS = [
-  'push',
-  'promote',
-  'reserve',
-  'finish',
-  'retry',
-  'bury',
-  'expire',
-  'cancel',
-  'redrive',
-  'restore',
-  'release',
-] as const;
-export type ServiceJobEventName = (typeof SERVICE_JOB_EVENTS)[number];
+import type { HistoryEvent } from '../core/job.js';
 
 /** The topic of an event whose store call did not say which topic (expire; a multi-topic Redis promote batch). */
 export const UNKNOWN_TOPIC = '*';
 
+/** One transition, named as in the job's history (core/job.ts HISTORY_EVENTS). */
 export interface ServiceJobEvent {
-  event: ServiceJobEventName;
+  event: HistoryEvent;
   /** The job's topic, or UNKNOWN_TOPIC. */
   topic: string;
   /** Present when the event is about one job. */

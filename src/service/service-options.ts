@@ -7,8 +7,8 @@ import { invalid } from '../core/errors.js';
 import { validateTopic, type JobDefaults, type PushInput } from '../core/job-input.js';
 import { LIMITS } from '../core/limits.js';
 import type { Logger } from 'pino';
-import type { LoaderOptions } from '../scheduler/loader.js';
-import type { SchedulerOptions } from '../scheduler/scheduler.js';
+import type { LoaderOptions } from '../timer/loader.js';
+import type { DueTimerOptions } from '../timer/due-timer.js';
 import type { Store } from '../store/store.js';
 import type { ErrorInput, RetentionInput } from '../core/job-outcome.js';
 
@@ -18,10 +18,11 @@ export interface ServiceOptions {
   /** Name of this process in job history. @defaultValue host:pid */
   nodeId?: string;
   jobDefaults?: Partial<JobDefaults>;
-  scheduler?: Partial<SchedulerOptions>;
+  /** The due timer's settings (config's `scheduler` section). */
+  timer?: Partial<DueTimerOptions>;
   logger?: Logger;
   /** Start the timer on `start()`. Off for processes that only serve reads. @defaultValue true */
-  runScheduler?: boolean;
+  runTimer?: boolean;
   /** The journal loader (tiering, loss detection, prompt purge), when the store is journaled. */
   loader?: Partial<LoaderOptions>;
   /** Retention of ended jobs per topic, for jobs pushed without their own (config jobs.retentionByTopic). */

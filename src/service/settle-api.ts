@@ -3,23 +3,24 @@
  * by the reservation token in the store; a finish's result or a fail's error is noted for the job's event before
  * the store call and forgotten when it refuses. DelayqService keeps the public methods and delegates here.
  */
-import type { Clock } from '../core/clock.js';
+import type { Clock, EpochMs } from '../core/clock.js';
 import { isDelayqError, settled, type DelayqError } from '../core/errors.js';
 import { delayIn, validateJobId, validatePriority } from '../core/job-input.js';
 import type { Job } from '../core/job.js';
 import { LIMITS } from '../core/limits.js';
 import { decideFailure, type FailureDecision } from '../core/retry-policy.js';
 import { notFoundError, unwrap } from '../store/outcome-errors.js';
-import type { FinishItem, Store } from '../store/store.js';
-import type { JobApi } from './job-api.js';
+import type { FinishItem, Outcome, Store } from '../store/store.js';
+import type { JobOutcomes } from './job-outcomes.js';
 import type { JobEventFeed } from './job-event-feed.js';
 import type { FailRequest } from './service-options.js';
+import { TurnBatch } from './turn-batch.js';
 
 /** What settling needs of DelayqService. */
 export interface SettleHost {
   readonly store: Store;
   readonly clock: Clock;
-  readonly jobApi: JobApi;
+  readonly outcomes: JobOutcomes;
   readonly jobEvents: JobEventFeed;
   /** The service's guard: refused while closing, tracked for graceful close. */
   run<T>(operation: () => Promise<T>): Promise<T>;
@@ -40,11 +41,27 @@ export interface ReleaseOptions {
   reason?: string | undefined;
 }
 
+/** One finish waiting for the others of its event-loop turn. */
+interface QueuedFinish extends FinishItem {
+  now: EpochMs;
+}
+
 export class SettleApi {
   private readonly host: SettleHost;
+  /** Single finishes (one per request), one store finishMany per event-loop turn (turn-batch.ts). */
+  private readonly finishes: TurnBatch<QueuedFinish, Outcome<Job>>;
 
   constructor(host: SettleHost) {
     this.host = host;
+    this.finishes = new TurnBatch((items) => {
+      // The latest of the group's times, as for grouped pushes (single-pushes.ts).
+      let now = items[0]!.now;
+      for (const item of items) now = Math.max(now, item.now);
+      return host.store.finishMany(
+        items.map(({ id, token }) => ({ id, token })),
+        now,
+      );
+    }, LIMITS.ackBatchMax);
   }
 
   touch(id: string, token: string, ttrMs?: number): Promise<Job> {
@@ -54,14 +71,15 @@ export class SettleApi {
     );
   }
 
+  /** One reservation's finish, stored with the other single finishes of this turn; its own answer or refusal. */
   finish(id: string, token: string, result?: unknown): Promise<Job> {
-    const { store, clock, jobApi, jobEvents } = this.host;
+    const { clock, outcomes, jobEvents } = this.host;
     return this.host.run(async () => {
       validateJobId(id);
       if (result !== undefined)
-        jobEvents.note(id, { result: await jobApi.recordResult(id, token, result), error: null });
+        jobEvents.note(id, { result: await outcomes.recordResult(id, token, result), error: null });
       try {
-        return unwrap(await store.finish(id, token, clock.now()), id, 'finish');
+        return unwrap(await this.finishes.add({ id, token, now: clock.now() }), id, 'finish');
       } finally {
         jobEvents.forget(id);
       }
@@ -70,14 +88,14 @@ export class SettleApi {
 
   /** Finishes a batch, each item with its own answer; an item's result is recorded first (a refused one refuses it). */
   finishMany(items: readonly (FinishItem & { result?: unknown })[]): Promise<(Job | DelayqError)[]> {
-    const { store, clock, jobApi, jobEvents } = this.host;
+    const { store, clock, outcomes, jobEvents } = this.host;
     return this.host.run(async () => {
       const checked = await Promise.all(
         items.map(async ({ id, token, result }) => {
           const valid = settled(() => validateJobId(id));
           if (typeof valid !== 'string' || result === undefined) return valid;
           try {
-            jobEvents.note(id, { result: await jobApi.recordResult(id, token, result), error: null });
+            jobEvents.note(id, { result: await outcomes.recordResult(id, token, result), error: null });
             return valid;
           } catch (err) {
             if (isDelayqError(err)) return err;
@@ -97,7 +115,7 @@ export class SettleApi {
   }
 
   fail(id: string, token: string, request: FailRequest = {}): Promise<{ job: Job; decision: FailureDecision }> {
-    const { store, clock, jobApi, jobEvents } = this.host;
+    const { store, clock, outcomes, jobEvents } = this.host;
     return this.host.run(async () => {
       validateJobId(id);
       const current = await store.get(id);
@@ -105,14 +123,14 @@ export class SettleApi {
       const now = clock.now();
       const priority = request.priority === undefined ? undefined : validatePriority(request.priority);
       const decision = decideFailure(current.retry, current.attempts, now, request);
-      const error = await jobApi.recordError(id, token, request.error);
+      const error = await outcomes.recordError(id, token, request.error);
       if (error !== null) jobEvents.note(id, { result: null, error });
       let outcome;
       try {
         outcome =
           decision.action === 'retry'
-            ? await store.retry(id, token, decision.runAt, now, error?.message ?? null)
-            : await store.bury(id, token, now, error?.message ?? null, priority);
+            ? await store.retry(id, token, now, { runAt: decision.runAt, error: error?.message ?? null })
+            : await store.bury(id, token, now, { error: error?.message ?? null, priority });
       } finally {
         jobEvents.forget(id);
       }
@@ -129,7 +147,7 @@ export class SettleApi {
       const runAt = options.delayMs === undefined ? undefined : now + delayIn(options.delayMs, 'delayMs');
       const priority = options.priority === undefined ? undefined : validatePriority(options.priority);
       const reason = options.reason?.slice(0, LIMITS.errorMaxLength);
-      const job = unwrap(await store.release(id, token, now, runAt, priority, reason), id, 'release');
+      const job = unwrap(await store.release(id, token, now, { runAt, priority, reason }), id, 'release');
       this.host.afterWrite([job]);
       return job;
     });

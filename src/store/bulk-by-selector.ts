@@ -1,8 +1,9 @@
 /**
- * Bulk operations by selector (issue 23), shared by every store: one call looks at up to `limit` jobs
- * matching the selector in id order (Store.list), applies the action to those in a state it allows, and
- * answers a cursor to continue. Each job's change is the store's own transition (cancel, reschedule,
- * redrive, deleteEndedMany), so it is atomic per job and journaled where the store journals.
+ * Bulk operations by selector, shared by every store (one rule, whatever the backend): one call looks at
+ * up to `limit` jobs matching the selector in id order (Store.list), applies the action to those in a
+ * state it allows, and answers a cursor to continue. Each job's change is the store's own transition
+ * (cancel, reschedule, redrive, deleteEndedMany), so it is atomic per job and journaled where the store
+ * journals.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EpochMs } from '../core/clock.js';
@@ -13,7 +14,7 @@ import type { JobRef, Store } from './store.js';
 
 /**
  * Jobs a bulk call reads and changes at once: a call goes through its `limit` a chunk at a time (a list
- * page, then its transitions), with a turn of the event loop between chunks, so the scheduler's and
+ * page, then its transitions), with a turn of the event loop between chunks, so the timer's and
  * producers' calls queued meanwhile (SQLite's group commit, the Redis connection, the journal's pool)
  * wait for one chunk, never for a whole call.
  */
@@ -25,8 +26,10 @@ export async function bulkBySelector(store: Store, request: BulkRequest, now: Ep
   const result: BulkResult = { matched: 0, applied: 0, next: null, cancelled: [] };
   let cursor = request.cursor;
   let left = request.limit;
-  do {
-    if (left < request.limit) await nextTurn();
+  // A list page may hold fewer jobs than asked (a store stops looking where a filter matches rarely), so the
+  // call also stops after as many pages as full ones would take: its work stays bounded, `next` continues.
+  for (let chunk = 0; chunk < Math.ceil(request.limit / BULK_CHUNK); chunk++) {
+    if (chunk > 0) await nextTurn();
     const page = await store.list({
       topic: selector.topic ?? undefined,
       state: selector.state ?? undefined,
@@ -37,16 +40,17 @@ export async function bulkBySelector(store: Store, request: BulkRequest, now: Ep
     });
     left -= page.jobs.length;
     cursor = result.next = page.next;
-    if (page.jobs.length === 0) break;
     const chosen = page.jobs.filter((job) => inDueRange(selector, job.runAt) && actionApplies(action, job.state));
     result.matched += chosen.length;
-    if (request.dryRun || chosen.length === 0) continue;
-    if (action.kind === 'cancel') {
-      const { applied, cancelled } = await cancelAll(store, chosen, action.reason ?? 'bulk cancel', now);
-      result.applied += applied;
-      result.cancelled.push(...cancelled);
-    } else result.applied += await apply(store, action, chosen, now);
-  } while (left > 0 && cursor !== null);
+    if (!request.dryRun && chosen.length > 0) {
+      if (action.kind === 'cancel') {
+        const { applied, cancelled } = await cancelAll(store, chosen, action.reason ?? 'bulk cancel', now);
+        result.applied += applied;
+        result.cancelled.push(...cancelled);
+      } else result.applied += await apply(store, action, chosen, now);
+    }
+    if (left <= 0 || cursor === null) break;
+  }
   return result;
 }
 
@@ -57,7 +61,7 @@ async function cancelAll(
   reason: string,
   now: EpochMs,
 ): Promise<{ applied: number; cancelled: JobRef[] }> {
-  const outcomes = await Promise.all(jobs.map((j) => store.cancel(j.id, now, reason)));
+  const outcomes = await Promise.all(jobs.map((j) => store.cancel(j.id, now, { reason })));
   // A `repeated` answer changed nothing: its event belongs to the call that did cancel the job.
   const cancelled = jobs
     .filter((_, i) => outcomes[i]!.ok && !outcomes[i]!.repeated)

@@ -1,4 +1,4 @@
-/** A bulk operation by selector (issue 23): what Store.bulk takes and answers (bulk-by-selector.ts runs it). */
+/** A bulk operation by selector: what Store.bulk takes and answers (bulk-by-selector.ts runs it). */
 import type { EpochMs } from '../core/clock.js';
 import { isTerminal, type JobState } from '../core/job.js';
 import type { JobSelector } from '../core/job-selector.js';

@@ -1,7 +1,7 @@
 import type { JobEvent, NewJobEvent } from '../core/job-event.js';
 
 /**
- * Where a store keeps the job events that followers read (issue 23, docs/events.md): a bounded log in
+ * Where a store keeps the job events that followers read (docs/events.md): a bounded log in
  * append order, with ids a follower resumes after. On a shared store every process appends to and
  * reads from one log, so an event produced by one process reaches followers connected to another.
  */

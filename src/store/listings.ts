@@ -1,6 +1,7 @@
 /**
- * The listings users ask for beside Store.list (issue 23): delayed jobs in due-time order (next to fire
- * first) within a due-time range, and reserved jobs with their deadlines and the node that holds them.
+ * The listings operators ask for beside Store.list (what fires next, who holds what): delayed jobs in
+ * due-time order (next to fire first) within a due-time range, and reserved jobs with their deadlines and
+ * the node that holds them.
  * Both page by an opaque cursor `<time>:<id>` (the last entry's sort key).
  */
 import type { EpochMs } from '../core/clock.js';

@@ -2,13 +2,18 @@ import type { Clock, EpochMs } from '../core/clock.js';
 import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
 import type { JobEventLog } from './job-event-log.js';
+import type { JobSeries } from './job-series.js';
 import type { JobNumbers } from './job-numbers.js';
 import type { PeekState } from './peek-order.js';
 import type { StoreNoticeListener } from './store-notices.js';
 import type { TopicPauses } from './topic-pauses.js';
+import type { TopicSettingsStore } from './topic-settings.js';
+import type { DispatchRates } from './dispatch-rates.js';
+import type { ConsumerDirectory } from './consumer-directory.js';
 import type { JobOutcome, NewOutcome, Retention } from '../core/job-outcome.js';
 import type { BulkRequest, BulkResult } from './bulk.js';
 import type { JobRef } from './job-ref.js';
+import type { PushChange } from '../core/push-on-exists.js';
 export type { JobRef } from './job-ref.js';
 import type { DueListQuery, DuePage, ReservedListQuery, ReservedPage } from './listings.js';
 
@@ -31,10 +36,18 @@ export interface Store {
   readonly clock?: Clock;
   /** Paused topics (topic-pauses.ts). */
   readonly pauses: TopicPauses;
+  /** Topics' flow-control settings (topic-settings.ts). */
+  readonly topicSettings: TopicSettingsStore;
+  /** The token buckets of topics' dispatch rate limits (dispatch-rates.ts). */
+  readonly dispatchRates: DispatchRates;
   /** Integer job numbers for the beanstalkd front end (job-numbers.ts). */
   readonly numbers: JobNumbers;
   /** Job events for followers (job-event-log.ts): one log every process on a shared store reads. */
   readonly jobEvents: JobEventLog;
+  /** Store-wide figures over time (job-series.ts): every process on a shared store adds to the same slots. */
+  readonly series: JobSeries;
+  /** Who consumes which topics, published by every process on the store (consumer-directory.ts). */
+  readonly consumers: ConsumerDirectory;
 
   /** Connect, migrate or load scripts. Safe to call twice. */
   open(): Promise<void>;
@@ -42,12 +55,23 @@ export interface Store {
   close(): Promise<void>;
 
   // producers
-  /** Stores each job (delayed, or ready when runAt ≤ now) unless its id exists: then `created: false`. */
+  /**
+   * Stores each job (delayed, or ready when runAt ≤ now) unless its id exists: then `created: false`, and a
+   * job with an `onExists` rule replaces or extends the job holding the id when that job is of its topic and
+   * delayed or ready (`change`, history event replace | extend), in the same atomic step.
+   * A job with a `dedup` rule whose key a live claim of its topic holds makes no job: `duplicate: true` and the
+   * claimed job as it is; else, once created, it claims the key for its window (core/push-dedup.ts).
+   */
   pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]>;
   /** delayed | ready | reserved → cancelled; `dispatched` says whether it was reserved (out) at that moment. */
-  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>>;
+  cancel(id: string, now: EpochMs, params?: CancelParams): Promise<Outcome<CancelledJob>>;
   /** delayed | ready → delayed at `runAt` (ready at once when runAt ≤ now). */
   reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>>;
+  /**
+   * delayed → ready at once (runAt = now), a job waiting for its due time or for a retry alike; recorded as
+   * `promote` with the reason RUN_NOW_REASON. Any other state is refused (wrong_state).
+   */
+  runNow(id: string, now: EpochMs): Promise<Outcome<Job>>;
 
   // consumers
   /**
@@ -72,24 +96,12 @@ export interface Store {
    * in order, exactly as its own finish would answer. SQLite settles them in one transaction.
    */
   finishMany(items: readonly FinishItem[], now: EpochMs): Promise<Outcome<Job>[]>;
-  /** reserved → delayed at `runAt` (ready when runAt ≤ now), remembering `error`. The caller decided. */
-  retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>>;
-  /** reserved → dead, remembering `error`; with `priority`, the job keeps that priority from now on. The caller decided. */
-  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>>;
-  /**
-   * reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone).
-   * With `runAt`: ready at runAt, or delayed until it when runAt > now. Without: ready at its own runAt.
-   * With `priority`: the job takes that priority (its place in the ready order follows). With `reason`: the
-   * history entry's reason instead of the store's own (which says how the job came back).
-   */
-  release(
-    id: string,
-    token: string,
-    now: EpochMs,
-    runAt?: EpochMs,
-    priority?: number,
-    reason?: string,
-  ): Promise<Outcome<Job>>;
+  /** reserved → delayed at `params.runAt` (ready when runAt ≤ now), remembering `params.error`. The caller decided. */
+  retry(id: string, token: string, now: EpochMs, params: RetryParams): Promise<Outcome<Job>>;
+  /** reserved → dead, remembering `params.error` (and taking `params.priority`, if given). The caller decided. */
+  bury(id: string, token: string, now: EpochMs, params: BuryParams): Promise<Outcome<Job>>;
+  /** reserved → ready, giving back the attempt (the consumer gave it back, or never got it: client gone). */
+  release(id: string, token: string, now: EpochMs, params?: ReleaseParams): Promise<Outcome<Job>>;
   /**
    * ready | delayed | dead → reserved, one job by id (the beanstalkd protocol's reserve-job), whatever its
    * topic's pause: a delayed job is promoted and a dead one redriven (attempts reset) at the same instant,
@@ -97,10 +109,18 @@ export interface Store {
    * refused (wrong_state), as reserve never hands one out.
    */
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>>;
+  /**
+   * delayed | ready | reserved → reserved under `kept.token` until `kept.deadlineAt`, with its attempts and
+   * runAt: a reservation the store lost (a wipe, a failover) put back as a journal kept it
+   * (journal/recovery/restore.ts), so its holder can still touch, finish or fail it and nobody else gets the
+   * job before that deadline. A job already reserved under that token is answered as it is; an ended job is
+   * refused (wrong_state).
+   */
+  restoreReservation(id: string, kept: KeptReservation, now: EpochMs): Promise<Outcome<Job>>;
   /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
   redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
 
-  // the scheduler
+  // the timer (timer/due-timer.ts)
   /**
    * delayed → ready for jobs with runAt ≤ now, earliest first, at most `limit`. A store whose reserve takes
    * due jobs (capabilities.reserveTakesDue) may leave those of a topic its consumers are draining, still
@@ -128,7 +148,7 @@ export interface Store {
   /** Delayed jobs per due-time bucket over [from, to) (store/due-histogram.ts). */
   dueHistogram(query: DueHistogramQuery): Promise<DueCounts>;
 
-  // the job API (issue 23): outcomes, retention, bulk by selector, listings; docs/job-api.md
+  // what is kept after a job ends (outcomes, retention), bulk by selector, listings: docs/job-api.md
   /**
    * Keeps what the consumer holding `token` reports (a finish's result, a fail's error) beside the job,
    * replacing an earlier outcome; false (nothing kept) unless the job is reserved with that token, or
@@ -152,7 +172,8 @@ export interface Store {
   listReserved(query: ReservedListQuery): Promise<ReservedPage>;
   /**
    * Other processes' wake-ups on a shared store (capabilities.shared): another process made jobs ready
-   * or pushed an earlier due time. A store only this process uses never calls the watcher.
+   * or pushed an earlier due time; and, on a journaled store (capabilities.journaled), jobs a restore or
+   * reconciliation of this process brought back. A plain store only this process uses never calls it.
    */
   watch(watcher: StoreWatcher): void;
   /**
@@ -170,6 +191,8 @@ export interface StoreCapabilities {
   readonly journaled: boolean;
   /** reserve also takes due jobs promoteDue has not moved, so promoteDue may leave some (Store.reserve). */
   readonly reserveTakesDue: boolean;
+  /** Jobs keep their group and reserve honours groupConcurrency (ReserveOptions). */
+  readonly groups: boolean;
 }
 
 /** Cross-process wake-ups, for shared stores: another process made jobs ready or pushed an earlier due time. */
@@ -186,6 +209,9 @@ export type Outcome<T> =
     }
   | { ok: false; reason: OutcomeFailure; state?: JobState };
 
+/** The history reason of a promotion asked for by an operator (Store.runNow), not by the due time. */
+export const RUN_NOW_REASON = 'run now';
+
 export type OutcomeFailure = 'not_found' | 'wrong_state' | 'token_mismatch';
 
 /** What cancel answers: the cancelled job, and whether it was out (reserved by a consumer or a sink). */
@@ -196,20 +222,24 @@ export interface CancelledJob {
 }
 
 export interface PushResult {
-  /** false when a job with this id already existed: `job` is that job, unchanged. */
+  /** false when a job with this id already existed: `job` is that job, unchanged unless `change` says. */
   created: boolean;
   job: Job;
+  /** The push's onExists rule changed the existing job (push-on-exists.ts). */
+  change?: PushChange;
+  /** The push's dedup key was claimed inside its window (push-dedup.ts): `job` is the first job, unchanged. */
+  duplicate?: true;
 }
 
 export interface PromoteResult {
   count: number;
   /** Topics that got ready jobs (or have due jobs left to their consumers), so waiting consumers can be woken. */
   topics: string[];
-  /** When each kind of the scheduler's work is next due, seen right after promoting (null: none). */
+  /** When each kind of the timer's work is next due, seen right after promoting (null: none). */
   next: WakeTimes;
 }
 
-/** When promoteDue, listLapsed and expireDue next find work; the scheduler skips calls that would find none. */
+/** When promoteDue, listLapsed and expireDue next find work; the timer skips calls that would find none. */
 export interface WakeTimes {
   /** The earliest delayed runAt, or sooner when the store must look again at due jobs it left (reserveTakesDue). */
   promoteAt: EpochMs | null;
@@ -228,6 +258,12 @@ export function earliestWake(next: WakeTimes): EpochMs | null {
 export interface ReserveOptions {
   /** Overrides each job's own TTR for this reservation. */
   ttrMs?: number | undefined;
+  /**
+   * The asked topics that have a groupConcurrency (topic → N): at most N jobs of one group of such a topic
+   * are reserved at once, counted over every process on the store, and its groups are served in turn
+   * (docs/flow-control.md "Groups"). Stores without `capabilities.groups` are never given it.
+   */
+  groupConcurrency?: ReadonlyMap<string, number> | undefined;
 }
 
 /** What reserve answers: the jobs it reserved, and the ready jobs it expired on the way (their ttl ran out). */
@@ -243,6 +279,49 @@ export interface LapsedReservation {
   attempts: number;
   deadlineAt: EpochMs;
   retry: Job['retry'];
+}
+
+/** What cancel keeps beside the transition. */
+export interface CancelParams {
+  /** The history entry's reason (who cancelled, or why). */
+  reason?: string | undefined;
+}
+
+/** Where a retry puts the job, and why its attempt failed. */
+export interface RetryParams {
+  /** When the job is due again: ready at once when runAt ≤ now, else delayed until it. */
+  runAt: EpochMs;
+  /** Kept as the job's lastError; null: the attempt failed without a message. */
+  error: string | null;
+}
+
+/** Why a job is buried, and the priority it keeps from now on. */
+export interface BuryParams {
+  /** Kept as the job's lastError; null: without a message. */
+  error: string | null;
+  /** The job takes this priority (beanstalkd's bury does); absent: its own. */
+  priority?: number | undefined;
+}
+
+/** How a released job comes back; every field may be left out. */
+export interface ReleaseParams {
+  /** Ready at runAt, or delayed until it when runAt > now. Absent: ready at its own runAt. */
+  runAt?: EpochMs | undefined;
+  /** The job takes this priority (its place in the ready order follows). */
+  priority?: number | undefined;
+  /** The history entry's reason instead of the store's own (which says how the job came back). */
+  reason?: string | undefined;
+}
+
+/** A reservation as a journal keeps it, for Store.restoreReservation. */
+export interface KeptReservation {
+  token: string;
+  reservedAt: EpochMs;
+  deadlineAt: EpochMs;
+  /** Deliveries so far, this one included. */
+  attempts: number;
+  /** The job's own due time. */
+  runAt: EpochMs;
 }
 
 /** One reservation of a finishMany. */
@@ -266,7 +345,11 @@ export interface JobQuery {
 
 export interface JobPage {
   jobs: Job[];
-  /** Cursor for the next page, or null on the last. */
+  /**
+   * Cursor for the next page, or null on the last. The page holds every match after the cursor up to it, at
+   * most `limit`, and may hold fewer, or none, while it is set: a store may stop looking after a bounded
+   * stretch of jobs (store/id-pages.ts merges such pages).
+   */
   next: string | null;
 }
 

@@ -140,11 +140,13 @@ async function run(port: number, steps: readonly Step[]): Promise<string[]> {
     for (const step of steps) {
       const s = connections[step.on];
       const line = step.line((k) => numbers[k] ?? '999999');
+      // as compared, a job number in the command is its place among the puts' (delayq's Redis numbers are large)
+      const shown = step.line((k) => (numbers[k] === undefined ? '999999' : `#${k}`));
       s.send(`${line}\r\n`);
       const answer = await reply(s, numbers);
       const inserted = /^INSERTED (\d+)$/.exec(answer);
       if (inserted) numbers.push(inserted[1]!);
-      out.push(`[${step.on}] ${line.split('\r\n')[0]} => ${inserted ? `INSERTED #${numbers.length - 1}` : answer}`);
+      out.push(`[${step.on}] ${shown.split('\r\n')[0]} => ${inserted ? `INSERTED #${numbers.length - 1}` : answer}`);
     }
     // The session's stats (a fresh server each: only this session counts), but for the process's own fields
     // (pid, version, rusage…) and max-job-size.

@@ -5,11 +5,17 @@ export class RawSession {
   private buffer = Buffer.alloc(0);
   private waiters: (() => void)[] = [];
   closed = false;
+  /** The server ended its side (with allowHalfOpen the socket stays open for writing until closed here). */
+  ended = false;
   readonly socket: Socket;
   private constructor(socket: Socket) {
     this.socket = socket;
     socket.on('data', (chunk: Buffer) => {
       this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.wake();
+    });
+    socket.on('end', () => {
+      this.ended = true;
       this.wake();
     });
     socket.on('close', () => {
@@ -19,9 +25,12 @@ export class RawSession {
     socket.on('error', () => undefined);
   }
 
-  static open(port: number): Promise<RawSession> {
+  /** `allowHalfOpen`: the client keeps its side open when the server ends its own (as some clients do). */
+  static open(port: number, options: { allowHalfOpen?: boolean } = {}): Promise<RawSession> {
     return new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => resolve(new RawSession(socket)));
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: options.allowHalfOpen ?? false }, () =>
+        resolve(new RawSession(socket)),
+      );
       socket.once('error', reject);
     });
   }

@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { chaosBuildDir } from './chaos-build.js';
 import type { ChaosServerSpec } from './chaos-server.js';
+import type { BeanstalkdClientSpec } from './chaos-beanstalkd.js';
 import type { ConsumerSpec } from './chaos-consumer.js';
 import type { ProducerSpec } from './chaos-producer.js';
 
@@ -159,4 +160,8 @@ export function startProducer(spec: ProducerSpec): ChaosChild {
 
 export function startConsumer(spec: ConsumerSpec): ChaosChild {
   return new ChaosChild('chaos-consumer', spec);
+}
+
+export function startBeanstalkdClient(spec: BeanstalkdClientSpec): ChaosChild {
+  return new ChaosChild('chaos-beanstalkd', spec);
 }

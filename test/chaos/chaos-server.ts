@@ -2,13 +2,14 @@
 // composed by hand until the CLI can select Redis and the journal. The parent kills it with SIGKILL.
 // argv[2]: JSON ChaosServerSpec. Prints `READY <url>` once listening.
 import { pino } from 'pino';
+import { BeanstalkdServer } from '../../src/beanstalkd/server.js';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import { createService } from '../../src/create-service.js';
-import { JournaledStore } from '../../src/journal/journaled-store.js';
-import { MysqlJournal } from '../../src/journal/mysql/mysql-journal.js';
-import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
-import { JournalLoader } from '../../src/scheduler/loader.js';
+import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
+import { MysqlJournal } from '../../src/journal/sql/mysql/mysql-journal.js';
+import { PostgresJournal } from '../../src/journal/sql/postgres/postgres-journal.js';
+import { JournalLoader } from '../../src/timer/loader.js';
 import { buildApp } from '../../src/server/app.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -33,6 +34,8 @@ export interface ChaosServerSpec {
   redisCommandTimeoutMs?: number;
   /** Loader round interval (journal), ms. */
   loaderIntervalMs?: number;
+  /** Also serve beanstalkd's protocol on this port. */
+  beanstalkdPort?: number;
   logLevel?: string;
 }
 
@@ -91,6 +94,10 @@ const loader = journaled
 loader?.start();
 const app = await buildApp(service, config, { logger });
 const url = await app.listen({ host: '127.0.0.1', port: spec.port });
+const beanstalkd = spec.beanstalkdPort
+  ? new BeanstalkdServer(service, { host: '127.0.0.1', port: spec.beanstalkdPort, maxJobSize: 65_536, logger })
+  : undefined;
+await beanstalkd?.listen();
 process.stdout.write(`READY ${url}\n`);
 
 // Test hook: SIGUSR2 collects garbage (the parent starts us with --expose-gc) and reports the heap, so a
@@ -104,6 +111,7 @@ process.on('SIGUSR2', () => {
 process.once('SIGTERM', () => {
   void (async () => {
     await loader?.stop();
+    await beanstalkd?.close();
     await app.close();
     await service.close();
     process.exit(0);

@@ -1,7 +1,9 @@
 // kill -9 of a delayq server on Redis + journal under load (the kills land during finishes and pushes),
 // every other kill (the first included) followed by a Redis wipe once the server is back; after the drain, N seconds for
 // reconciliation, then the journal is compared with the store and Redis is wiped once more. Nothing the
-// server acknowledged as finished may be delivered again, and the journal must agree with the store.
+// server acknowledged as finished may be delivered again, and the journal must agree with the store. The wipes
+// land while consumers hold reservations and beanstalkd clients put, reserve and delete: no job may be held by
+// two consumers at once, and no job number may be given twice or name another job.
 // Short form: 1 kill per database (a server start takes seconds here); long form (CHAOS_LONG=1): 20.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +13,8 @@ import {
   type JournalDatabase,
 } from '../helpers/journal-databases.js';
 import { recordFigure } from './chaos-figures.js';
-import { LONG, ServerProcess, sleep, waitUntil } from './chaos-processes.js';
+import { LONG, ServerProcess, sleep, startBeanstalkdClient, waitUntil } from './chaos-processes.js';
+import { checkNumbers, type NumberEvent } from './number-checker.js';
 import { ChaosRedis } from './chaos-redis.js';
 import { runKillLoop, summarize } from './kill-loop.js';
 
@@ -22,6 +25,9 @@ const AGREE_AFTER_MS = 5000;
 const TERMINAL = new Set(['finished', 'dead', 'cancelled', 'expired']);
 /** A fixed port per database below the ephemeral range (32768+), so an outgoing connection cannot hold it at a restart. */
 const SERVER_PORT = { postgres: 7545, mysql: 7546 } as const;
+const BEANSTALKD_PORT = { postgres: 7547, mysql: 7548 } as const;
+/** TTR of the beanstalkd clients' jobs, s. */
+const BEANSTALKD_TTR_SEC = 5;
 
 /** Journal rows against what the store answers (GET prefers the inner store): terminal states must match. */
 async function disagreements(db: JournalDatabase, url: string, prefix: string): Promise<string[]> {
@@ -68,6 +74,7 @@ for (const [dialect, open] of databases) {
           ...(dialect === 'postgres' ? { pgSchema: db.name } : { mysqlUri: `${MYSQL_URL}/${db.name}` }),
           loaderIntervalMs: 300,
           reconcileSettleMs: SETTLE_MS,
+          beanstalkdPort: BEANSTALKD_PORT[dialect],
         });
         let wipes = 0;
         let disagreeing: string[] = [];
@@ -93,6 +100,14 @@ for (const [dialect, open] of databases) {
           failEvery: 25,
           prefix,
           startTimeoutMs: 90_000,
+          companion: () =>
+            startBeanstalkdClient({
+              port: BEANSTALKD_PORT[dialect],
+              tube: `bk.${prefix}`,
+              prefix: `bk-${prefix}`,
+              loops: 2,
+              ttrSec: BEANSTALKD_TTR_SEC,
+            }),
           disturb: async (k) => {
             await server.kill9();
             await server.start(90_000); // a start takes 10–15 s on this loaded 2-core host
@@ -113,9 +128,19 @@ for (const [dialect, open] of databases) {
         const reconciled = await db.query<{ n: unknown }>(
           `SELECT COUNT(*) AS n FROM delayq_job_history WHERE reason LIKE 'reconciled:%'`,
         );
+        const numbers = checkNumbers(report.companionEvents as NumberEvent[], BEANSTALKD_TTR_SEC * 1000);
         recordFigure(`journal-kill-wipe-${dialect}`, {
           summary: summarize(`redis+${dialect} kill+wipe`, report),
           wipes,
+          duplicates: report.duplicates.length,
+          beanstalkd: {
+            puts: numbers.puts,
+            reserves: numbers.reserves,
+            deletes: numbers.deletes,
+            givenTwice: numbers.givenTwice.length,
+            namedAnother: numbers.namedAnother.length,
+            heldTwice: numbers.heldTwice.length,
+          },
           deliveredAfterFinish: report.deliveredAfterFinish.length,
           journalDisagreesAfterMs: { afterMs: AGREE_AFTER_MS, count: disagreeing.length },
           endsJournaledByReconciliation: Number(reconciled[0]!.n),
@@ -126,7 +151,12 @@ for (const [dialect, open] of databases) {
         expect(report.deliveredAfterFinish).toEqual([]);
         expect(report.resurrected).toEqual([]);
         expect(disagreeing).toEqual([]);
-        // duplicates are allowed: a reservation not yet journaled (asynchronous) is forgotten by a wipe.
+        // a reservation is journaled before it is answered: a wipe never hands a held job to another consumer
+        expect(report.duplicates).toEqual([]);
+        expect(numbers.puts).toBeGreaterThan(10);
+        expect(numbers.givenTwice).toEqual([]);
+        expect(numbers.namedAnother).toEqual([]);
+        expect(numbers.heldTwice).toEqual([]);
       },
       LONG ? 900_000 : 240_000,
     );

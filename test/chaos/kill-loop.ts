@@ -32,6 +32,8 @@ export interface KillLoopOptions {
   startTimeoutMs?: number;
   /** Called once every acknowledged job is finished, with the consumers still running (e.g. a final wipe). */
   afterDrain?: () => Promise<void>;
+  /** Another client beside the producer and consumers (started with them, stopped with them). */
+  companion?: () => ChaosChild;
 }
 
 export interface KillLoopReport extends CheckResult {
@@ -50,6 +52,8 @@ export interface KillLoopReport extends CheckResult {
   drainMs: number;
   /** Jobs finished on the server whose finish answer the kill swallowed (the consumer never saw a 200). */
   finishAnswerLost: number;
+  /** What the companion printed (its JSON lines). */
+  companionEvents: Record<string, any>[];
 }
 
 export function historyOf(children: readonly ChaosChild[]): HistoryEvent[] {
@@ -74,6 +78,7 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
     loops: 4,
     ...(options.failEvery ? { failEvery: options.failEvery } : {}),
   });
+  const companion = options.companion?.();
   const restartMs: number[] = [];
   const kills: object[] = [];
   try {
@@ -139,6 +144,7 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
     const drainMs = Date.now() - drainStart;
     await options.afterDrain?.();
     await consumer.stop();
+    await companion?.stop();
     const events = [...historyOf([producer, consumer]), ...confirmedFinishes];
     // the raw history stays for a post-mortem of any violation
     writeFileSync(
@@ -166,10 +172,12 @@ export async function runKillLoop(server: ServerProcess, options: KillLoopOption
       restartMs,
       drainMs,
       finishAnswerLost: finishedPerServer.size,
+      companionEvents: companion?.events ?? [],
     };
   } finally {
     await producer.stop();
     await consumer.stop();
+    await companion?.stop();
     await server.stop();
   }
 }

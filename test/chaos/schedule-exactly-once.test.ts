@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisScheduleStore } from '../../src/schedule/redis-schedule-store.js';
-import { normalizeSchedule } from '../../src/schedule/schedule-input.js';
+import { RedisScheduleStore } from '../../src/store/redis/redis-schedule-store.js';
+import { normalizeSchedule } from '../../src/schedules/schedule-input.js';
 import { createRedisClient, parseRedisUrl } from '../../src/store/redis/connection.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import type { Job } from '../../src/core/job.js';
@@ -76,7 +76,7 @@ describe('one every-second schedule on three nodes', () => {
 
       await waitUntil(
         'the last tick',
-        async () => (await checker.get(`beat:${endAt}`)) !== null,
+        async () => (await checker.get(`beat~${endAt}`)) !== null,
         RUN_MS + 30_000,
         200,
       ).catch(async (err: unknown) => {
@@ -94,9 +94,9 @@ describe('one every-second schedule on three nodes', () => {
         cursor = page.next ?? undefined;
       } while (cursor);
 
-      const expected = Array.from({ length: (endAt - startAt) / 1000 + 1 }, (_, i) => `beat:${startAt + i * 1000}`);
+      const expected = Array.from({ length: (endAt - startAt) / 1000 + 1 }, (_, i) => `beat~${startAt + i * 1000}`);
       expect(jobs.map((j) => j.id).sort()).toEqual(expected.sort());
-      expect(jobs.every((j) => j.runAt === Number(j.id.split(':')[1]))).toBe(true);
+      expect(jobs.every((j) => j.runAt === Number(j.id.split('~')[1]))).toBe(true);
       const lateness = jobs.map((j) => j.createdAt - j.runAt).sort((a, b) => a - b);
       const pushedAhead = lateness.filter((l) => l <= 0).length / jobs.length;
       console.log(

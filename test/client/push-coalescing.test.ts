@@ -126,6 +126,24 @@ describe.each(Object.keys(shapes))('SDK push coalescing · %s', (shape) => {
     }
   });
 
+  it("an id another topic's job holds rejects its caller only; the others answer as the jobs they created", async () => {
+    const t = `ids-${shape}`;
+    expect((await alone.push({ topic: `other-${shape}`, id: `${t}-held`, body: 'theirs' })).created).toBe(true);
+    const results = await settle([
+      client.push({ topic: t, id: `${t}-1` }),
+      client.push({ topic: t, id: `${t}-held` }),
+      client.push({ topic: t, id: `${t}-2` }),
+    ]);
+    expect(results[1]!.error).toMatchObject({ code: 'E_CONFLICT', field: 'id' });
+    expect(results[1]!.error!.message).not.toContain('other-');
+    // Stored by the refused batch: sent again they exist, yet these callers created them.
+    expect([results[0]!.answer, results[2]!.answer].map((a) => [a?.created, a?.job.id])).toEqual([
+      [true, `${t}-1`],
+      [true, `${t}-2`],
+    ]);
+    expect(count('/v1/jobs/batch')).toBe(2);
+  });
+
   it('keeps push idempotent by id, inside one batch and across batches', async () => {
     const t = `dedupe-${shape}`;
     const first = await client.push({ topic: t, id: `${t}-1`, body: 'first' });

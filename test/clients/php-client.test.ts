@@ -9,10 +9,11 @@ afterAll(async () => {
   await prefixes.sweep();
 });
 
+// The third column: whether the store keeps groups (the lifecycle checks them, or that they are refused).
 describe.each([
-  ['embedded store', () => ({})],
-  ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } })],
-])('PHP client, %s', (_name, overrides) => {
+  ['embedded store', () => ({}), '1'],
+  ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } }), '0'],
+])('PHP client, %s', (_name, overrides, groups) => {
   let server: TestServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -21,13 +22,21 @@ describe.each([
   it('runs the lifecycle: push, reserve, touch a long handler, batch acks, fail → retry → dead, cancel', async () => {
     server = await startServer({ overrides: overrides() });
     const result = await runProcess('php', ['test/clients/php/lifecycle.php'], {
-      env: { DELAYQ_URL: server.url, DELAYQ_PREFIX: `php${Math.random().toString(36).slice(2, 8)}` },
+      env: {
+        DELAYQ_URL: server.url,
+        DELAYQ_PREFIX: `php${Math.random().toString(36).slice(2, 8)}`,
+        DELAYQ_GROUPS: groups,
+      },
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([
       'ok validation',
       'ok cancel',
+      'ok run now',
+      'ok spread',
+      'ok settings',
+      'ok groups',
       'ok touch',
       'ok batch',
       'ok fail-retry-dead',

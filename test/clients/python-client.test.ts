@@ -24,10 +24,11 @@ async function hasAckRoute(server: TestServer): Promise<boolean> {
   return answer.statusCode !== 404;
 }
 
+// The third column: whether the store keeps groups (the lifecycle checks them, or that they are refused).
 describe.each([
-  ['embedded store', () => ({})],
-  ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } })],
-])('Python client, %s', (_name, overrides) => {
+  ['embedded store', () => ({}), '1'],
+  ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } }), '0'],
+])('Python client, %s', (_name, overrides, groups) => {
   let server: TestServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -40,6 +41,7 @@ describe.each([
         DELAYQ_URL: server.url,
         DELAYQ_PREFIX: `py${Math.random().toString(36).slice(2, 8)}`,
         PYTHONPATH: join(REPO_ROOT, 'clients/python'),
+        DELAYQ_GROUPS: groups,
       },
       timeoutMs: 60_000,
     });
@@ -49,6 +51,10 @@ describe.each([
     expect(result.stdout.trim().split('\n')).toEqual([
       'ok validation',
       'ok cancel',
+      'ok run now',
+      'ok spread',
+      'ok settings',
+      'ok groups',
       'ok manual',
       'ok auto-touch',
       'ok fail-retry-dead',

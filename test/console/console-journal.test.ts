@@ -2,7 +2,6 @@
  * The console's "Restore from journal" in a real browser, on Redis + a PostgreSQL journal: a job whose
  * Redis copy was wiped is still shown (from the journal) and is pushed back into Redis by the button.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.mjs';
 import { loadConfig } from '../../src/config.js';
@@ -11,7 +10,7 @@ import { buildApp, closeGracefully, type DelayqApp } from '../../src/server/app.
 import { http } from '../helpers/http-server.js';
 import { PG_URL, postgresJournalDatabase, type JournalDatabase } from '../helpers/journal-databases.js';
 import { startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
-import { launchBrowser, SHOTS, type Browser } from './browser.js';
+import { launchBrowser, type Browser } from '../../scripts/console-browser.js';
 
 describe('web console on Redis + PostgreSQL journal', () => {
   let redis: JournalRedis;
@@ -56,8 +55,8 @@ describe('web console on Redis + PostgreSQL journal', () => {
     await page.goto(`${url}/console/#/job/refund-3`);
     await page.locator('#job-state').waitFor();
     await page.getByRole('button', { name: 'Restore from journal' }).click();
+    await page.locator('#confirm button.danger').click();
     await page.locator('#action-message').getByText('restore: restored 1').waitFor();
-    await page.screenshot({ path: join(SHOTS, 'job-restore.png') });
     // back in Redis: a consumer gets it, with its body
     const reserved = await http(url, 'POST', '/v1/reserve', { json: { topics: ['refunds'] } });
     expect(reserved.body.reservations.map((r: { job: { id: string; body: unknown } }) => r.job)).toMatchObject([
@@ -65,6 +64,7 @@ describe('web console on Redis + PostgreSQL journal', () => {
     ]);
     // a second restore finds it present and pushes nothing
     await page.getByRole('button', { name: 'Restore from journal' }).click();
+    await page.locator('#confirm button.danger').click();
     await page.locator('#action-message').getByText('restore: restored 0, already present 1').waitFor();
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DelayqError } from '../../src/core/errors.js';
 import { DEFAULT_JOB_DEFAULTS } from '../../src/config.js';
-import { normalizePush, type PushInput } from '../../src/core/job-input.js';
+import { normalizePush, validateJobId, type PushInput } from '../../src/core/job-input.js';
+import { tickJobId } from '../../src/core/schedule.js';
 import { LIMITS } from '../../src/core/limits.js';
 
 const now = Date.UTC(2026, 5, 1);
@@ -20,6 +21,18 @@ function errorOf(fn: () => unknown): DelayqError {
 }
 
 describe('normalizePush', () => {
+  it("keeps '~' out of callers' ids (a schedule tick's namespace); delayq's own ids and lookups take it", () => {
+    const taken = errorOf(() => push({ id: 'nightly~1796092200000' }));
+    expect(taken).toMatchObject({ code: 'E_VALIDATION', field: 'id' });
+    expect(taken.message).toContain('schedule ticks');
+    expect(errorOf(() => push({ id: 'bad id' }))).toMatchObject({ code: 'E_VALIDATION', field: 'id' });
+    expect(push({ id: 'nightly:1796092200000' }).id).toBe('nightly:1796092200000');
+    const own = normalizePush({ topic: 'orders', id: 'nightly~1796092200000' }, { ...ctx, ownIds: true });
+    expect(own.id).toBe('nightly~1796092200000');
+    expect(validateJobId('nightly~1796092200000')).toBe('nightly~1796092200000');
+    expect(tickJobId('nightly', 1796092200000)).toBe('nightly~1796092200000');
+  });
+
   it('stamps runAt with the server clock and applies defaults', () => {
     const job = push({ delayMs: 1800_000, body: { order: 42 } });
     expect(job).toMatchObject({
@@ -60,7 +73,7 @@ describe('normalizePush', () => {
     [{ topic: '' }, 'topic'],
     [{ topic: 'has space' }, 'topic'],
     [{ topic: '{tag}' }, 'topic'],
-    [{ topic: 'x'.repeat(129) }, 'topic'],
+    [{ topic: 'x'.repeat(201) }, 'topic'],
     [{ id: 'a/b' }, 'id'],
     [{ priority: 1.5 }, 'priority'],
     [{ priority: 40_000 }, 'priority'],

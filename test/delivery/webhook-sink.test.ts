@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Job } from '../../src/core/job.js';
 import { parseSinkConfig, type WebhookSinkConfig } from '../../src/delivery/sink-config.js';
 import { SsrfGuard } from '../../src/delivery/ssrf-guard.js';
-import { verifyWebhookSignature } from '../../src/delivery/webhook-signature.js';
+import { verifyWebhookSignature } from '../../src/core/webhook-signature.js';
 import { WebhookSink } from '../../src/delivery/webhook-sink.js';
 import { PushHarness, uniqueName, waitFor } from './support/harness.js';
 import { HttpReceiver } from './support/http-receiver.js';

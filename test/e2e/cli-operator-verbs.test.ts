@@ -1,6 +1,6 @@
 /**
  * The CLI's schedule, sink, journal and batch verbs as child processes against a real node (SQLite store,
- * PostgreSQL journal, schedules, push routes) with a token: tables by default, JSON with --json, and the
+ * PostgreSQL journal, schedules, delivery bindings) with a token: tables by default, JSON with --json, and the
  * errors' exit codes and messages (docs/cli.md). The job verbs are in cli-verbs.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +71,7 @@ describe('delayq CLI: schedules, sinks, journal, batch push', { timeout: 300_000
     const firesText = await run('schedule', 'fires', 'tick');
     expect(firesText.stdout).toMatch(/^next fires:\nAT\n/);
     expect(firesText.stdout).toMatch(
-      /^last fires:\nTICKAT\s+JOBID\s+STATE\s+ATTEMPTS\n\S+Z\s+tick:\d{13}\s+(delayed|ready)\s+0$/m,
+      /^last fires:\nTICKAT\s+JOBID\s+STATE\s+ATTEMPTS\n\S+Z\s+tick~\d{13}\s+(delayed|ready)\s+0$/m,
     );
     expect((await run('schedule', 'pause', 'tick')).stdout).toMatch(/^paused\s+true$/m);
     expect((await json('schedule', 'resume', 'tick')).schedule.paused).toBe(false);
@@ -91,12 +91,12 @@ describe('delayq CLI: schedules, sinks, journal, batch push', { timeout: 300_000
 
   it('sink set, get, list, delete', async () => {
     const config = JSON.stringify({ type: 'webhook', url: 'https://hooks.example.com/delayq' });
-    expect((await run('sink', 'set', 'hooked', config)).stdout).toBe('routed hooked to webhook\n');
+    expect((await run('sink', 'set', 'hooked', config)).stdout).toBe('bound hooked to webhook\n');
     expect((await run('sink', 'get', 'hooked')).stdout).toMatch(/^type\s+webhook$/m);
     const list = await run('sink', 'list');
     expect(list.stdout).toMatch(/^TOPIC\s+TYPE\s+UPDATEDAT\nhooked\s+webhook\s+\d{4}-/);
-    expect((await json('sink', 'list')).routes.map((r: { topic: string }) => r.topic)).toEqual(['hooked']);
-    expect((await run('sink', 'delete', 'hooked')).stdout).toBe('deleted the route of hooked\n');
+    expect((await json('sink', 'list')).bindings.map((b: { topic: string }) => b.topic)).toEqual(['hooked']);
+    expect((await run('sink', 'delete', 'hooked')).stdout).toBe('deleted the binding of hooked\n');
     const pull = await run('sink', 'get', 'hooked');
     expect(pull.code).toBe(4);
     expect(pull.stderr).toContain('E_NOT_FOUND');

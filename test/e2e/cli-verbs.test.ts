@@ -62,7 +62,7 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('push, list, get, reschedule, cancel: tables by default, JSON with --json', async () => {
+  it('push, list, get, reschedule, run-now, cancel: tables by default, JSON with --json', async () => {
     expect(
       (
         await json(
@@ -93,7 +93,52 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect(got.stdout).toMatch(/push\s+delayed/);
     const moved = await json('reschedule', 'o-1', '--delay', '2h');
     expect(moved.job.runAt).toBeGreaterThan(Date.now() + 3_600_000);
+    expect((await json('run-now', 'o-1')).job).toMatchObject({ state: 'ready' });
+    const again = await run('run-now', 'o-1');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('E_WRONG_STATE');
     expect((await run('cancel', 'o-1')).stdout).toBe('cancelled o-1\n');
+    // debounce and spreading from the command line
+    expect((await run('push', 'orders', '--id', 'deb-1', '--delay', '1m')).stdout).toMatch(/^pushed deb-1 \(delayed/);
+    const extended = await run(
+      'push',
+      'orders',
+      '--id',
+      'deb-1',
+      '--delay',
+      '2m',
+      '--on-exists',
+      'extend',
+      '--max-wait',
+      '5m',
+    );
+    expect(extended.stdout).toMatch(/^extended deb-1 \(delayed/);
+    expect((await run('push', 'orders', '--id', 'deb-1', '--on-exists', 'merge')).code).toBe(2);
+    const tooShort = await run(
+      'push',
+      'orders',
+      '--id',
+      'deb-2',
+      '--delay',
+      '2m',
+      '--on-exists',
+      'extend',
+      '--max-wait',
+      '1m',
+    );
+    expect(tooShort.code).not.toBe(0);
+    expect(tooShort.stderr).toContain('maxWaitMs');
+    // the dedup window: a second push with the key answers the first job
+    const dedup = ['--dedup-key', 'order-7', '--dedup-window', '10m'];
+    expect((await run('push', 'orders', '--id', 'dd-1', ...dedup)).stdout).toMatch(/^pushed dd-1 /);
+    expect((await run('push', 'orders', '--id', 'dd-2', ...dedup)).stdout).toMatch(/^duplicate of dd-1 /);
+    const noWindow = await run('push', 'orders', '--dedup-key', 'order-8');
+    expect(noWindow.code).not.toBe(0);
+    expect(noWindow.stderr).toContain('dedupWindowMs');
+    const before = Date.now();
+    const spread = await json('push', 'orders', '--id', 'spread-1', '--delay', '1h', '--spread', '10m');
+    expect(spread.job.runAt).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(spread.job.runAt).toBeLessThan(Date.now() + 3_600_000 + 600_000);
   });
 
   it('reserve, touch, release, fail, dead, redrive, finish', async () => {
@@ -113,6 +158,34 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     const fourth = (await json('reserve', 'pay')).reservations[0];
     await run('fail', 'p-2', fourth.token, '--bury');
     expect((await json('redrive', '--topic', 'pay')).count).toBe(1);
+  });
+
+  it('durations in every duration flag, reschedule --time-zone, stats of one topic (as --help and docs/cli.md say)', async () => {
+    await json('push', 'cli-dur', '--id', 'dur-1');
+    const before = Date.now();
+    const [held] = (await json('reserve', 'cli-dur', '--ttr', '2h')).reservations;
+    expect(held.deadlineAt).toBeGreaterThanOrEqual(before + 7_200_000);
+    const touched = await json('touch', 'dur-1', held.token, '--ttr', '2m');
+    expect(touched.job.deadlineAt).toBeLessThan(before + 7_200_000);
+    expect(touched.job.deadlineAt).toBeGreaterThanOrEqual(before + 120_000);
+    const failed = await json('fail', 'dur-1', held.token, '--retry-delay', '1s');
+    expect(failed.job.runAt).toBeGreaterThanOrEqual(before + 1000);
+    expect(failed.job.runAt).toBeLessThan(Date.now() + 60_000);
+    const badTtr = await run('reserve', 'cli-dur', '--ttr', 'later');
+    expect(badTtr.code).toBe(3);
+    expect(badTtr.stderr).toContain('E_VALIDATION: ttrMs');
+
+    await json('push', 'cli-dur', '--id', 'dur-2', '--delay', '1h');
+    const moved = await json('reschedule', 'dur-2', '--run-at', '2030-12-01T10:00', '--time-zone', 'Asia/Shanghai');
+    expect(moved.job.runAt).toBe(Date.parse('2030-12-01T02:00:00Z'));
+
+    const one = await run('stats', 'cli-dur');
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^TOPIC\s+DELAYED/);
+    expect(one.stdout).toMatch(/\ncli-dur\s+\d+\s+\d+\s+0\s/); // dur-1 waits for its retry, or is ready again
+    const { counts } = await json('stats', 'cli-dur');
+    expect(counts.delayed + counts.ready).toBe(2);
+    expect((await run('stats', 'no-such-topic')).code).toBe(4);
   });
 
   it('finish --result, bulk (dry run, then every slice), delayed, reserved', async () => {
@@ -176,6 +249,37 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect((await run('purge', '--before', String(Date.now() + 1000))).stdout).toMatch(/^purged: \d+\n$/);
   });
 
+  it("settings: shows a topic's settings, sets and removes its rate limit", async () => {
+    expect((await run('settings', 'rated')).stdout).toBe('rated\n  rate limit: none\n  group concurrency: none\n');
+    expect((await run('settings', 'rated', '--rate', '2.5', '--burst', '4')).stdout).toBe(
+      'rated\n  rate limit: 2.5/s, burst 4\n  group concurrency: none\n',
+    );
+    expect(await json('settings', 'rated')).toEqual({ topic: 'rated', rateLimit: { perSecond: 2.5, burst: 4 } });
+    const zero = await run('settings', 'rated', '--rate', '0');
+    expect(zero.code).toBe(3);
+    expect(zero.stderr).toContain('rateLimit.perSecond');
+    expect(await json('settings', 'rated', '--no-rate')).toEqual({ topic: 'rated' });
+  });
+
+  it('groups: push --group, settings --group-concurrency keeps the rate limit, --no-group-concurrency', async () => {
+    expect(await json('settings', 'grouped', '--rate', '5')).toMatchObject({ rateLimit: { perSecond: 5 } });
+    expect((await run('settings', 'grouped', '--group-concurrency', '2')).stdout).toBe(
+      'grouped\n  rate limit: 5/s, burst 1\n  group concurrency: 2 per group\n',
+    );
+    const pushed = await json('push', 'grouped', '--group', 'tenant-9');
+    expect(pushed.job.group).toBe('tenant-9');
+    const bad = await run('push', 'grouped', '--group', 'not ok');
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain('group');
+    const zero = await run('settings', 'grouped', '--group-concurrency', '0');
+    expect(zero.code).toBe(3);
+    expect(zero.stderr).toContain('groupConcurrency');
+    expect(await json('settings', 'grouped', '--no-group-concurrency')).toEqual({
+      topic: 'grouped',
+      rateLimit: { perSecond: 5, burst: 1 },
+    });
+  });
+
   it('errors: exit code by class, and the code and message on stderr', async () => {
     const missing = await run('get', 'no-such-job');
     expect(missing).toMatchObject({ code: 4, stdout: '' });
@@ -190,6 +294,14 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect(wrong.stderr).toContain('E_WRONG_STATE');
     const stale = await run('finish', 'done-1', 'not-a-token');
     expect(stale.code).toBe(5);
+    // Ids are global: another topic's id is a conflict that does not say where it is; a tick's id is no caller's.
+    const taken = await run('push', 'billing', '--id', 'done-1');
+    expect(taken.code).toBe(5);
+    expect(taken.stderr).toContain('E_CONFLICT');
+    expect(taken.stderr).not.toContain('orders');
+    const tick = await run('push', 'orders', '--id', 'nightly~1796092200000');
+    expect(tick.code).toBe(3);
+    expect(tick.stderr).toContain('E_VALIDATION');
     const denied = await new Promise<Run>((resolve) =>
       execFile(
         process.execPath,

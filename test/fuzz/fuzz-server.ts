@@ -35,6 +35,7 @@ const app = await buildApp(runtime.service, config, {
   logger,
   sinks: runtime.sinks,
   metrics: runtime.metrics,
+  rateLimits: runtime.rateLimits,
   restore: {
     restore: async () => 'restored 0 jobs',
     restoreJob: async (id) => `restored ${id}`,

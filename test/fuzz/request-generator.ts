@@ -5,7 +5,7 @@
  * headers. Same seed, same requests. Ids and reservation tokens seen in answers are fed back (`learn`), so
  * the generator also reaches the states behind finish/touch/fail/redrive.
  */
-import { RESERVE_MAX_COUNT } from '../../src/protocol/schemas.js';
+import { RESERVE_MAX_COUNT } from '../../src/protocol/reservation-schemas.js';
 import { LIMITS } from '../../src/core/limits.js';
 
 export interface FuzzRequest {
@@ -240,6 +240,14 @@ const jobBody = (g: Gen): Record<string, unknown> => ({
   ...(g.chance(0.2) ? { ttrMs: g.pick([100, 1000, 30_000]) } : {}),
   ...(g.chance(0.1) ? { ttlMs: g.pick([null, 60_000]) } : {}),
   ...(g.chance(0.1) ? { tag: 'eu', bizKey: `biz-${g.int(100)}` } : {}),
+  ...(g.chance(0.1) ? { spreadMs: g.pick([0, 1000, 86_400_000, 86_400_001, -1, 1.5]) } : {}),
+  ...(g.chance(0.1)
+    ? {
+        dedupKey: g.pick(['k-1', `k-${g.int(5)}`, 'bad key', '', null]),
+        dedupWindowMs: g.pick([1, '1h', 0, -1, '31d']),
+      }
+    : {}),
+  ...(g.chance(0.15) ? { group: g.pick(['tenant-1', 'm:42@eu', null, '', 'a b', 'x'.repeat(129), 7, '{g}']) } : {}),
   ...(g.chance(0.15)
     ? {
         retry: {
@@ -292,6 +300,12 @@ const ROUTES: RouteTemplate[] = [
     pattern: '/v1/jobs/:id/reschedule',
     path: (g) => `/v1/jobs/${enc(g.id())}/reschedule`,
     body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000]) } : { runAt: Date.now() + 1000 }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/jobs/:id/run-now',
+    path: (g) => `/v1/jobs/${enc(g.id())}/run-now`,
+    body: (g) => (g.chance(0.7) ? {} : { delayMs: 0 }),
   },
   {
     method: 'GET',
@@ -362,6 +376,18 @@ const ROUTES: RouteTemplate[] = [
     }),
   },
   {
+    method: 'GET',
+    pattern: '/v1/stats/series',
+    path: () => '/v1/stats/series',
+    query: (g) => ({
+      ...(g.chance(0.5) ? { topic: g.topic() } : {}),
+      ...(g.chance(0.3) ? { from: g.pick([0, Date.now() - 600_000, -1, 'x']) } : {}),
+      ...(g.chance(0.3) ? { to: g.pick([Date.now() + 60_000, 0, 1e15]) } : {}),
+      ...(g.chance(0.3) ? { windowMs: g.pick([300_000, 0, 1e12, 'x']) } : {}),
+      ...(g.chance(0.5) ? { stepMs: g.pick([10_000, 60_000, 300_000, 15_000, 0, 'x']) } : {}),
+    }),
+  },
+  {
     method: 'POST',
     pattern: '/v1/ack',
     path: () => '/v1/ack',
@@ -378,6 +404,19 @@ const ROUTES: RouteTemplate[] = [
   },
   { method: 'POST', pattern: '/v1/topics/:topic/resume', path: (g) => `/v1/topics/${enc(g.topic())}/resume` },
   { method: 'GET', pattern: '/v1/topics/:topic/stats', path: (g) => `/v1/topics/${enc(g.topic())}/stats` },
+  { method: 'GET', pattern: '/v1/topics/:topic/settings', path: (g) => `/v1/topics/${enc(g.topic())}/settings` },
+  {
+    method: 'PUT',
+    pattern: '/v1/topics/:topic/settings',
+    path: (g) => `/v1/topics/${enc(g.topic())}/settings`,
+    body: (g) =>
+      g.chance(0.3)
+        ? {}
+        : {
+            rateLimit: { perSecond: g.pick([0, -1, 0.5, 50, 1e7, 'x']), burst: g.pick([undefined, 0, 1, 2.5, 10]) },
+            ...(g.chance(0.4) ? { groupConcurrency: g.pick([0, 1, 2, 1.5, 'x', null, 100_001]) } : {}),
+          },
+  },
   {
     method: 'GET',
     pattern: '/v1/dead',
@@ -455,6 +494,37 @@ const ROUTES: RouteTemplate[] = [
     body: sinkBody,
   },
   { method: 'DELETE', pattern: '/v1/topics/:topic/sink', path: (g) => `/v1/topics/${enc(g.topic())}/sink` },
+  {
+    method: 'POST',
+    pattern: '/v1/topics/:topic/sink/test',
+    path: (g) => `/v1/topics/${enc(g.topic())}/sink/test`,
+    body: (g) => (g.chance(0.8) ? {} : { body: g.unicodeString() }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/topics',
+    path: () => '/v1/topics',
+    query: (g) => ({
+      ...(g.chance(0.3) ? { prefix: g.pick(['a', '', 'x'.repeat(300), '*']) } : {}),
+      ...(g.chance(0.3) ? { contains: g.unicodeString() } : {}),
+      ...(g.chance(0.3) ? { has: g.pick(['dead', 'ready', 'nope', '']) } : {}),
+      ...(g.chance(0.3) ? { paused: g.pick(['true', 'false', 'maybe']) } : {}),
+      ...(g.chance(0.3) ? { sort: g.pick(['topic', 'total', 'nextDueAt', 'dead', 'x']) } : {}),
+      ...(g.chance(0.3) ? { order: g.pick(['asc', 'desc', 'up']) } : {}),
+      ...(g.chance(0.3) ? { limit: g.pick([1, 50, 1000, 0, 1001, 'x']) } : {}),
+      ...(g.chance(0.3) ? { cursor: g.pick(['', 'garbage', 'x'.repeat(600)]) } : {}),
+    }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/consumers',
+    path: () => '/v1/consumers',
+    query: (g) => ({
+      ...(g.chance(0.5) ? { topic: g.topic() } : {}),
+      ...(g.chance(0.3) ? { kind: g.pick(['long-poll', 'grpc-stream', 'beanstalkd', 'sink', 'other']) } : {}),
+      ...(g.chance(0.3) ? { limit: g.pick([1, 1000, 0, 1001, 'x']) } : {}),
+    }),
+  },
   { method: 'GET', pattern: '/metrics', path: () => '/metrics' },
   // journal operations (the fuzz server has no journal: 409 E_CONFLICT, or 400/401/403 before that)
   { method: 'GET', pattern: '/v1/journal', path: () => '/v1/journal' },
@@ -763,18 +833,19 @@ export class RequestGenerator {
     const auth = headers['authorization'] ? `Authorization: ${headers['authorization']}\r\n` : '';
     const variants = [
       () =>
-        `${g.pick(['FOO', 'G ET', 'GET\t', 'get', '\u00ffGET'])} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`,
-      () => `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}X-Bad: a\u0000b\r\nConnection: close\r\n\r\n`,
+        `${g.pick(['FOO', 'G ET', 'GET\t', 'get', '\u00ffGET'])} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: close\r\n\r\n`,
+      () => `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}X-Bad: a\u0000b\r\nConnection: close\r\n\r\n`,
       () =>
-        `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nContent-Length: 6\r\nConnection: close\r\n\r\n`,
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 5\r\nContent-Length: 6\r\nConnection: close\r\n\r\n`,
       () =>
-        `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Transfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
-      () => `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}X-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
-      () => `${method} ${path} HTTP/9.9\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Transfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      () =>
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}X-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+      () => `${method} ${path} HTTP/9.9\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
       () => `${method} ${path}\r\n\r\n`,
       () =>
-        `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`,
-      () => `${method} ${path.replace(/^\//, '')} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`,
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`,
+      () => `${method} ${path.replace(/^\//, '')} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: close\r\n\r\n`,
     ];
     const head = g.pick(variants)();
     // (A body shorter than its Content-Length is not sent: the server rightly waits for the rest until requestTimeout.)

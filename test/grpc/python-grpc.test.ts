@@ -1,9 +1,10 @@
 /**
  * The gRPC API from another language: Python with Debian's python3-grpcio, stubs generated from
- * proto/delayq/v1/delayq.proto by python3-grpc-tools at test time. /usr/bin/python3 on purpose: a pyenv
- * python3 earlier on PATH does not see the Debian modules.
+ * proto/delayq/v1/delayq.proto by python3-grpc-tools at test time, with docs/grpc.md's command, as the
+ * package `delayq_grpc`, which imports beside delayq's Python client (the package `delayq`).
+ * /usr/bin/python3 on purpose: a pyenv python3 earlier on PATH does not see the Debian modules.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,20 +23,31 @@ afterAll(async () => {
   await prefixes.sweep();
 });
 
+/** docs/grpc.md's command, run as written but for its output folder. */
+function documentedProtocArgs(): string[] {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'grpc.md'), 'utf8');
+  const line = /^\/usr\/bin\/python3 -m grpc_tools\.protoc .*$/m.exec(doc)?.[0];
+  expect(line, 'the protoc command of docs/grpc.md').toBeDefined();
+  return line!
+    .split(' ')
+    .slice(1)
+    .map((arg) => arg.replace(/^(--(?:grpc_)?python_out=)gen$/, `$1${stubs}`));
+}
+
 async function generateStubs(): Promise<void> {
   const healthProto = require('grpc-health-check').protoPath as string; // …/proto/health/v1/health.proto
-  for (const [root, file] of [
-    [join(REPO_ROOT, 'proto'), 'delayq/v1/delayq.proto'],
-    [dirname(dirname(dirname(healthProto))), 'health/v1/health.proto'],
-  ] as const) {
-    const result = await runProcess(PYTHON, [
+  for (const args of [
+    documentedProtocArgs(),
+    [
       '-m',
       'grpc_tools.protoc',
-      `-I${root}`,
+      `-I${dirname(dirname(dirname(healthProto)))}`,
       `--python_out=${stubs}`,
       `--grpc_python_out=${stubs}`,
-      file,
-    ]);
+      'health/v1/health.proto',
+    ],
+  ]) {
+    const result = await runProcess(PYTHON, args);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   }
@@ -53,8 +65,13 @@ describe.each([
   it('pushes, streams reservations with acks, releases on vanish and names bad fields', async () => {
     await generateStubs();
     server = await startGrpcServer(overrides());
-    const result = await runProcess(PYTHON, ['test/grpc/python/grpc_check.py', stubs], {
-      env: { DELAYQ_GRPC: server.grpcTarget, DELAYQ_PREFIX: `pyg${Math.random().toString(36).slice(2, 8)}` },
+    const client = join(REPO_ROOT, 'clients', 'python');
+    const result = await runProcess(PYTHON, ['test/grpc/python/grpc_check.py', stubs, client], {
+      env: {
+        DELAYQ_GRPC: server.grpcTarget,
+        DELAYQ_URL: server.url,
+        DELAYQ_PREFIX: `pyg${Math.random().toString(36).slice(2, 8)}`,
+      },
       timeoutMs: 60_000,
     });
     expect(result.stderr).toBe('');
@@ -62,6 +79,7 @@ describe.each([
     expect(result.stdout.trim().split('\n')).toEqual([
       'ok health',
       'ok push-get',
+      'ok beside-client',
       'ok errors',
       'ok stream',
       'ok vanish',

@@ -1,5 +1,5 @@
 import { loadConfig, type Config } from '../../src/config.js';
-import { createService } from '../../src/create-service.js';
+import { createJournaledBackend, createService, nodeIdOf } from '../../src/create-service.js';
 import { buildApp, closeGracefully, type BuildAppOptions, type DelayqApp } from '../../src/server/app.js';
 import type { DelayqService } from '../../src/service/service.js';
 
@@ -17,17 +17,18 @@ export interface StartOptions extends BuildAppOptions {
   wrapService?: (service: DelayqService) => DelayqService;
 }
 
-/** The real thing on a random loopback port: SQLite in memory, the service, the Fastify app. */
+/** The real thing on a random loopback port: SQLite in memory (unless overridden), the service, the Fastify app. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const { overrides = {}, wrapService, ...appOptions } = options;
   const config = loadConfig({
     env: {},
     overrides: { ...overrides, sqlite: { path: ':memory:', ...(overrides['sqlite'] as object) } },
   });
-  let service = createService(config);
+  const backend = createJournaledBackend(config, nodeIdOf(config));
+  let service = createService(config, { backend });
   if (wrapService) service = wrapService(service);
   await service.start();
-  const app = await buildApp(service, config, appOptions);
+  const app = await buildApp(service, config, { rateLimits: backend.rateLimits, ...appOptions });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,

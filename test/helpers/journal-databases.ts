@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import type { Journal } from '../../src/journal/journal.js';
-import { MysqlJournal } from '../../src/journal/mysql/mysql-journal.js';
-import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
+import { MysqlJournal } from '../../src/journal/sql/mysql/mysql-journal.js';
+import { PostgresJournal } from '../../src/journal/sql/postgres/postgres-journal.js';
 
 export const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const MYSQL_URL = 'mysql://root@127.0.0.1:3306';
@@ -78,7 +78,7 @@ export async function mysqlJournalDatabase(): Promise<JournalDatabase> {
       );
       if ((rows as { n: number }[])[0]!.n > 0) {
         await admin.query(
-          `TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta; TRUNCATE ${name}.delayq_schedules`,
+          `TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta; TRUNCATE ${name}.delayq_schedules; TRUNCATE ${name}.delayq_journal_counts`,
         );
       }
     },

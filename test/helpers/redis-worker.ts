@@ -8,7 +8,7 @@ import { RedisStore } from '../../src/store/redis/redis-store.js';
 
 const [url, prefix, topic, name, jobCount] = process.argv.slice(2) as [string, string, string, string, string];
 const store = new RedisStore({ url, prefix, nodeId: name });
-const service = new DelayqService({ store, clock: store.clock, nodeId: name, scheduler: { safetyWakeMs: 1000 } });
+const service = new DelayqService({ store, clock: store.clock, nodeId: name, timer: { safetyWakeMs: 1000 } });
 await service.start();
 
 let stopping = false;

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DelayqClient } from '../../src/client/client.js';
 import { configOptions, DEFAULT_SERVER_URL, DEFAULTS, SINK_DEFAULTS } from '../../src/config.js';
-import { DEFAULT_SCHEDULER_OPTIONS } from '../../src/scheduler/scheduler.js';
-import { DEFAULT_SCHEDULE_RUNNER_OPTIONS } from '../../src/schedule/schedule-runner.js';
+import { DEFAULT_DUE_TIMER_OPTIONS } from '../../src/timer/due-timer.js';
+import { DEFAULT_SCHEDULE_RUNNER_OPTIONS } from '../../src/schedules/schedule-runner.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -99,7 +99,7 @@ describe('defaults live in src/config.ts only', () => {
   });
 
   it('the modules that take the same options read them from DEFAULTS', () => {
-    expect(DEFAULT_SCHEDULER_OPTIONS).toEqual(DEFAULTS.scheduler);
+    expect(DEFAULT_DUE_TIMER_OPTIONS).toEqual(DEFAULTS.scheduler);
     expect(DEFAULT_SCHEDULE_RUNNER_OPTIONS).toEqual(DEFAULTS.schedules);
   });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJournalJob } from '../../src/journal/journal-jobs.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { JOURNAL_DATABASES, type JournalDatabase } from '../helpers/journal-databases.js';
 
-// The cancels of one event-loop turn share one transaction (journal-cancels.ts); a turn may name more ids
+// The cancels of one event-loop turn share one transaction (sql/cancels.ts); a turn may name more ids
 // than one statement can carry as parameters (65,535 in both drivers).
 describe.each(JOURNAL_DATABASES)('journal cancels on %s', (_dialect, makeDatabase) => {
   let db: JournalDatabase;

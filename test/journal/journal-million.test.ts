@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalJob } from '../../src/journal/journal.js';
 import { MARKER_TOPIC, newJournalJob } from '../../src/journal/journal-jobs.js';
-import { JournaledStore } from '../../src/journal/journaled-store.js';
+import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
 import { startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 
 const databases = [await postgresJournalDatabase(), await mysqlJournalDatabase()];
 let redis: JournalRedis;

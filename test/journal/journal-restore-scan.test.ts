@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalJob } from '../../src/journal/journal.js';
 import { newJournalJob } from '../../src/journal/journal-jobs.js';
 import { JOURNAL_DATABASES, type JournalDatabase } from '../helpers/journal-databases.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 
 const ROWS = 20_000;
 const PAGE = 5000;

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { JournaledStore } from '../../src/journal/journaled-store.js';
+import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { swappableStore } from '../helpers/swappable-store.js';
 
 // A Redis failover loses the last writes the old master acknowledged: the inner store is swapped for one that

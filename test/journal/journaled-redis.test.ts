@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { JournaledStore } from '../../src/journal/journaled-store.js';
+import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
 import { MARKER_ID } from '../../src/journal/journal-jobs.js';
 import { DelayqService } from '../../src/service/service.js';
 import { Redis } from 'ioredis';
@@ -9,10 +9,12 @@ import { waitFor } from '../helpers/http-server.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
 import { startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
-import { storeContract } from '../store/store.contract.js';
+import { storeContract } from '../../src/testing/store-contract/store.contract.js';
 import { wipeUnderLoad } from './wipe-scenario.js';
+import { REDIS_WITHOUT_GROUPS } from '../helpers/redis-without-groups.js';
+import { redisReadCost } from '../helpers/redis-read-cost.js';
 
 // The decorator over the real RedisStore. The contract runs on the shared Redis (random prefix per test);
 // the wipe tests run on a redis-server of our own (FLUSHALL and restarts never touch 6379).
@@ -29,11 +31,19 @@ afterAll(async () => {
 });
 
 for (const db of databases) {
-  storeContract(`journaled redis + ${db.dialect}`, async () => {
-    await db.truncate();
-    const inner = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node' });
-    return new JournaledStore(inner, db.journal({ maxConnections: 4 }), { nodeId: 'test-node' });
-  });
+  storeContract(
+    `journaled redis + ${db.dialect}`,
+    async () => {
+      await db.truncate();
+      const inner = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'test-node' });
+      return new JournaledStore(inner, db.journal({ maxConnections: 4 }), { nodeId: 'test-node' });
+    },
+    {
+      withoutGroups: REDIS_WITHOUT_GROUPS,
+      // what the reads touch in the inner store (the journal's side: its counters and indexes, docs/journal.md)
+      readCost: (store) => redisReadCost(((store as JournaledStore).inner as RedisStore).prefix),
+    },
+  );
 
   describe(`JournaledStore on redis + ${db.dialect}: the inner store loses its data`, () => {
     const open: JournaledStore[] = [];
@@ -90,7 +100,7 @@ describe('JournaledStore between processes', () => {
       const inner = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId });
       const store = new JournaledStore(inner, db.journal({ maxConnections: 2 }), { nodeId, clock: inner.clock });
       // Timers that would not wake the consumer within the test: only a peer's message can.
-      return new DelayqService({ store, nodeId, clock: inner.clock, scheduler: { safetyWakeMs: 30_000 } });
+      return new DelayqService({ store, nodeId, clock: inner.clock, timer: { safetyWakeMs: 30_000 } });
     };
     const a = serviceOn('a');
     const b = serviceOn('b');

@@ -1,5 +1,5 @@
 import { afterAll } from 'vitest';
-import { JournaledStore } from '../../src/journal/journaled-store.js';
+import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
 import { storeModelTest } from '../store/store.model.js';

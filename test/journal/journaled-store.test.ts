@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
-import { CLEAR_ALL_AUDIT_ID } from '../../src/journal/journal-restore.js';
-import { JournaledStore, type JournaledStoreOptions } from '../../src/journal/journaled-store.js';
+import { CLEAR_ALL_AUDIT_ID } from '../../src/journal/recovery/restore.js';
+import { JournaledStore, type JournaledStoreOptions } from '../../src/journal/journaled-store/journaled-store.js';
 import { MARKER_ID } from '../../src/journal/journal-jobs.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { mysqlJournalDatabase, postgresJournalDatabase } from '../helpers/journal-databases.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { swappableStore } from '../helpers/swappable-store.js';
 import { wipeUnderLoad } from './wipe-scenario.js';
 
@@ -57,7 +57,7 @@ for (const db of databases) {
         repeated: true,
         value: { state: 'finished', finishedAt: now + 1 },
       });
-      await store.cancel(b.id, now + 2, 'changed my mind');
+      await store.cancel(b.id, now + 2, { reason: 'changed my mind' });
       const rows = await db.query<{ id: string; state: string; finished_at: unknown; loaded: unknown }>(
         `SELECT id, state, finished_at, loaded FROM delayq_jobs WHERE id IN ('${a.id}', '${b.id}') ORDER BY id`,
       );
@@ -157,6 +157,22 @@ for (const db of databases) {
       });
     });
 
+    it('a job keeps its group through the journal: a restore and a load from beyond the horizon', async () => {
+      const inner = swappableStore(sqlite());
+      const store = await make(inner, { restoreMode: 'manual' });
+      const now = clock.now();
+      const near = aJob({ topic, now, delayMs: 1000, group: 'tenant-7' });
+      const far = aJob({ topic, now, delayMs: 2 * HOUR, group: 'tenant-8' });
+      await store.pushMany([near, far], now);
+      expect(await store.inner.get(far.id)).toBeNull();
+      expect(await store.get(far.id)).toMatchObject({ group: 'tenant-8' });
+      await inner.swap(sqlite());
+      await store.restore({ expire: true }, now + 10);
+      expect(await store.inner.get(near.id)).toMatchObject({ group: 'tenant-7' });
+      expect(await store.loadDue(far.runAt, 100)).toBe(1);
+      expect(await store.inner.get(far.id)).toMatchObject({ group: 'tenant-8' });
+    });
+
     it('clearAll needs its confirmation, cancels every unfinished job and is audited', async () => {
       const store = await make(sqlite());
       const now = clock.now();
@@ -215,6 +231,26 @@ for (const db of databases) {
       });
       // a cancelled journal-only job is never loaded
       expect(await store.loadDue(far.runAt, 100)).toBe(0);
+    });
+
+    it('run now records the new due time in the journal, for loaded and journal-only jobs alike', async () => {
+      const store = await make(sqlite());
+      const now = clock.now();
+      const far = aJob({ topic, now, delayMs: 30 * 86_400_000 });
+      const near = aJob({ topic, now, delayMs: 1000 });
+      await store.pushMany([far, near], now);
+      expect(await store.inner.get(far.id)).toBeNull();
+      for (const [j, at] of [
+        [far, now + 2],
+        [near, now + 3],
+      ] as const) {
+        expect(await store.runNow(j.id, at)).toMatchObject({ ok: true, value: { state: 'ready', runAt: at } });
+        expect(await store.inner.get(j.id)).toMatchObject({ state: 'ready', runAt: at });
+        expect(await store.journal.get(j.id)).toMatchObject({ runAt: at, loaded: true });
+        expect((await store.history(j.id)).map((h) => [h.event, h.reason])).toContainEqual(['promote', 'run now']);
+      }
+      expect(await store.runNow(near.id, now + 4)).toMatchObject({ ok: false, reason: 'wrong_state', state: 'ready' });
+      expect(await store.runNow(`${far.id}-none`, now + 4)).toEqual({ ok: false, reason: 'not_found' });
     });
 
     it('several processes load each job entering the horizon exactly once', async () => {

@@ -6,14 +6,16 @@ import type { HistoryEntry, Job, Reservation, TopicStatsWithPause } from '../../
 import {
   JobSchema,
   PushRequest,
-  type FailRequest as WireFailRequest,
   type PushRequest as WirePushRequest,
-  type ReserveRequest as WireReserveRequest,
   type WireHistoryEntry,
   type WireJob,
-  type WireReservation,
   type WireTopicStats,
 } from '../../src/protocol/schemas.js';
+import {
+  type FailRequest as WireFailRequest,
+  type ReserveRequest as WireReserveRequest,
+  type WireReservation,
+} from '../../src/protocol/reservation-schemas.js';
 import type { FailRequest, ReserveRequest } from '../../src/service/service.js';
 import { toWireJob } from '../../src/server/wire.js';
 

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createService } from '../../src/create-service.js';
+import { createBackend } from '../../src/store/create-backend.js';
 import { buildApp, closeGracefully } from '../../src/server/app.js';
 import { startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
@@ -118,11 +119,11 @@ describe("the limiter's Redis down", () => {
     await service.start();
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const app = await buildApp(
-      service,
-      loadConfig({ env: {}, overrides: { ...limited, sqlite: { path: ':memory:' } } }),
-      { logger },
-    );
+    const limitedConfig = loadConfig({ env: {}, overrides: { ...limited, sqlite: { path: ':memory:' } } });
+    const app = await buildApp(service, limitedConfig, {
+      logger,
+      rateLimits: createBackend(limitedConfig, 'limiter').rateLimits,
+    });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const statuses: number[] = [];

@@ -52,7 +52,7 @@ describe('request size limits', () => {
     expect(answer.body.error).toMatchObject({ code: 'E_BODY_TOO_LARGE', field: 'body' });
     // Also when the client lies about the length and streams more (chunked, no Content-Length).
     const chunked = await raw(
-      `POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
+      `POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
         `${(BODY_LIMIT + 100).toString(16)}\r\n${'{'.padEnd(BODY_LIMIT + 100, ' ')}\r\n0\r\n\r\n`,
     );
     expect(chunked.status).toBe(413);
@@ -100,10 +100,10 @@ describe('request size limits', () => {
   });
 
   it('answers headers over Node’s limit and unparsable requests in the API envelope, then closes', async () => {
-    const huge = await raw(`GET /v1/stats HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    const huge = await raw(`GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
     expect(huge.status).toBe(431);
     expect(JSON.parse(huge.body).error).toMatchObject({ code: 'E_BODY_TOO_LARGE', field: 'headers' });
-    const garbage = await raw('GARBAGE / HTTP/1.1\r\nHost: x\r\n\r\n');
+    const garbage = await raw('GARBAGE / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     expect(garbage.status).toBe(400);
     expect(JSON.parse(garbage.body).error.code).toBe('E_VALIDATION');
     const badUrl = await fetch(`${server.url}/v1/jobs/%ZZ`, { headers: bearer(ADMIN_TOKEN) });

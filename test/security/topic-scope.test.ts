@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, ORDERS_TOKEN, bearer, startSecureServer, type SecureServer } from './support/secure-server.js';
 
 /**
- * A token limited to `orders.` topics, on every topic-bearing route: it may act on orders.* jobs and is
- * refused (403 E_FORBIDDEN, nothing changed) on billing.* jobs — push, batch, reserve, get/history/cancel/
- * reschedule/touch/finish/fail/release of another topic's job, stats and lists, dead letters, purge, and
- * the seed-compatible routes (mykit, Youzan).
+ * A token limited to `orders.` topics, on every topic-bearing route: it may act on orders.* jobs. Naming a
+ * billing.* topic is refused (403 E_FORBIDDEN, nothing changed): push, batch, reserve, stats, dead letters,
+ * purge. A billing.* job addressed by id (get/history/cancel/reschedule/run-now/touch/finish/fail/release, redrive,
+ * the seed-compatible routes) is answered exactly as an id no job has (404), and lists without a topic show
+ * its own topics only. test/security/tenant-isolation.test.ts walks every operation.
  */
 let server: SecureServer;
 let n = 0;
@@ -26,6 +27,18 @@ function expectForbidden(answer: { status: number; body: any }): void {
   expect(answer.status).toBe(403);
   const code = answer.body.error?.code ?? answer.body.error ?? answer.body.message;
   expect(code).toMatch(/E_FORBIDDEN/);
+}
+
+/**
+ * A seed-compatible call on another topic's job answers as on an id no job has (the seeds' 200 with
+ * `success: false` and E_NOT_FOUND), word for word but the id.
+ */
+async function expectAsUnknown(id: string, call: (id: string) => Promise<{ status: number; body: any }>) {
+  const answer = await call(id);
+  const unknown = await call('no-such-job');
+  expect(JSON.stringify(answer.body)).toMatch(/E_NOT_FOUND/);
+  expect(answer.status).toBe(unknown.status);
+  expect(JSON.stringify(answer.body).replaceAll(id, 'no-such-job')).toBe(JSON.stringify(unknown.body));
 }
 
 /** A job of `topic` pushed by the admin, reserved so that token-fenced routes have a live token. */
@@ -70,39 +83,45 @@ describe('topic-scoped tokens', () => {
     expect(stats.body.counts.ready).toBe(1);
   });
 
-  it('every job-addressed route refuses a job of another topic and leaves it as it was', async () => {
+  it('every job-addressed route answers a job of another topic as an unknown id and leaves it as it was', async () => {
     const other = uniq('billing.');
     const { id, token } = await reservedJob(other);
+    const unknownId = uniq('no-such-');
     const routes: [string, string, unknown?][] = [
       ['GET', `/v1/jobs/${id}`],
       ['GET', `/v1/jobs/${id}?history=true`],
       ['GET', `/v1/jobs/${id}/history`],
       ['POST', `/v1/jobs/${id}/cancel`, {}],
       ['POST', `/v1/jobs/${id}/reschedule`, { delayMs: 1000 }],
+      ['POST', `/v1/jobs/${id}/run-now`, {}],
       ['POST', `/v1/jobs/${id}/touch`, { token }],
       ['POST', `/v1/jobs/${id}/finish`, { token }],
       ['POST', `/v1/jobs/${id}/fail`, { token, error: 'x' }],
       ['POST', `/v1/jobs/${id}/release`, { token }],
-      ['POST', '/v1/dead/redrive', { ids: [id] }],
     ];
     for (const [method, path, json] of routes) {
       const answer = await scoped(method, path, json);
-      expect({ path, status: answer.status }).toEqual({ path, status: 403 });
-      expect(JSON.stringify(answer.body)).not.toContain('billing data'); // the refusal does not leak the job
+      const unknown = await scoped(method, path.replace(id, unknownId), json);
+      expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+      // The same answer as for an id no job has, word for word but the id: nothing says it exists, nor where.
+      expect(JSON.stringify(answer.body).replaceAll(id, unknownId)).toBe(JSON.stringify(unknown.body));
+      expect(JSON.stringify(answer.body)).not.toContain('billing');
     }
+    // Redrive by ids passes over ids it cannot act on: an unknown id, another topic's job.
+    expect((await scoped('POST', '/v1/dead/redrive', { ids: [id] })).body).toEqual({ count: 0 });
     const job = (await admin('GET', `/v1/jobs/${id}`)).body.job;
     expect(job).toMatchObject({ state: 'reserved', attempts: 1 });
     expect((await admin('POST', `/v1/jobs/${id}/finish`, { token })).status).toBe(200); // the token was live all along
   });
 
-  it('the same routes work for a job of its own topic (the 403s are about the topic)', async () => {
+  it('the same routes work for a job of its own topic (the 404s are about the topic)', async () => {
     const { id, token } = await reservedJob(uniq('orders.'));
     expect((await scoped('GET', `/v1/jobs/${id}?history=true`)).status).toBe(200);
     expect((await scoped('POST', `/v1/jobs/${id}/touch`, { token })).status).toBe(200);
     expect((await scoped('POST', `/v1/jobs/${id}/finish`, { token })).status).toBe(200);
   });
 
-  it('stats and lists show only its topics; unscoped lists and purge are refused', async () => {
+  it('stats and lists show only its topics; another topic named, and purge, are refused', async () => {
     const own = uniq('orders.');
     const other = uniq('billing.');
     await admin('POST', '/v1/jobs', { topic: own });
@@ -114,7 +133,9 @@ describe('topic-scoped tokens', () => {
     expect((await admin('GET', '/v1/stats')).body.topics.map((t: { topic: string }) => t.topic)).toContain(other);
     expectForbidden(await scoped('GET', `/v1/topics/${other}/stats`));
     expectForbidden(await scoped('GET', `/v1/jobs?topic=${other}`));
-    expectForbidden(await scoped('GET', '/v1/jobs'));
+    const all = (await scoped('GET', '/v1/jobs?limit=1000')).body.jobs.map((j: { topic: string }) => j.topic);
+    expect(all).toContain(own);
+    expect(all.every((t: string) => t.startsWith('orders.'))).toBe(true);
     expect((await scoped('GET', `/v1/jobs?topic=${own}`)).body.jobs).toHaveLength(1);
     expectForbidden(await scoped('GET', `/v1/dead?topic=${other}`));
     expectForbidden(await scoped('POST', '/v1/dead/redrive', { topic: other }));
@@ -129,8 +150,8 @@ describe('topic-scoped tokens', () => {
     await admin('POST', '/v1/jobs', { topic: other, id: pending });
     expectForbidden(await scoped('POST', '/push', { topic: other, id: 'm-never' }));
     expectForbidden(await scoped('GET', `/get/${other}`));
-    expectForbidden(await scoped('GET', `/finish?jobId=${id}`));
-    expectForbidden(await scoped('GET', `/delete?jobId=${pending}`));
+    await expectAsUnknown(id, (x) => scoped('GET', `/finish?jobId=${x}`));
+    await expectAsUnknown(pending, (x) => scoped('GET', `/delete?jobId=${x}`));
     for (const path of [
       '/reStore',
       '/reStore/x-1',
@@ -144,8 +165,8 @@ describe('topic-scoped tokens', () => {
     expect(server.restore.calls).toEqual([]); // not one call reached the journal
     expectForbidden(await scoped('POST', '/youzan', { command: 'add', topic: other, id: 'y-never' }));
     expectForbidden(await scoped('POST', '/youzan', { command: 'pop', topic: other }));
-    expectForbidden(await scoped('POST', '/youzan', { command: 'finish', id }));
-    expectForbidden(await scoped('POST', '/youzan', { command: 'delete', id: pending }));
+    await expectAsUnknown(id, (x) => scoped('POST', '/youzan', { command: 'finish', id: x }));
+    await expectAsUnknown(pending, (x) => scoped('POST', '/youzan', { command: 'delete', id: x }));
     expect((await admin('GET', `/v1/jobs/${pending}`)).body.job.state).toBe('ready');
     expect((await admin('GET', `/v1/jobs/${id}`)).body.job.state).toBe('reserved');
     for (const never of ['m-never', 'y-never']) expect((await admin('GET', `/v1/jobs/${never}`)).status).toBe(404);
@@ -175,7 +196,7 @@ describe('topic-scoped tokens', () => {
     expect((await admin('PUT', `/v1/topics/${other}/sink`, { ...hook, allowedRanges: ['loopback'] })).status).toBe(200);
     expectForbidden(await scoped('GET', `/v1/topics/${other}/sink`));
     expectForbidden(await scoped('DELETE', `/v1/topics/${other}/sink`));
-    const listed = (await scoped('GET', '/v1/sinks')).body.routes.map((r: { topic: string }) => r.topic);
+    const listed = (await scoped('GET', '/v1/sinks')).body.bindings.map((r: { topic: string }) => r.topic);
     expect(listed).toContain(own);
     expect(listed).not.toContain(other);
     expect((await admin('DELETE', `/v1/topics/${other}/sink`)).body.deleted).toBe(true);

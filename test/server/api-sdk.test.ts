@@ -3,7 +3,7 @@ import { DelayqClient } from '../../src/client/client.js';
 import { DelayqError } from '../../src/core/errors.js';
 import type { Reservation } from '../../src/core/job.js';
 import { DelayqService, type ReserveRequest } from '../../src/service/service.js';
-import { RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS } from '../../src/protocol/schemas.js';
+import { RESERVE_MAX_COUNT, RESERVE_MAX_WAIT_MS } from '../../src/protocol/reservation-schemas.js';
 import { http, startServer, waitFor, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
@@ -64,6 +64,25 @@ describe('REST API through the SDK, over a real listening server', () => {
     const stats = (await client.stats()).find((s) => s.topic === t);
     expect(stats?.counts.delayed).toBe(5);
     expect(stats?.nextDueAt).toBeGreaterThan(Date.now());
+  });
+
+  it("over node:http (the option `http: 'node'`, the CLI's) answers and refuses as over the pool, events too", async () => {
+    const t = topic('node-http');
+    const node = new DelayqClient({ url: `${server.url}/`, http: 'node', coalescePushes: false });
+    try {
+      expect((await node.push({ topic: t, id: `${t}-1`, body: { a: 'é' } })).job.body).toEqual({ a: 'é' });
+      expect((await node.get(`${t}-1`)).topic).toBe(t);
+      await expect(node.get('no-such-job')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+      await expect(node.push({ topic: '-bad' })).rejects.toMatchObject({ code: 'E_VALIDATION', field: 'topic' });
+      const [r] = await node.reserve({ topics: [t] });
+      await node.finish(r!.job.id, r!.token);
+      // A job that ended before its stream opened gets its ending event, then the stream ends.
+      const events = [];
+      for await (const e of node.jobEvents(`${t}-1`)) events.push(e);
+      expect(events).toMatchObject([{ event: 'finished', id: `${t}-1` }]);
+    } finally {
+      await node.close();
+    }
   });
 
   it('a cancel says whether the job had gone out; a repeated finish answers the job again', async () => {

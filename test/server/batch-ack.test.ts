@@ -209,7 +209,7 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     expect(badOp.body.error.field).toMatch(/^acks\[0\]/);
   });
 
-  it('checks the token scope per item: a job of another topic is refused, the rest settle', async () => {
+  it('checks the token scope per item: a job of another topic is answered as an unknown id, the rest settle', async () => {
     const [payId] = await push('pay.scope', 1);
     const [mailId] = await push('mail', 1);
     const pay = (await reserve('pay.scope', 1)).reservations[0]!;
@@ -225,10 +225,21 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     });
     expect(res.status).toBe(200);
     expect(res.body.results[0]).toEqual({ id: payId, op: 'finish', ok: true, state: 'finished' });
-    expect(res.body.results[1]).toMatchObject({
+    // Exactly the answer of an id no job has: nothing says the job exists, nor where.
+    expect(res.body.results[1]).toEqual({
       id: mailId,
+      op: 'finish',
       ok: false,
-      error: { code: 'E_FORBIDDEN', field: 'acks[1].id' },
+      error: { code: 'E_NOT_FOUND', field: 'acks[1].id', message: `job ${mailId} does not exist (or was purged)` },
+    });
+    const unknown = await http(url, 'POST', '/v1/ack', {
+      json: { acks: [{ id: 'no-such-job', token: mail.token, op: 'finish' }] },
+      ...auth(PAY_ONLY),
+    });
+    expect(unknown.body.results[0].error).toEqual({
+      code: 'E_NOT_FOUND',
+      field: 'acks[0].id',
+      message: 'job no-such-job does not exist (or was purged)',
     });
     expect(await stateOf(mailId!)).toBe('reserved');
   });
@@ -245,7 +256,7 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
     // without acks the answer has none (the seed shape stays as it was)
     const plain = await reserve('pay.steady', 1, { waitMs: 0 });
     expect(plain).toEqual({ reservations: [] });
-    // a scoped token reserving its own topic still has foreign acks refused per item
+    // a scoped token reserving its own topic still has foreign acks refused per item, as unknown ids
     const [mailId] = await push('mail', 1);
     const mail = (await reserve('mail', 1)).reservations[0]!;
     const scoped = await reserve(
@@ -255,7 +266,7 @@ describe.each(Object.keys(shapes))('POST /v1/ack and reserve with acks · %s', (
       PAY_ONLY,
     );
     expect(scoped.acks).toEqual([
-      { id: mailId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_FORBIDDEN' }) },
+      { id: mailId, op: 'finish', ok: false, error: expect.objectContaining({ code: 'E_NOT_FOUND' }) },
     ]);
   });
 

@@ -7,7 +7,7 @@ type Operation = { security?: unknown; requestBody?: { required?: boolean; conte
 
 const PUBLIC = ['/health', '/ready', '/openapi.json', '/docs'];
 
-describe('issue 17 item 9: small contract slips', () => {
+describe('small contract slips: answers say what their schemas say', () => {
   it('a JSON body sent as text/plain is refused naming content-type, as the catalogue says', async () => {
     const server = await startServer();
     try {
@@ -75,7 +75,7 @@ describe('issue 17 item 9: small contract slips', () => {
       expect(id.description).toContain('""');
       expect((doc.paths['/v1/jobs/{id}/cancel'].post as Operation).requestBody?.required).toBe(false);
       expect((doc.paths['/v1/jobs/{id}/reschedule'].post as Operation).requestBody?.required).toBe(true);
-      // storeResets (issue 17 item 8) is in the schema of both answers that carry it
+      // storeResets (how often the store came back empty) is in the schema of both answers that carry it
       const ok = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
       expect(ok('/v1/stats').properties.storeResets).toMatchObject({ type: 'integer', minimum: 0 });
       expect(ok('/v1/stats').required).toContain('storeResets');

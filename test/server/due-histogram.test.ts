@@ -45,7 +45,7 @@ describe('GET /v1/stats/due', () => {
     expect(day.body.buckets.map((b: { count: number }) => b.count).slice(0, 3)).toEqual([3, 0, 1]);
   });
 
-  it('refuses bad ranges naming the field, and all topics to a topic-limited token', async () => {
+  it('refuses bad ranges naming the field; all topics of a topic-limited token are its own topics', async () => {
     const bad = await http(server.url, 'GET', '/v1/stats/due?from=2000&to=1000', auth(ADMIN));
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'to' });
@@ -54,7 +54,20 @@ describe('GET /v1/stats/due', () => {
     const narrow = await http(server.url, 'GET', '/v1/stats/due?bucketMs=10', auth(ADMIN));
     expect(narrow.status).toBe(400);
     expect(narrow.body.error.field).toBe('bucketMs');
-    expect((await http(server.url, 'GET', '/v1/stats/due', auth(SHOP))).status).toBe(403);
+    const from = Date.now();
+    const runAt = from + 120_000;
+    for (const topic of ['bank.x', 'shop.scope'])
+      await http(server.url, 'POST', '/v1/jobs', { json: { topic, runAt }, ...auth(ADMIN) });
+    const range = `from=${from}&to=${from + 600_000}&bucketMs=60000`;
+    const shopAll = await http(server.url, 'GET', `/v1/stats/due?${range}`, auth(SHOP));
+    const adminAll = await http(server.url, 'GET', `/v1/stats/due?${range}`, auth(ADMIN));
+    const shopOnly = await Promise.all(
+      ['shop.mail', 'shop.scope'].map((t) => http(server.url, 'GET', `/v1/stats/due?${range}&topic=${t}`, auth(SHOP))),
+    );
+    expect(shopAll.status).toBe(200);
+    expect(shopAll.body.topic).toBeNull();
+    expect(shopAll.body.total).toBe(shopOnly[0]!.body.total + shopOnly[1]!.body.total);
+    expect(adminAll.body.total).toBe(shopAll.body.total + 1); // bank.x's job is not the shop token's
     expect((await http(server.url, 'GET', '/v1/stats/due?topic=bank.x', auth(SHOP))).status).toBe(403);
     expect((await http(server.url, 'GET', '/v1/stats/due')).status).toBe(401);
   });

@@ -235,7 +235,7 @@ describe('job events over HTTP (embedded SQLite)', () => {
     expect(noJob.status).toBe(404);
   });
 
-  it("applies auth and topic scopes: no token 401, another topic's token 403", async () => {
+  it("applies auth and topic scopes: no token 401, another topic 403, another topic's job 404", async () => {
     const anonymous = await http(server.url, 'GET', '/v1/events?topic=orders.eu');
     expect(anonymous.status).toBe(401);
     const scoped = await http(server.url, 'GET', '/v1/events?topic=ev-a', {
@@ -246,7 +246,7 @@ describe('job events over HTTP (embedded SQLite)', () => {
     const scopedJob = await http(server.url, 'GET', '/v1/jobs/eve-1/events', {
       headers: { authorization: `Bearer ${ORDERS}` },
     });
-    expect(scopedJob.status).toBe(403);
+    expect(scopedJob).toMatchObject({ status: 404, body: { error: { code: 'E_NOT_FOUND' } } });
     const allowed = await readStream('/v1/events?topic=orders.eu', (t) => t.includes('heartbeat'), { token: ORDERS });
     expect(allowed.status).toBe(200);
   });

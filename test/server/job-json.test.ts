@@ -58,19 +58,25 @@ const jobs: Job[] = [
     finishedAt: 1_764_045_700_000,
   },
   { ...base, body: '[1,2.5,-3e-7,{"nested":{"deep":[]}}]', state: 'dead', lastError: '' },
+  { ...base, state: 'ready', readyAt: 1_764_045_600_001, group: 'merchant:42@eu' },
 ];
 
 describe('job-json: hand-written answers', () => {
   it.each(jobs.map((job) => [job.state, job] as const))('a %s job reads back as toWireJob shows it', (_s, job) => {
     const parsed: unknown = JSON.parse(jobJson(job));
     expect(parsed).toEqual(toWireJob(job));
-    expect(Object.keys(parsed as object)).toEqual(Object.keys(JobSchema.properties));
+    // `group` only when the job has one.
+    const keys = Object.keys(JobSchema.properties).filter((k) => k !== 'group' || job.group !== undefined);
+    expect(Object.keys(parsed as object)).toEqual(keys);
     expect(Value.Check(JobSchema, parsed)).toBe(true);
   });
 
   it('push and batch push answers match their response schemas', () => {
-    const one: unknown = JSON.parse(pushAnswerJson(false, jobs[1]!));
-    expect(one).toEqual({ created: false, job: toWireJob(jobs[1]!) });
+    const one: unknown = JSON.parse(pushAnswerJson({ created: false, job: jobs[1]! }));
+    expect(one).toEqual({ created: false, outcome: 'kept', job: toWireJob(jobs[1]!) });
+    const extended: unknown = JSON.parse(pushAnswerJson({ created: false, change: 'extended', job: jobs[1]! }));
+    expect(extended).toMatchObject({ created: false, outcome: 'extended' });
+    expect(Value.Check(PushResponse, extended)).toBe(true);
     expect(Value.Check(PushResponse, one)).toBe(true);
     const batch: unknown = JSON.parse(pushBatchAnswerJson(jobs.map((job, i) => ({ created: i % 2 === 0, job }))));
     expect(Value.Check(PushBatchResponse, batch)).toBe(true);

@@ -41,22 +41,26 @@ describe('/metrics: journal write lag', () => {
     return { count: value('count'), sum: value('sum') };
   };
 
-  it('observes each push and finish as durable, each reserve as async', async () => {
+  it('observes each push, reserve and finish as durable, each fail as async', async () => {
     const before = { durable: await lag('durable'), async: await lag('async') };
     for (let i = 0; i < 3; i++)
       expect((await http(url, 'POST', '/v1/jobs', { json: { topic: 'lag', id: `lag-${i}` } })).status).toBe(201);
     const reserved = await http(url, 'POST', '/v1/reserve', { json: { topics: ['lag'], count: 3 } });
     expect(reserved.body.reservations).toHaveLength(3);
-    const [first] = reserved.body.reservations as { job: { id: string }; token: string }[];
+    const [first, second] = reserved.body.reservations as { job: { id: string }; token: string }[];
     expect(
       (await http(url, 'POST', `/v1/jobs/${first!.job.id}/finish`, { json: { token: first!.token } })).status,
     ).toBe(200);
-    // pushes and the finish were acknowledged after their commit: counted already
+    // pushes, reserves and the finish were acknowledged after their commit: counted already
     const durable = await lag('durable');
-    expect(durable.count - before.durable.count).toBe(4);
+    expect(durable.count - before.durable.count).toBe(7);
     expect(durable.sum).toBeGreaterThan(before.durable.sum);
-    // the reserves are journaled behind the store, within the async flush delay
-    await waitFor(async () => (await lag('async')).count - before.async.count === 3, 'three async rows committed');
+    // a fail (retry) is journaled behind the store, within the async flush delay
+    const failed = await http(url, 'POST', `/v1/jobs/${second!.job.id}/fail`, {
+      json: { token: second!.token, error: 'lag', retryDelayMs: 60_000 },
+    });
+    expect(failed.status).toBe(200);
+    await waitFor(async () => (await lag('async')).count - before.async.count === 1, 'one async row committed');
     const text = await (await fetch(`${url}/metrics`)).text();
     expect(text).toContain('# TYPE delayq_journal_write_lag_seconds histogram');
     expect(text).toMatch(/delayq_journal_write_lag_seconds_bucket\{le="\+Inf",mode="durable"\} \d+/);

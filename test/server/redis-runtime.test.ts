@@ -45,7 +45,7 @@ describe('runtime on the Redis store (127.0.0.1:6379)', () => {
       json: { type: 'webhook', url: 'http://127.0.0.1:9/x', allowedRanges: ['loopback'] },
     });
     expect(put.status).toBe(200);
-    expect((await http(url, 'GET', '/v1/sinks')).body.routes.map((x: { topic: string }) => x.topic)).toEqual([
+    expect((await http(url, 'GET', '/v1/sinks')).body.bindings.map((x: { topic: string }) => x.topic)).toEqual([
       'hooked',
     ]);
   });

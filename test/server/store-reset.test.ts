@@ -12,7 +12,7 @@ import { http, waitFor } from '../helpers/http-server.js';
 import { PG_URL, postgresJournalDatabase, type JournalDatabase } from '../helpers/journal-databases.js';
 import { freeJournalPort, startJournalRedis, type JournalRedis } from '../helpers/journal-redis.js';
 import { startRedis } from '../helpers/redis-servers.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 
 interface LogLine {
   level: number;
@@ -194,7 +194,11 @@ describe('a Redis that came back empty, with a PostgreSQL journal', () => {
         ids.push((await http(node.url, 'POST', '/v1/jobs', { json: { topic: 'pay', delayMs: 60_000 } })).body.job.id);
       await redis.restart();
       await waitFor(async () => (await resetsOf(node.url).catch(() => 0)) === 1, 'the reset to be noticed', 10_000);
-      await waitFor(async () => node.runtime.service.journal.status().lastRestore !== null, 'the restore', 10_000);
+      await waitFor(
+        async () => node.runtime.service.journal.operations().status().lastRestore !== null,
+        'the restore',
+        10_000,
+      );
       for (const id of ids) expect((await http(node.url, 'GET', `/v1/jobs/${id}`)).body.job.state).toBe('delayed');
       expect((await http(node.url, 'GET', '/v1/stats')).body.storeResets).toBe(1);
     } finally {

@@ -17,7 +17,7 @@ describe('service.events', () => {
       store: new SqliteStore({ path: ':memory:', nodeId: 'ev' }),
       nodeId: 'ev',
       clock,
-      runScheduler: false,
+      runTimer: false,
     });
     events = [];
     calls = [];
@@ -81,7 +81,7 @@ describe('service.events', () => {
     await service.push({ id: 'stale', topic: 'ttl', ttlMs: 100 });
     await service.push({ id: 'fresh', topic: 'ttl', ttlMs: 60_000 });
     clock.advance(200);
-    // The timer does not run here (runScheduler: false): reserve is the one that meets the lapsed ttl.
+    // The timer does not run here (runTimer: false): reserve is the one that meets the lapsed ttl.
     const got = await service.reserve({ topics: ['ttl'], count: 10 });
     expect(got.map((r) => r.job.id)).toEqual(['fresh']);
     expect(events.filter((e) => e.event === 'expire')).toEqual([

@@ -17,7 +17,7 @@ describe('DelayqService: a ready job pushed with a ttl', () => {
       store: new SqliteStore({ path: ':memory:', nodeId: 'svc' }),
       nodeId: 'svc',
       clock,
-      scheduler: { safetyWakeMs: 60_000 },
+      timer: { safetyWakeMs: 60_000 },
     });
     await service.start();
     // Let the first tick run and go to sleep for the safety interval.

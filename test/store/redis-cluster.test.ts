@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { startCluster, waitFor, type RedisServer } from '../helpers/redis-servers.js';
-import { storeContract } from './store.contract.js';
+import { storeContract } from '../../src/testing/store-contract/store.contract.js';
+import { REDIS_WITHOUT_GROUPS } from '../helpers/redis-without-groups.js';
+import { redisReadCost } from '../helpers/redis-read-cost.js';
 
 // A real 3-master Cluster on 7001–7003: every script must stay inside one slot.
 const PORTS: [number, number, number] = [7001, 7002, 7003];
@@ -19,7 +21,10 @@ afterAll(async () => {
 const make = () =>
   new RedisStore({ url: URL, prefix: `c${Math.random().toString(36).slice(2, 8)}`, nodeId: 'cluster-node' });
 
-storeContract('redis cluster (3 masters)', make);
+storeContract('redis cluster (3 masters)', make, {
+  withoutGroups: REDIS_WITHOUT_GROUPS,
+  readCost: (store) => redisReadCost((store as RedisStore).prefix, PORTS),
+});
 
 describe('RedisStore on Redis Cluster', () => {
   it('spreads one topic over slots owned by every master', async () => {

@@ -10,7 +10,7 @@ import { DUE_COUNTER_MS } from '../../src/store/redis/due-counters.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RECORD_LAYOUT } from '../../src/store/redis/record-layout.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('duecount');
@@ -100,15 +100,16 @@ describe('RedisStore due-time counters', () => {
             const got = (await store.reserve([pick(TOPICS)], 1 + Math.floor(rnd() * 5), now)).reservations;
             for (const { job, token } of got) {
               const end = rnd();
-              if (end < 0.3) await store.retry(job.id, token, later(), now, 'again');
-              else if (end < 0.5) await store.release(job.id, token, now, later());
+              if (end < 0.3) await store.retry(job.id, token, now, { runAt: later(), error: 'again' });
+              else if (end < 0.5) await store.release(job.id, token, now, { runAt: later() });
               else if (end < 0.6) await store.release(job.id, token, now);
               else if (end < 0.8) await store.finish(job.id, token, now);
-              else await store.bury(job.id, token, now, 'no');
+              else await store.bury(job.id, token, now, { error: 'no' });
             }
           } else if (r < 0.82 && ids.length > 0) {
             const got = await store.reserveJob(pick(ids), now);
-            if (got.ok && rnd() < 0.5) await store.retry(got.value.job.id, got.value.token, later(), now, null);
+            if (got.ok && rnd() < 0.5)
+              await store.retry(got.value.job.id, got.value.token, now, { runAt: later(), error: null });
           } else if (r < 0.9) {
             const action = pick([
               { kind: 'cancel' as const, reason: null },

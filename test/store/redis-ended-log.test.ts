@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('endlog');
@@ -74,7 +74,7 @@ describe('the ended log', () => {
       const job = aJob({ topic: 'log', delayMs: 0, now: T0 });
       await store.pushMany([job], T0);
       const [r] = (await store.reserve(['log'], 1, T0 + 1000)).reservations;
-      expect((await store.bury(job.id, r!.token, T0 + 1000, 'boom')).ok).toBe(true);
+      expect((await store.bury(job.id, r!.token, T0 + 1000, { error: 'boom' })).ok).toBe(true);
       const after = await finishedAt(store, T0 + 2000); // filed behind the buried job's entry
       expect(await store.redrive({ ids: [job.id] }, T0 + 2 * MINUTE)).toBe(1);
       const [again] = (await store.reserve(['log'], 1, T0 + 2 * MINUTE)).reservations;
@@ -100,7 +100,7 @@ describe('the ended log', () => {
       const job = aJob({ topic: 'log', delayMs: 0, now: T0 });
       await store.pushMany([job], T0);
       const [r] = (await store.reserve(['log'], 1, T0 + 2000)).reservations;
-      expect((await store.bury(job.id, r!.token, T0 + 2000, 'boom')).ok).toBe(true);
+      expect((await store.bury(job.id, r!.token, T0 + 2000, { error: 'boom' })).ok).toBe(true);
       expect(await store.redrive({ ids: [job.id] }, T0 + 2 * MINUTE)).toBe(1);
       expect(await store.purge(T0 + 2 * MINUTE + 10_000, 100)).toBe(0); // live again: its old entry is dropped
       expect((await store.get(job.id))!.state).toBe('ready');

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RECORD_LAYOUT } from '../../src/store/redis/record-layout.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('labels');

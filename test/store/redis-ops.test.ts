@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { startRedis, waitFor, type RedisServer } from '../helpers/redis-servers.js';
 
 // Scratch servers of our own (7030, 7031): these tests change server config or kill the server.

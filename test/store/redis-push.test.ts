@@ -6,7 +6,7 @@ import { decodeRecord, packNewRecord } from '../../src/store/redis/record-codec.
 import { JOBS_PER_BUCKET } from '../../src/store/redis/push-args.js';
 import { LUA_PRELUDE } from '../../src/store/redis/scripts.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('push');

@@ -5,13 +5,13 @@
 import { Redis } from 'ioredis';
 import { Unpackr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_EVENTS, JOB_STATES, type JobEvent, type JobState } from '../../src/core/job.js';
+import { HISTORY_EVENTS, JOB_STATES, type HistoryEvent, type JobState } from '../../src/core/job.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { decodeRecord, type StoredRecord } from '../../src/store/redis/record-codec.js';
 import { STATE_CODE } from '../../src/store/redis/record-layout.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { LUA_PRELUDE } from '../../src/store/redis/scripts.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('layout');
@@ -62,7 +62,7 @@ describe('the record layout, written by the scripts and read by both codecs', ()
     await store.open();
     const keys = partitionKeys(prefix, 0);
     const seenStates = new Set<JobState>();
-    const seenEvents = new Set<JobEvent>();
+    const seenEvents = new Set<HistoryEvent>();
     /** Reads the raw record, checks both codecs agree, and answers what they read. */
     const check = async (id: string, state: JobState): Promise<StoredRecord> => {
       const raw = await admin.hgetBuffer(keys.jobs, id);
@@ -86,6 +86,17 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       await store.pushMany([later, now, ttl, moved], t);
       await check(later.id, 'delayed');
       await check(now.id, 'ready');
+      // run now: delayed → ready under promote, with its reason (run-now.lua)
+      const soon = aJob({ topic: 'layout', delayMs: 90_000, now: t, ttlMs: 5000 });
+      await store.pushMany([soon], t);
+      await store.runNow(soon.id, t + 1);
+      const ran = await check(soon.id, 'ready');
+      expect(ran).toMatchObject({ runAt: t + 1, readyAt: t + 1 });
+      expect(ran.history!.map((e) => [e.event, e.reason])).toEqual([
+        ['push', null],
+        ['promote', 'run now'],
+      ]);
+      await store.cancel(soon.id, t + 1);
 
       // reserve, touch, finish
       const [held] = (await store.reserve(['layout'], 1, t + 1)).reservations;
@@ -104,12 +115,12 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       expect((await store.promoteDue(t + 300, 10)).count).toBe(1);
       await check(moved.id, 'ready');
       let [m] = (await store.reserve(['layout'], 1, t + 301)).reservations;
-      await store.retry(moved.id, m!.token, t + 400, t + 302, 'boom ☃');
+      await store.retry(moved.id, m!.token, t + 302, { runAt: t + 400, error: 'boom ☃' });
       r = await check(moved.id, 'delayed');
       expect(r.lastError).toBe('boom ☃');
       await store.promoteDue(t + 400, 10);
       [m] = (await store.reserve(['layout'], 1, t + 401)).reservations;
-      await store.bury(moved.id, m!.token, t + 402, 'gave up');
+      await store.bury(moved.id, m!.token, t + 402, { error: 'gave up' });
       await check(moved.id, 'dead');
       expect(await store.redrive({ ids: [moved.id] }, t + 403)).toBe(1);
       await check(moved.id, 'ready');
@@ -132,7 +143,7 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       expect(r.history!.find((e) => e.event === 'bury')!.reason).toBe('gave up');
 
       // cancel a delayed job, expire a ready one past its ttl
-      await store.cancel(later.id, t + 500, 'not needed');
+      await store.cancel(later.id, t + 500, { reason: 'not needed' });
       r = await check(later.id, 'cancelled');
       expect([r.tag, r.bizKey]).toEqual(['a tag', 'k-1']);
       expect(await store.expireDue(t + 2000, 10)).toEqual([{ id: ttl.id, topic: ttl.topic }]);
@@ -145,9 +156,21 @@ describe('the record layout, written by the scripts and read by both codecs', ()
       expect(d!.job.id).toBe(direct.id);
       expect(events(await check(direct.id, 'reserved'))).toEqual(['push', 'promote', 'reserve']);
 
+      // A push's onExists rule: replace (a new body section, written by cmsgpack) and extend.
+      const upserted = aJob({ topic: 'upsert', delayMs: 1000, tag: 'kept', now: t });
+      await store.pushMany([upserted], t);
+      const replace = { ...upserted, body: '"replaced"', priority: -3, onExists: { mode: 'replace' as const } };
+      await store.pushMany([replace], t + 1);
+      const extend = { ...upserted, runAt: t + 5000, onExists: { mode: 'extend' as const, maxWaitMs: 4000 } };
+      await store.pushMany([extend], t + 2);
+      const u = await check(upserted.id, 'delayed');
+      expect(events(u)).toEqual(['push', 'replace', 'extend']);
+      expect(u).toMatchObject({ body: '"replaced"', tag: 'kept', priority: -3, runAt: t + 4000 });
+      expect(u.history!.at(-1)!.reason).toBe(`runAt=${t + 4000}`);
+
       expect([...seenStates].sort()).toEqual([...JOB_STATES].sort());
       // Every event but restore, which the journal writes through push.
-      expect([...seenEvents].sort()).toEqual(JOB_EVENTS.filter((e) => e !== 'restore').sort());
+      expect([...seenEvents].sort()).toEqual(HISTORY_EVENTS.filter((e) => e !== 'restore').sort());
     } finally {
       await store.close();
     }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { DelayqService } from '../../src/service/service.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('due');

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { SCRIPT_NAMES, scriptSource } from '../../src/store/redis/scripts.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 // What the store sends to Redis, seen through MONITOR and filtered by this test's key prefix (other test
@@ -133,7 +133,7 @@ describe('RedisStore round trips', () => {
     // The long-poll's first look, the push, the timer's promote (which also tells the scheduler when to
     // wake next: no nextWakeAt, lapsed or expire calls), the woken long-poll's reserve, the finish.
     // (A timer that fires a hair before the Redis clock reaches the due time makes a second promote.)
-    // The paused-topics refresh (one HGETALL every 0.5 s a process) is not part of a job's life either.
+    // The topic pause follower's refresh (one HGETALL every 0.5 s a process) is not part of a job's life either.
     // The finish's job event goes to the event stream after it (one append-events call per turn: docs/events.md).
     expect(watch.seen.filter((c) => c !== 'promote' && c !== 'hgetall')).toEqual([
       'reserve',

@@ -3,7 +3,9 @@ import { isDelayqError } from '../../src/core/errors.js';
 import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { currentMasterPort, startSentinels, waitFor, type SentinelSet } from '../helpers/redis-servers.js';
-import { storeContract } from './store.contract.js';
+import { redisReadCost } from '../helpers/redis-read-cost.js';
+import { storeContract } from '../../src/testing/store-contract/store.contract.js';
+import { REDIS_WITHOUT_GROUPS } from '../helpers/redis-without-groups.js';
 
 // Master 7010, replica 7011, sentinels 7020–7022: the store finds the master through Sentinel.
 let set: SentinelSet;
@@ -17,12 +19,16 @@ afterAll(async () => {
 const make = () =>
   new RedisStore({ url: set.url, prefix: `s${Math.random().toString(36).slice(2, 8)}`, nodeId: 'sentinel-node' });
 
-storeContract('redis through sentinel', make);
+storeContract('redis through sentinel', make, {
+  withoutGroups: REDIS_WITHOUT_GROUPS,
+  readCost: (store) =>
+    redisReadCost((store as RedisStore).prefix, currentMasterPort(set.sentinels[0]!.port, set.masterName)),
+});
 
 describe('RedisStore through Sentinel', () => {
   it('keeps serving after a failover during load, without a restart', async () => {
     const store = make();
-    const service = new DelayqService({ store, clock: store.clock, scheduler: { safetyWakeMs: 200 } });
+    const service = new DelayqService({ store, clock: store.clock, timer: { safetyWakeMs: 200 } });
     await service.start();
     const topic = 'failover';
     const acked = new Map<string, number>(); // id → when the push was acknowledged

@@ -4,10 +4,13 @@ import { parseRedisUrl } from '../../src/store/redis/connection.js';
 import { partitionKeys } from '../../src/store/redis/keys.js';
 import { RECORD_LAYOUT } from '../../src/store/redis/record-layout.js';
 import type { NewJob } from '../../src/core/job.js';
-import { aJob } from '../helpers/jobs.js';
+import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
+import { redisReadCost } from '../helpers/redis-read-cost.js';
 import { waitFor } from '../helpers/redis-servers.js';
-import { storeContract } from './store.contract.js';
+import { backendContract, storeContract } from '../../src/testing/index.js';
+import { redisBackend } from '../../src/store/redis/redis-backend.js';
+import { REDIS_WITHOUT_GROUPS } from '../helpers/redis-without-groups.js';
 
 const prefixes = prefixPool('std');
 afterAll(() => prefixes.sweep());
@@ -21,8 +24,23 @@ const make = (partitions = 8, leaveDueToConsumers?: boolean) =>
     leaveDueToConsumers,
   });
 
-storeContract('redis standalone (8 partitions)', () => make());
-storeContract('redis standalone (1 partition)', () => make(1));
+backendContract(
+  'redis standalone (8 partitions)',
+  () =>
+    redisBackend({
+      url: 'redis://127.0.0.1:6379',
+      prefix: prefixes.next(),
+      nodeId: 'test-node',
+      partitions: 8,
+      commandTimeoutMs: 2000,
+      connectTimeoutMs: 2000,
+    }),
+  { readCost: (store) => redisReadCost((store as RedisStore).prefix), withoutGroups: REDIS_WITHOUT_GROUPS },
+);
+storeContract('redis standalone (1 partition)', () => make(1), {
+  readCost: (store) => redisReadCost((store as RedisStore).prefix),
+  withoutGroups: REDIS_WITHOUT_GROUPS,
+});
 
 describe('RedisStore on standalone Redis', () => {
   it('parses the three URL forms and refuses a bad one with E_CONFIG', () => {
@@ -151,7 +169,7 @@ describe('RedisStore on standalone Redis', () => {
       const failing = aJob({ topic: 'times2', delayMs: 0, now: t, ttrMs: 7000 });
       await store.pushMany([failing], t);
       const [first] = (await store.reserve(['times2'], 1, t + 10)).reservations;
-      await store.retry(failing.id, first!.token, t + 20, t + 15, 'boom');
+      await store.retry(failing.id, first!.token, t + 15, { runAt: t + 20, error: 'boom' });
       await store.promoteDue(t + 30, 10);
       const [second] = (await store.reserve(['times2'], 1, t + 40)).reservations;
       expect(second!.job).toMatchObject({
@@ -182,8 +200,8 @@ describe('RedisStore on standalone Redis', () => {
     await store.pushMany([job], now);
     const [r] = (await store.reserve(['reasons'], 1, now)).reservations;
     const error = 'HTTP 503: upstream; retry 100% later — ünïcode ✓ %3A:;%';
-    await store.retry(job.id, r!.token, now + 10, now + 1, error);
-    await store.cancel(job.id, now + 2, 'user: changed; mind %25');
+    await store.retry(job.id, r!.token, now + 1, { runAt: now + 10, error });
+    await store.cancel(job.id, now + 2, { reason: 'user: changed; mind %25' });
     const history = await store.history(job.id);
     expect(history.map((h) => [h.event, h.state, h.reason, h.at - now])).toEqual([
       ['push', 'ready', null, 0],
@@ -219,7 +237,7 @@ describe('RedisStore on standalone Redis', () => {
     const other = aJob({ topic: 'lagging', now: readyAt });
     await store.pushMany([other], readyAt);
     const [r2] = (await store.reserve(['lagging'], 1, readyAt + 3)).reservations;
-    await store.retry(other.id, r2!.token, readyAt + 60_000, readyAt - 5, 'boom');
+    await store.retry(other.id, r2!.token, readyAt - 5, { runAt: readyAt + 60_000, error: 'boom' });
     const cancelled = await store.cancel(other.id, readyAt - 8);
     expect(cancelled.ok && cancelled.value.job.finishedAt).toBe(readyAt + 3);
     expect((await store.history(other.id)).map((h) => [h.event, h.at - readyAt])).toEqual([

@@ -6,16 +6,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/store/sqlite/migrate.js';
 import { SQL } from '../../src/store/sqlite/statements.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { aJob } from '../helpers/jobs.js';
-import { storeContract } from './store.contract.js';
+import { aJob } from '../../src/testing/jobs.js';
+import { backendContract, storeContract } from '../../src/testing/index.js';
+import { sqliteBackend } from '../../src/store/sqlite/sqlite-backend.js';
+import { sqliteReadCost } from '../helpers/sqlite-read-cost.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'delayq-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-storeContract('sqlite (:memory:)', () => new SqliteStore({ path: ':memory:', nodeId: 'test-node' }));
-storeContract(
+storeContract('sqlite (:memory:)', () => new SqliteStore({ path: ':memory:', nodeId: 'test-node' }), {
+  readCost: (store) => sqliteReadCost(store as SqliteStore),
+});
+// The embedded backend as `delayq serve` runs it: a job file, its schedules, the bindings beside it.
+backendContract(
   'sqlite (file, WAL)',
-  () => new SqliteStore({ path: join(dir, `${Math.random()}.db`), nodeId: 'test-node' }),
+  () => sqliteBackend({ path: join(mkdtempSync(join(dir, 'backend-')), 'delayq.db'), nodeId: 'test-node' }),
+  { readCost: (store) => sqliteReadCost(store as SqliteStore) },
 );
 
 describe('SqliteStore', () => {

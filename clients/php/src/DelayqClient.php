@@ -8,7 +8,7 @@ require_once __DIR__ . '/DelayqException.php';
 
 /**
  * A small client of delayq's HTTP API over curl: push, reserve, finish/fail (one or a batch), touch,
- * release, cancel, get. Answers are the API's JSON as arrays; error answers throw DelayqException with the
+ * release, cancel, run now, get. Answers are the API's JSON as arrays; error answers throw DelayqException with the
  * catalogue code. One curl handle is reused, so calls share a keep-alive connection.
  */
 final class DelayqClient
@@ -25,9 +25,13 @@ final class DelayqClient
     }
 
     /**
-     * Pushes one job. `$options`: id, delayMs (ms or "30s"), runAt, priority, ttrMs, ttlMs, retry, tag, bizKey.
+     * Pushes one job. `$options`: id, delayMs (ms or "30s"), runAt, priority, ttrMs, ttlMs, retry, tag, bizKey,
+     * onExists ("keep", "replace" or "extend") and maxWaitMs, dedupKey with dedupWindowMs (required together: within
+     * that window from the topic's first push with the key, a push with it answers that job and makes none), spreadMs
+     * and group (a tenant, a merchant: bounded by its topic's groupConcurrency); `outcome` says created, kept,
+     * replaced, extended or duplicate.
      * @param array<string, mixed> $options
-     * @return array{created: bool, job: array<string, mixed>}
+     * @return array{created: bool, outcome: string, job: array<string, mixed>}
      */
     public function push(string $topic, mixed $body = null, array $options = []): array
     {
@@ -37,7 +41,7 @@ final class DelayqClient
     /**
      * Pushes up to 1000 jobs (each ['topic' => …, 'body' => …, …]); all are validated before any is stored.
      * @param list<array<string, mixed>> $jobs
-     * @return list<array{created: bool, job: array<string, mixed>}>
+     * @return list<array{created: bool, outcome: string, job: array<string, mixed>}>
      */
     public function pushBatch(array $jobs): array
     {
@@ -54,6 +58,33 @@ final class DelayqClient
     public function cancel(string $id, ?string $reason = null): array
     {
         return $this->request('POST', '/v1/jobs/' . rawurlencode($id) . '/cancel', $reason === null ? new \stdClass() : ['reason' => $reason])['job'];
+    }
+
+    /** @return array<string, mixed> a topic's flow-control settings: ['topic' => …, 'rateLimit' => ['perSecond' => …, 'burst' => …]] */
+    public function topicSettings(string $topic): array
+    {
+        return $this->request('GET', '/v1/topics/' . rawurlencode($topic) . '/settings');
+    }
+
+    /**
+     * Replaces a topic's settings; `$rateLimit` as ['perSecond' => 50, 'burst' => 10], `$groupConcurrency` the
+     * most jobs of one group reserved at once; a setting left null is cleared.
+     * @param array<string, mixed>|null $rateLimit
+     * @return array<string, mixed>
+     */
+    public function putTopicSettings(string $topic, ?array $rateLimit = null, ?int $groupConcurrency = null): array
+    {
+        $body = array_filter(
+            ['rateLimit' => $rateLimit, 'groupConcurrency' => $groupConcurrency],
+            fn ($value) => $value !== null,
+        );
+        return $this->request('PUT', '/v1/topics/' . rawurlencode($topic) . '/settings', $body ?: new \stdClass());
+    }
+
+    /** @return array<string, mixed> the job, ready now: only a delayed job (waiting for its due time or a retry) can be run now */
+    public function runNow(string $id): array
+    {
+        return $this->request('POST', '/v1/jobs/' . rawurlencode($id) . '/run-now', new \stdClass())['job'];
     }
 
     /**

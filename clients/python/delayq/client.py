@@ -60,16 +60,33 @@ class Client:
         retry: Optional[Any] = None,
         tag: Optional[str] = None,
         biz_key: Optional[str] = None,
+        on_exists: Optional[str] = None,
+        max_wait_ms: Optional[Duration] = None,
+        spread_ms: Optional[int] = None,
+        dedup_key: Optional[str] = None,
+        dedup_window_ms: Optional[Duration] = None,
+        group: Optional[str] = None,
     ) -> PushResult:
-        """Pushes one job; ``created`` is False when a job with that id existed (idempotent push)."""
+        """Pushes one job; ``created`` is False when a job with that id existed (idempotent push).
+
+        ``on_exists`` ("keep", "replace" or "extend", capped by ``max_wait_ms``) says what to do with a waiting
+        job of the topic holding the id. ``dedup_key`` with ``dedup_window_ms`` (required together): within that
+        window from the topic's first push with the key, a push with it answers that job and makes none.
+        ``group`` (a tenant, a merchant) is the job's group, bounded by its topic's ``groupConcurrency``.
+        ``outcome`` says what the push did (created, kept, replaced, extended, duplicate).
+        """
         job = self.job_spec(topic, body, id=id, delay_ms=delay_ms, run_at=run_at, priority=priority, ttr_ms=ttr_ms,
-                            ttl_ms=ttl_ms, retry=retry, tag=tag, biz_key=biz_key)
+                            ttl_ms=ttl_ms, retry=retry, tag=tag, biz_key=biz_key, on_exists=on_exists,
+                            max_wait_ms=max_wait_ms, spread_ms=spread_ms, dedup_key=dedup_key,
+                            dedup_window_ms=dedup_window_ms, group=group)
         return self._request("POST", "/v1/jobs", job)
 
     @staticmethod
     def job_spec(topic: str, body: Any = None, **fields: Any) -> Dict[str, Any]:
         """A push request body for push_batch: ``job_spec("sms", {...}, delay_ms="30s", id="x")``."""
-        names = {"delay_ms": "delayMs", "run_at": "runAt", "ttr_ms": "ttrMs", "ttl_ms": "ttlMs", "biz_key": "bizKey"}
+        names = {"delay_ms": "delayMs", "run_at": "runAt", "ttr_ms": "ttrMs", "ttl_ms": "ttlMs", "biz_key": "bizKey",
+                 "on_exists": "onExists", "max_wait_ms": "maxWaitMs", "spread_ms": "spreadMs",
+                 "dedup_key": "dedupKey", "dedup_window_ms": "dedupWindowMs"}
         spec: Dict[str, Any] = {"topic": topic}
         if body is not None:
             spec["body"] = body
@@ -98,6 +115,26 @@ class Client:
     def reschedule(self, id: str, *, delay_ms: Optional[Duration] = None, run_at: Optional[Any] = None) -> Job:
         body = _drop_none({"delayMs": delay_ms, "runAt": run_at})
         return self._request("POST", f"/v1/jobs/{_id(id)}/reschedule", body)["job"]
+
+    def topic_settings(self, topic: str) -> Dict[str, Any]:
+        """A topic's flow-control settings: ``{"topic", "rateLimit"?: {"perSecond", "burst"}, "groupConcurrency"?}``."""
+        return self._request("GET", f"/v1/topics/{_id(topic)}/settings")
+
+    def put_topic_settings(
+        self,
+        topic: str,
+        *,
+        rate_limit: Optional[Mapping[str, Any]] = None,
+        group_concurrency: Optional[int] = None,
+    ) -> Dict[str, Any]:
+        """Replaces a topic's settings (``rate_limit={"perSecond": 50, "burst": 10}``, ``group_concurrency=2``: at
+        most 2 jobs of one group reserved at once); a setting left None is cleared."""
+        settings = _drop_none({"rateLimit": rate_limit, "groupConcurrency": group_concurrency})
+        return self._request("PUT", f"/v1/topics/{_id(topic)}/settings", settings)
+
+    def run_now(self, id: str) -> Job:
+        """Makes a delayed job (waiting for its due time or a retry) ready at once; other states raise WrongStateError."""
+        return self._request("POST", f"/v1/jobs/{_id(id)}/run-now", {})["job"]
 
     def list(
         self,
@@ -182,7 +219,7 @@ class Client:
         return self._request("GET", "/v1/journal")
 
     def sinks(self) -> Dict[str, Any]:
-        """Every push route (docs/sinks.md)."""
+        """Every delivery binding, under `bindings` (docs/sinks.md; `routes`, the same list, is deprecated)."""
         return self._request("GET", "/v1/sinks")
 
     def get_sink(self, topic: str) -> Dict[str, Any]:

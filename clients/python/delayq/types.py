@@ -13,7 +13,12 @@ class RetryPolicy(TypedDict):
     backoff: Dict[str, Any]
 
 
-class Job(TypedDict):
+class _JobGroup(TypedDict, total=False):
+    #: The job's group (a tenant, a merchant); absent when it has none.
+    group: str
+
+
+class Job(_JobGroup):
     id: str
     topic: str
     tag: Optional[str]
@@ -45,6 +50,7 @@ class HistoryEntry(TypedDict):
 
 class PushResult(TypedDict):
     created: bool
+    outcome: str
     job: Job
 
 

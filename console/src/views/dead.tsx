@@ -1,23 +1,35 @@
 import { useState } from 'preact/hooks';
-import { get, post, query, type Job, type TopicStats } from '../api.js';
-import { time } from '../format.js';
+import { get, post, query, type Job, type TopicPage } from '../api.js';
+import { count, time } from '../format.js';
+import { href, setParams } from '../router.js';
+import { useConfirm } from './confirm.js';
+import { Pager } from './pager.js';
 import { useLoad } from './use-load.js';
 
-/** Dead letters per topic (GET /v1/dead), redriven one by one or all at once (POST /v1/dead/redrive). */
-export function DeadLetters({ topic: initial }: { topic: string }) {
-  const [topic, setTopic] = useState(initial);
+/** Redrive by topic takes at most this many per call (POST /v1/dead/redrive). */
+const REDRIVE_MAX = 100_000;
+
+/**
+ * Dead letters per topic (GET /v1/dead), paged by cursor; redriven one by one or all at once
+ * (POST /v1/dead/redrive), each after a confirmation. The topic and page are the URL's.
+ */
+export function DeadLetters({ params }: { params: URLSearchParams }) {
+  const { ask, dialog } = useConfirm();
   const [message, setMessage] = useState('');
-  const topics = useLoad<{ topics: TopicStats[] }>(() => get('/v1/stats'), []);
-  const withDead = topics.data?.topics.filter((t) => t.counts['dead']) ?? [];
-  const chosen = topic || withDead[0]?.topic || '';
-  const dead = useLoad<{ jobs: Job[] } | null>(
-    () => (chosen ? get(`/v1/dead${query({ topic: chosen, limit: 100 })}`) : Promise.resolve(null)),
-    [chosen],
+  const cursor = params.get('cursor') ?? '';
+  const topics = useLoad<TopicPage>(() => get('/v1/topics?has=dead&sort=dead&limit=1000'), []);
+  const withDead = topics.data?.topics ?? [];
+  const chosen = params.get('topic') || withDead[0]?.topic || '';
+  const deadCount = withDead.find((t) => t.topic === chosen)?.counts['dead'] ?? 0;
+  const dead = useLoad<{ jobs: Job[]; next: string | null } | null>(
+    () => (chosen ? get(`/v1/dead${query({ topic: chosen, limit: 100, cursor })}`) : Promise.resolve(null)),
+    [chosen, cursor],
   );
-  const redrive = async (body: object) => {
+  const redrive = async (body: object, question: string, action: string) => {
+    if (!(await ask(question, action))) return;
     try {
-      const { count } = await post<{ count: number }>('/v1/dead/redrive', body);
-      setMessage(`redriven: ${count}`);
+      const { count: n } = await post<{ count: number }>('/v1/dead/redrive', body);
+      setMessage(`redriven: ${n}`);
     } catch (err) {
       setMessage((err as Error).message);
     }
@@ -27,8 +39,13 @@ export function DeadLetters({ topic: initial }: { topic: string }) {
   return (
     <section>
       <h1>Dead letters</h1>
+      {dialog}
       <div class="controls">
-        <select name="topic" value={chosen} onChange={(e) => setTopic((e.target as HTMLSelectElement).value)}>
+        <select
+          name="topic"
+          value={chosen}
+          onChange={(e) => setParams({ topic: (e.target as HTMLSelectElement).value, cursor: null })}
+        >
           {withDead.map((t) => (
             <option value={t.topic}>
               {t.topic} ({t.counts['dead']})
@@ -36,7 +53,19 @@ export function DeadLetters({ topic: initial }: { topic: string }) {
           ))}
           {chosen && !withDead.some((t) => t.topic === chosen) && <option value={chosen}>{chosen}</option>}
         </select>
-        {chosen && <button onClick={() => redrive({ topic: chosen })}>Redrive all of {chosen}</button>}
+        {chosen && deadCount > 0 && (
+          <button
+            onClick={() =>
+              redrive(
+                { topic: chosen, limit: Math.min(deadCount, REDRIVE_MAX) },
+                `Redrive the ${count(deadCount)} dead jobs of ${chosen}? Each becomes ready now with its attempts reset to 0.`,
+                `Redrive ${count(deadCount)} jobs`,
+              )
+            }
+          >
+            Redrive all of {chosen}
+          </button>
+        )}
       </div>
       {message && <p id="dead-message">{message}</p>}
       {(dead.error || topics.error) && <p class="error">{dead.error || topics.error}</p>}
@@ -55,18 +84,31 @@ export function DeadLetters({ topic: initial }: { topic: string }) {
           {dead.data?.jobs.map((j) => (
             <tr data-id={j.id}>
               <td>
-                <a href={`#/job/${encodeURIComponent(j.id)}`}>{j.id}</a>
+                <a href={href(`/job/${j.id}`)}>{j.id}</a>
               </td>
               <td>{time(j.finishedAt)}</td>
               <td class="num">{j.attempts}</td>
               <td class="error">{j.lastError}</td>
               <td>
-                <button onClick={() => redrive({ ids: [j.id] })}>Redrive</button>
+                <button
+                  onClick={() =>
+                    redrive(
+                      { ids: [j.id] },
+                      `Redrive ${j.id}? It becomes ready now with its attempts reset to 0.`,
+                      'Redrive',
+                    )
+                  }
+                >
+                  Redrive
+                </button>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {dead.data && (
+        <Pager cursor={cursor || null} next={dead.data.next} shown={dead.data.jobs.length} total={deadCount} />
+      )}
     </section>
   );
 }

@@ -1,5 +1,6 @@
-import { useState } from 'preact/hooks';
 import { get, query } from '../api.js';
+import { shownZone, wallTime } from '../format.js';
+import { setParams } from '../router.js';
 import { useLoad } from './use-load.js';
 
 const RANGES = {
@@ -15,19 +16,22 @@ interface Histogram {
   buckets: { at: number; count: number }[];
 }
 
+/** A bucket's label in the shown zone: `14:05`, or `11-28` by day. */
 const label = (at: number, range: Range): string => {
-  const d = new Date(at);
-  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-  return range === 'month' ? `${d.getMonth() + 1}/${d.getDate()}` : hm;
+  const text = wallTime(at, shownZone());
+  return range === 'month' ? text.slice(5, 10) : text.slice(11, 16);
 };
 
-/** GET /v1/stats/due: delayed jobs per due-time bucket, drawn as bars (the count is also the bar's text). */
-export function DueHistogram({ topic: initial }: { topic: string }) {
-  const [range, setRange] = useState<Range>('hour');
-  const [topic, setTopic] = useState(initial);
+/**
+ * GET /v1/stats/due: delayed jobs per due-time bucket, drawn as bars (the count is also the bar's text). The
+ * topic and the range are the URL's, so clearing the topic shows every topic again.
+ */
+export function DueHistogram({ params }: { params: URLSearchParams }) {
+  const topic = params.get('topic') ?? '';
+  const range: Range = (params.get('range') as Range | null) ?? 'hour';
   const { data, error } = useLoad<Histogram>(
     () => {
-      const r = RANGES[range];
+      const r = RANGES[range] ?? RANGES.hour;
       const from = Math.floor(Date.now() / r.bucketMs) * r.bucketMs;
       return get(`/v1/stats/due${query({ topic, from, to: from + r.spanMs, bucketMs: r.bucketMs })}`);
     },
@@ -38,33 +42,38 @@ export function DueHistogram({ topic: initial }: { topic: string }) {
   return (
     <section>
       <h1>Due times</h1>
-      <div class="controls">
-        <input
-          placeholder="topic (all)"
-          value={topic}
-          onChange={(e) => setTopic((e.target as HTMLInputElement).value.trim())}
-          name="topic"
-        />
+      <form
+        // keyed by the URL: its fields show what the URL says, and what is typed survives a refresh
+        key={params.toString()}
+        class="controls"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setParams({ topic: String(new FormData(e.currentTarget as HTMLFormElement).get('topic') ?? '').trim() });
+        }}
+      >
+        <input placeholder="topic (all)" defaultValue={topic} name="topic" />
+        <button type="submit">Show</button>
         {(Object.keys(RANGES) as Range[]).map((r) => (
-          <button class={r === range ? 'active' : ''} data-range={r} onClick={() => setRange(r)}>
+          <button
+            type="button"
+            class={r === range ? 'active' : ''}
+            data-range={r}
+            onClick={() => setParams({ range: r })}
+          >
             {RANGES[r].label}
           </button>
         ))}
-      </div>
+      </form>
       {error && <p class="error">{error}</p>}
       {data && (
         <>
           <p id="due-total">
-            <strong>{data.total}</strong> delayed jobs due in the {RANGES[range].label.replace(/ by .*/, '')}
+            <strong>{data.total}</strong> delayed jobs {topic ? `of ${topic} ` : ''}due in the{' '}
+            {RANGES[range].label.replace(/ by .*/, '')}
           </p>
           <div class="histogram" id="histogram">
             {data.buckets.map((b, i) => (
-              <div
-                class="bar"
-                title={`${new Date(b.at).toLocaleString()}: ${b.count}`}
-                data-at={b.at}
-                data-count={b.count}
-              >
+              <div class="bar" title={`${wallTime(b.at, shownZone())}: ${b.count}`} data-at={b.at} data-count={b.count}>
                 <span class="count">{b.count || ''}</span>
                 <span class="fill" style={{ height: `${(b.count / max) * 100}%` }} />
                 {i % Math.ceil(data.buckets.length / 12) === 0 && <span class="at">{label(b.at, range)}</span>}

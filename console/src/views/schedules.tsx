@@ -1,25 +1,38 @@
 import { useState } from 'preact/hooks';
-import { get, post, type Job, type Schedule } from '../api.js';
-import { duration, time } from '../format.js';
+import { del, get, post, type Job, type Schedule } from '../api.js';
+import { span, time } from '../format.js';
+import { href } from '../router.js';
+import { useConfirm } from './confirm.js';
+import { FireList } from './fire-list.js';
+import { ScheduleEditor } from './schedule-editor.js';
 import { useLoad } from './use-load.js';
 
-const ticking = (s: Schedule): string =>
-  s.cron !== null ? `cron ${s.cron}` : `every ${duration(s.everyMs!).slice(3)}`;
+const ticking = (s: Schedule): string => (s.cron !== null ? `cron ${s.cron}` : `every ${span(s.everyMs!)}`);
 
 /** Every schedule (GET /v1/schedules): how it ticks, when it fires next, its latest job; pause and resume. */
 export function Schedules() {
   const { data, error, reload } = useLoad<{ schedules: Schedule[] }>(() => get('/v1/schedules'), [], 5000);
+  const { ask, dialog } = useConfirm();
   const toggle = async (s: Schedule) => {
-    try {
-      await post(`/v1/schedules/${encodeURIComponent(s.name)}/${s.paused ? 'resume' : 'pause'}`);
-    } catch (err) {
-      alert((err as Error).message);
-    }
+    if (
+      !s.paused &&
+      !(await ask(`Pause ${s.name}? It fires no job until resumed; ticks in between are not fired.`, `Pause ${s.name}`))
+    )
+      return;
+    await post(`/v1/schedules/${encodeURIComponent(s.name)}/${s.paused ? 'resume' : 'pause'}`).catch((err: Error) =>
+      alert(err.message),
+    );
     reload();
   };
   return (
     <section>
       <h1>Schedules</h1>
+      {dialog}
+      <div class="controls">
+        <a class="button" href={href('/new-schedule')} id="new-schedule">
+          New schedule
+        </a>
+      </div>
       {error && <p class="error">{error}</p>}
       <table id="schedules">
         <thead>
@@ -38,7 +51,7 @@ export function Schedules() {
           {data?.schedules.map((s) => (
             <tr data-name={s.name}>
               <td>
-                <a href={`#/schedule/${encodeURIComponent(s.name)}`}>{s.name}</a>
+                <a href={href(`/schedule/${s.name}`)}>{s.name}</a>
               </td>
               <td>{s.topic}</td>
               <td>
@@ -46,10 +59,8 @@ export function Schedules() {
               </td>
               <td>{s.timeZone}</td>
               <td class="num">{s.fired}</td>
-              <td data-field="next">{s.nextFireAt === null ? '—' : time(s.nextFireAt)}</td>
-              <td>
-                {s.lastJobId ? <a href={`#/job/${encodeURIComponent(s.lastJobId)}`}>{time(s.lastFiredAt)}</a> : '—'}
-              </td>
+              <td data-field="next">{s.nextFireAt === null ? '—' : time(s.nextFireAt, s.timeZone)}</td>
+              <td>{s.lastJobId ? <a href={href(`/job/${s.lastJobId}`)}>{time(s.lastFiredAt, s.timeZone)}</a> : '—'}</td>
               <td>
                 <button onClick={() => toggle(s)}>{s.paused ? 'paused: resume' : 'pause'}</button>
               </td>
@@ -67,10 +78,12 @@ interface Fires {
   last: { tickAt: number; jobId: string; job: Job }[];
 }
 
-/** One schedule: its definition, its next ticks and its latest fires with their jobs' states. */
+/** One schedule: its definition (editable), its next ticks with DST changes marked, its latest fires and their jobs. */
 export function SchedulePage({ name }: { name: string }) {
   const path = `/v1/schedules/${encodeURIComponent(name)}`;
   const [message, setMessage] = useState('');
+  const [editing, setEditing] = useState(false);
+  const { ask, dialog } = useConfirm();
   const { data, error, reload } = useLoad<{ schedule: Schedule; fires: Fires }>(
     async () => ({
       schedule: (await get<{ schedule: Schedule }>(path)).schedule,
@@ -83,6 +96,11 @@ export function SchedulePage({ name }: { name: string }) {
   if (!data) return <p class="muted">Loading…</p>;
   const { schedule: s, fires } = data;
   const toggle = async () => {
+    if (
+      !s.paused &&
+      !(await ask(`Pause ${s.name}? It fires no job until resumed; ticks in between are not fired.`, 'Pause'))
+    )
+      return;
     try {
       await post(`${path}/${s.paused ? 'resume' : 'pause'}`);
       setMessage(s.paused ? 'resumed' : 'paused');
@@ -90,6 +108,18 @@ export function SchedulePage({ name }: { name: string }) {
       setMessage((err as Error).message);
     }
     reload();
+  };
+  const remove = async () => {
+    if (
+      !(await ask(`Delete ${s.name}? It stops firing; the ${s.fired} jobs it already pushed stay.`, `Delete ${s.name}`))
+    )
+      return;
+    try {
+      await del(path);
+      location.hash = href('/schedules');
+    } catch (err) {
+      setMessage((err as Error).message);
+    }
   };
   return (
     <section>
@@ -99,16 +129,19 @@ export function SchedulePage({ name }: { name: string }) {
           {s.paused ? 'paused' : 'active'}
         </span>
       </h1>
+      {dialog}
       <dl class="fields">
         <dt>topic</dt>
-        <dd>{s.topic}</dd>
+        <dd>
+          <a href={href(`/topic/${s.topic}`)}>{s.topic}</a>
+        </dd>
         <dt>ticks</dt>
         <dd>
           <code>{ticking(s)}</code> in {s.timeZone}
         </dd>
         <dt>window</dt>
         <dd>
-          {time(s.startAt)} … {time(s.endAt)}
+          {time(s.startAt, s.timeZone)} … {time(s.endAt, s.timeZone)}
         </dd>
         <dt>fired</dt>
         <dd>
@@ -120,17 +153,14 @@ export function SchedulePage({ name }: { name: string }) {
       </dl>
       <div class="controls">
         <button onClick={toggle}>{s.paused ? 'Resume' : 'Pause'}</button>
+        <button onClick={() => setEditing(!editing)}>{editing ? 'Close the editor' : 'Edit'}</button>
+        <button onClick={remove}>Delete</button>
       </div>
       {message && <p id="action-message">{message}</p>}
+      {editing && <ScheduleEditor schedule={s} onSaved={reload} />}
       <h2>Next fires</h2>
       {fires.next.length === 0 && <p class="muted">None (paused, ended or out of fires).</p>}
-      <ol id="next-fires">
-        {fires.next.map((at) => (
-          <li data-at={at}>
-            {time(at)} <span class="muted">({duration(at - Date.now())})</span>
-          </li>
-        ))}
-      </ol>
+      <FireList fires={fires.next} zone={s.timeZone} id="next-fires" />
       <h2>Last fires</h2>
       <table id="last-fires">
         <thead>
@@ -144,9 +174,9 @@ export function SchedulePage({ name }: { name: string }) {
         <tbody>
           {fires.last.map((f) => (
             <tr data-id={f.jobId}>
-              <td>{time(f.tickAt)}</td>
+              <td>{time(f.tickAt, s.timeZone)}</td>
               <td>
-                <a href={`#/job/${encodeURIComponent(f.jobId)}`}>{f.jobId}</a>
+                <a href={href(`/job/${f.jobId}`)}>{f.jobId}</a>
               </td>
               <td>
                 <span class={`state ${f.job.state}`}>{f.job.state}</span>

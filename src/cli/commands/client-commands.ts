@@ -1,6 +1,7 @@
 /** The CLI's client commands: each is one SDK call against a running server; a table, or JSON with --json. */
-import { InvalidArgumentError, type Command } from '@commander-js/extra-typings';
+import { InvalidArgumentError, Option, type Command } from '@commander-js/extra-typings';
 import { DelayqClient } from '../../client/client.js';
+import { parseDurationMs } from '../../core/duration.js';
 import type { PushRequest } from '../../protocol/schemas.js';
 import { emit, fields, iso, JOB_COLUMNS, jobRow, table } from '../output.js';
 
@@ -8,7 +9,8 @@ export type GlobalFlags = { url: string; token?: string | undefined; json?: bool
 
 export function clientOf(command: { optsWithGlobals(): GlobalFlags }): DelayqClient {
   const { url, token } = command.optsWithGlobals();
-  return new DelayqClient({ url, token });
+  // A command sends a request or a few: node:http, which has nothing to load, starts quickest.
+  return new DelayqClient({ url, token, http: 'node' });
 }
 
 export const jsonOf = (command: { optsWithGlobals(): GlobalFlags }): boolean => command.optsWithGlobals().json === true;
@@ -29,12 +31,28 @@ export function parseBody(text: string | undefined): unknown {
   }
 }
 
+/**
+ * A duration flag of a field the API takes as ms only (`ttrMs` of reserve and touch, `retryDelayMs` of
+ * fail): plain digits are ms, else "30s", "4m", "2h" read here. A bad one is E_VALIDATION naming the
+ * field (exit code 3), as the server's refusal of a bad `--delay` is.
+ */
+export const msOf = (value: string, field: string): number => parseDurationMs(value, field);
+
 /** An integer option; anything else is a usage error (exit code 2) naming the option. */
 export const asInt = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new InvalidArgumentError(`"${value}" is not an integer`);
   return n;
 };
+
+/** What `push` prints for each outcome of the push. */
+const PUSH_WORDS = {
+  created: 'pushed',
+  kept: 'exists',
+  replaced: 'replaced',
+  extended: 'extended',
+  duplicate: 'duplicate of',
+} as const;
 
 export function registerClientCommands(program: Command<[], GlobalFlags>): void {
   program
@@ -51,6 +69,17 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .option('--tag <tag>')
     .option('--biz-key <key>')
     .option('--retry <schedule>', 'retry schedule, e.g. "4m,10m,1h"')
+    .addOption(
+      new Option(
+        '--on-exists <rule>',
+        'a waiting job with this id: keep it, replace it, or extend its due time',
+      ).choices(['keep', 'replace', 'extend'] as const),
+    )
+    .option('--max-wait <duration>', 'with --on-exists extend: never later than this after the first push')
+    .option('--spread <duration>', 'spread jobs due at one instant over this window (an offset per id)')
+    .option('--dedup-key <key>', "within --dedup-window of the topic's first push with this key, answer that job")
+    .option('--dedup-window <duration>', 'how long the first push with --dedup-key holds it (1ms to 30d)')
+    .option('--group <group>', "the job's group (a tenant, a merchant), bounded by its topic's groupConcurrency")
     .action(async (topic, body, flags, command) => {
       const job: PushRequest = { topic };
       const parsed = parseBody(body);
@@ -64,11 +93,18 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
       if (flags.tag !== undefined) job.tag = flags.tag;
       if (flags.bizKey !== undefined) job.bizKey = flags.bizKey;
       if (flags.retry !== undefined) job.retry = flags.retry;
+      if (flags.onExists !== undefined) job.onExists = flags.onExists;
+      if (flags.maxWait !== undefined) job.maxWaitMs = msOf(flags.maxWait, '--max-wait');
+      if (flags.spread !== undefined) job.spreadMs = msOf(flags.spread, '--spread');
+      if (flags.dedupKey !== undefined) job.dedupKey = flags.dedupKey;
+      if (flags.dedupWindow !== undefined)
+        job.dedupWindowMs = /^\d+$/.test(flags.dedupWindow) ? Number(flags.dedupWindow) : flags.dedupWindow;
+      if (flags.group !== undefined) job.group = flags.group;
       const pushed = await clientOf(command).push(job);
       emit(
         jsonOf(command),
         pushed,
-        (p) => `${p.created ? 'pushed' : 'exists'} ${p.job.id} (${p.job.state}, due ${iso(p.job.runAt)})\n`,
+        (p) => `${PUSH_WORDS[p.outcome]} ${p.job.id} (${p.job.state}, due ${iso(p.job.runAt)})\n`,
       );
     });
 
@@ -115,13 +151,13 @@ export function registerClientCommands(program: Command<[], GlobalFlags>): void 
     .argument('<topics...>')
     .option('--count <n>', 'jobs wanted (1–100)', asInt, 1)
     .option('--wait <ms>', 'long-poll: wait this long for a job', asInt, 0)
-    .option('--ttr <ms>', 'TTR for these reservations', asInt)
+    .option('--ttr <duration>', 'TTR for these reservations: ms or "30s", "2h"')
     .action(async (topics, flags, command) => {
       const reservations = await clientOf(command).reserve({
         topics,
         count: flags.count,
         waitMs: flags.wait,
-        ...(flags.ttr === undefined ? {} : { ttrMs: flags.ttr }),
+        ...(flags.ttr === undefined ? {} : { ttrMs: msOf(flags.ttr, 'ttrMs') }),
       });
       emit(jsonOf(command), { reservations }, (r) =>
         table(

@@ -1,9 +1,10 @@
 /** The CLI verbs on jobs beyond push/get/cancel/reserve/finish: list, dead, redrive, restore, reschedule, fail, touch, release, purge. */
 import { Option, type Command } from '@commander-js/extra-typings';
 import { JOB_STATES, type JobState } from '../../core/job.js';
+import type { ListResponse } from '../../protocol/schemas.js';
 import { emit, fields } from '../output.js';
 import { rawRequest } from '../raw-request.js';
-import { asInt, clientOf, jobsText, jobText, jsonOf, type GlobalFlags } from './client-commands.js';
+import { asInt, clientOf, jobsText, jobText, jsonOf, msOf, type GlobalFlags } from './client-commands.js';
 
 /** A duration flag: plain digits are ms, anything else ("30s", "4m") goes to the server as text. */
 const duration = (value: string): number | string => (/^\d+$/.test(value) ? Number(value) : value);
@@ -36,8 +37,19 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .argument('<topic>')
     .option('--limit <n>', 'page size (1–1000)', asInt, 100)
     .action(async (topic, flags, command) => {
-      const page = await clientOf(command).listDead(topic, { limit: flags.limit });
-      emit(jsonOf(command), page, (p) => jobsText(p.jobs));
+      // A page may hold fewer than asked while `next` is set (docs/protocol.md): read on until it is full.
+      const client = clientOf(command);
+      const jobs: ListResponse['jobs'] = [];
+      let next: string | null = null;
+      do {
+        const page = await client.listDead(topic, {
+          limit: flags.limit - jobs.length,
+          ...(next ? { cursor: next } : {}),
+        });
+        jobs.push(...page.jobs);
+        next = page.next;
+      } while (next !== null && jobs.length < flags.limit);
+      emit(jsonOf(command), { jobs, next }, (p) => jobsText(p.jobs));
     });
 
   program
@@ -73,12 +85,23 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .description('move a delayed or ready job to a new due time')
     .argument('<id>')
     .option('--delay <duration>', 'from now: ms or "30s", "4m", "1h"')
-    .option('--run-at <time>', 'epoch ms or ISO-8601')
+    .option('--run-at <time>', 'epoch ms, ISO-8601 with offset, or local time with --time-zone')
+    .option('--time-zone <zone>', 'IANA zone of a --run-at written without offset, e.g. Asia/Shanghai')
     .action(async (id, flags, command) => {
       const job = await clientOf(command).reschedule(id, {
         ...(flags.delay !== undefined ? { delayMs: duration(flags.delay) } : {}),
         ...(flags.runAt !== undefined ? { runAt: /^\d+$/.test(flags.runAt) ? Number(flags.runAt) : flags.runAt } : {}),
+        ...(flags.timeZone !== undefined ? { timeZone: flags.timeZone } : {}),
       });
+      emit(jsonOf(command), { job }, (r) => jobText(r.job));
+    });
+
+  program
+    .command('run-now')
+    .description('make a delayed job (waiting for its due time or a retry) ready at once')
+    .argument('<id>')
+    .action(async (id, _flags, command) => {
+      const job = await clientOf(command).runNow(id);
       emit(jsonOf(command), { job }, (r) => jobText(r.job));
     });
 
@@ -88,12 +111,12 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .argument('<id>')
     .argument('<token>', 'the token printed by reserve')
     .option('--error <text>', 'why it failed (kept as lastError)')
-    .option('--retry-delay <duration>', 'wait this long before the retry instead of the backoff')
+    .option('--retry-delay <duration>', 'wait this long before the retry instead of the backoff: ms or "30s", "1h"')
     .option('--bury', 'bury at once, whatever attempts remain')
     .action(async (id, token, flags, command) => {
       const failed = await clientOf(command).fail(id, token, {
         ...(flags.error !== undefined ? { error: flags.error } : {}),
-        ...(flags.retryDelay !== undefined ? { retryDelayMs: duration(flags.retryDelay) as number } : {}),
+        ...(flags.retryDelay !== undefined ? { retryDelayMs: msOf(flags.retryDelay, 'retryDelayMs') } : {}),
         ...(flags.bury ? { bury: true } : {}),
       });
       emit(
@@ -108,9 +131,13 @@ export function registerJobCommands(program: Command<[], GlobalFlags>): void {
     .description('extend a reservation (its TTR starts again)')
     .argument('<id>')
     .argument('<token>')
-    .option('--ttr <ms>', 'new TTR for this reservation', asInt)
+    .option('--ttr <duration>', 'new TTR for this reservation: ms or "30s", "2m"')
     .action(async (id, token, flags, command) => {
-      const job = await clientOf(command).touch(id, token, flags.ttr);
+      const job = await clientOf(command).touch(
+        id,
+        token,
+        flags.ttr === undefined ? undefined : msOf(flags.ttr, 'ttrMs'),
+      );
       emit(
         jsonOf(command),
         { job },

@@ -1,4 +1,4 @@
-/** The operator's commands over the API calls the SDK does not wrap: push routes (sinks), the journal, batch push. */
+/** The operator's commands over the API calls the SDK does not wrap: delivery bindings (sinks), the journal, batch push. */
 import { readFileSync } from 'node:fs';
 import type { Command } from '@commander-js/extra-typings';
 import { DelayqError } from '../../core/errors.js';
@@ -7,13 +7,13 @@ import { emit, fields, iso, table } from '../output.js';
 import { rawRequest } from '../raw-request.js';
 import { clientOf, jsonOf, type GlobalFlags } from './client-commands.js';
 
-interface SinkRoute {
+interface SinkBinding {
   topic: string;
   sink: { type: string } & Record<string, unknown>;
   updatedAt: number;
 }
 
-const routeRow = (r: SinkRoute) => ({ topic: r.topic, type: r.sink.type, updatedAt: iso(r.updatedAt) });
+const bindingRow = (b: SinkBinding) => ({ topic: b.topic, type: b.sink.type, updatedAt: iso(b.updatedAt) });
 
 /** A JSON argument, or a 400-like error naming what was given (exit code 3, as the server's refusals). */
 function jsonArgument(what: string, text: string): unknown {
@@ -31,30 +31,30 @@ export function registerOperatorCommands(program: Command<[], GlobalFlags>): voi
   };
   const topicPath = (topic: string) => `/v1/topics/${encodeURIComponent(topic)}/sink`;
 
-  const sink = program.command('sink').description('push routes: deliver a topic to a sink (docs/sinks.md)');
+  const sink = program.command('sink').description('delivery bindings: deliver a topic to a sink (docs/sinks.md)');
   sink
     .command('list')
-    .description('every push route (secrets masked)')
+    .description('every delivery binding (secrets masked)')
     .action(async (_flags, command) => {
-      const answer = await call<{ routes: SinkRoute[] }>(command, 'GET')('/v1/sinks');
-      emit(jsonOf(command), answer, (a) => table(a.routes.map(routeRow), ['topic', 'type', 'updatedAt']));
+      const answer = await call<{ bindings: SinkBinding[] }>(command, 'GET')('/v1/sinks');
+      emit(jsonOf(command), answer, (a) => table(a.bindings.map(bindingRow), ['topic', 'type', 'updatedAt']));
     });
   sink
     .command('get')
-    .description("a topic's push route")
+    .description("a topic's delivery binding")
     .argument('<topic>')
     .action(async (topic, _flags, command) => {
-      const route = await call<SinkRoute>(command, 'GET')(topicPath(topic));
-      emit(jsonOf(command), route, (r) => fields({ ...routeRow(r), sink: r.sink }));
+      const binding = await call<SinkBinding>(command, 'GET')(topicPath(topic));
+      emit(jsonOf(command), binding, (b) => fields({ ...bindingRow(b), sink: b.sink }));
     });
   sink
     .command('set')
-    .description('route a topic to a sink, e.g. \'{"type":"webhook","url":"https://…"}\'')
+    .description('bind a topic to a sink, e.g. \'{"type":"webhook","url":"https://…"}\'')
     .argument('<topic>')
     .argument('<sink>', 'the sink config as JSON')
     .action(async (topic, config, _flags, command) => {
-      const route = await call<SinkRoute>(command, 'PUT')(topicPath(topic), jsonArgument('sink', config));
-      emit(jsonOf(command), route, (r) => `routed ${r.topic} to ${r.sink.type}\n`);
+      const binding = await call<SinkBinding>(command, 'PUT')(topicPath(topic), jsonArgument('sink', config));
+      emit(jsonOf(command), binding, (b) => `bound ${b.topic} to ${b.sink.type}\n`);
     });
   sink
     .command('delete')
@@ -62,7 +62,9 @@ export function registerOperatorCommands(program: Command<[], GlobalFlags>): voi
     .argument('<topic>')
     .action(async (topic, _flags, command) => {
       const answer = await call<{ deleted: boolean }>(command, 'DELETE')(topicPath(topic));
-      emit(jsonOf(command), answer, (a) => (a.deleted ? `deleted the route of ${topic}\n` : `${topic} had no route\n`));
+      emit(jsonOf(command), answer, (a) =>
+        a.deleted ? `deleted the binding of ${topic}\n` : `${topic} had no binding\n`,
+      );
     });
 
   program

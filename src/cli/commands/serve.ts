@@ -51,12 +51,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
     sinks: runtime.sinks,
     schedules: runtime.schedules,
     metrics: runtime.metrics,
+    rateLimits: runtime.rateLimits,
   });
   const url = await app.listen({ host: config.http.host, port: config.http.port });
-  logger.info(
-    { url, store: config.store.kind, sqlitePath: config.store.kind === 'sqlite' ? config.sqlite.path : undefined },
-    'delayq listening',
-  );
+  logger.info({ url, store: runtime.service.store.kind, data: runtime.location }, 'delayq listening');
   let beanstalkd: Awaited<ReturnType<typeof startBeanstalkd>>;
   let grpc: import('../../grpc/grpc-server.js').DelayqGrpcServer | undefined;
   try {

@@ -23,21 +23,29 @@ function statsText(topics: readonly WireTopicStats[], p99?: Map<string, number>)
 export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
   program
     .command('stats')
-    .description('job counts per topic and state; --watch redraws them with delivery lateness p99 until Ctrl-C')
+    .description(
+      'job counts per topic and state (of one topic when named); --watch redraws them with delivery lateness p99 until Ctrl-C',
+    )
+    .argument('[topic]', 'only this topic (GET /v1/topics/{topic}/stats)')
     .option('--watch', 'redraw every --interval (needs a token that may read /metrics for the lateness column)')
     .option('--interval <ms>', 'with --watch', asInt, 2000)
     .option('--times <n>', 'with --watch: stop after n redraws (default: until interrupted)', asInt)
-    .action(async (flags, command) => {
+    .action(async (topic, flags, command) => {
       const client = clientOf(command);
+      const { url, token } = command.optsWithGlobals();
+      const read = async (): Promise<WireTopicStats[]> =>
+        topic === undefined
+          ? client.stats()
+          : [await rawRequest<WireTopicStats>(url, token, 'GET', `/v1/topics/${encodeURIComponent(topic)}/stats`)];
       if (!flags.watch) {
-        const topics = await client.stats();
-        emit(jsonOf(command), { topics }, (r) => statsText(r.topics));
+        const topics = await read();
+        if (topic !== undefined) emit(jsonOf(command), topics[0]!, (t) => statsText([t]));
+        else emit(jsonOf(command), { topics }, (r) => statsText(r.topics));
         return;
       }
-      const { url, token } = command.optsWithGlobals();
       for (let drawn = 0; flags.times === undefined || drawn < flags.times; drawn++) {
         if (drawn > 0) await new Promise((resolve) => setTimeout(resolve, flags.interval));
-        const topics = await client.stats();
+        const topics = await read();
         let p99: Map<string, number> | undefined;
         try {
           p99 = quantileByTopic(

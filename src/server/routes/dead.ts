@@ -1,19 +1,10 @@
 /** Dead letters: list them, and redrive them (dead → ready with attempts reset) by topic or by ids. */
-import { Type } from 'typebox';
-import { CountResponse, ListResponse, RedriveRequest, Topic } from '../../protocol/schemas.js';
+import { CountResponse, ListResponse, RedriveRequest } from '../../protocol/schemas.js';
+import { DeadQuery } from '../../protocol/dead-schemas.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { toWireJob } from '../wire.js';
-import { authorizeJob, errorResponses } from '../route-helpers.js';
-
-export const DeadQuery = Type.Object(
-  {
-    topic: Topic,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    cursor: Type.Optional(Type.String({ maxLength: 512 })),
-  },
-  { additionalProperties: false },
-);
+import { errorResponses, visibleIds } from '../route-helpers.js';
 
 export function registerDeadRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.get(
@@ -54,8 +45,8 @@ export function registerDeadRoutes(app: DelayqApp, { service }: RouteContext): v
         authorizeTopic(request, body.topic);
         return { count: await service.redrive({ topic: body.topic, limit: body.limit ?? 1000 }) };
       }
-      for (const id of body.ids) await authorizeJob(request, service, id);
-      return { count: await service.redrive({ ids: body.ids }) };
+      const ids = await visibleIds(request, service, body.ids);
+      return { count: ids.length ? await service.redrive({ ids }) : 0 };
     },
   );
 }

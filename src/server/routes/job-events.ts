@@ -1,7 +1,8 @@
 /**
- * Job events as Server-Sent Events (issue 23, docs/events.md): `GET /v1/events?topic=` follows a topic,
- * `GET /v1/jobs/{id}/events` one job until it ends (then an `end` message, and the stream closes).
- * `Last-Event-ID` resumes after an event; heartbeat comments keep idle streams open through proxies.
+ * Job events as Server-Sent Events (docs/events.md), so a consumer learns how a job ended without polling:
+ * `GET /v1/events?topic=` follows a topic, `GET /v1/jobs/{id}/events` one job until it ends (then an `end`
+ * message, and the stream closes). `Last-Event-ID` resumes after an event; heartbeat comments keep idle
+ * streams open through proxies.
  */
 import { Type } from 'typebox';
 import { ENDING_JOB_EVENTS, JOB_EVENT_NAMES, type JobEvent, type JobEventName } from '../../core/job-event.js';
@@ -12,7 +13,7 @@ import { checkLastEventId, endedEventOf, type JobEventFilter } from '../../servi
 import type { DelayqService } from '../../service/service.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
-import { errorResponses } from '../route-helpers.js';
+import { errorResponses, visibleJob } from '../route-helpers.js';
 import { toWireJobEvent } from '../wire.js';
 import { EventStreams, type EventStream } from '../event-stream.js';
 
@@ -91,8 +92,7 @@ export function registerJobEventRoutes(app: DelayqApp, { service, config }: Rout
     },
     async (request, reply) => {
       const id = validateJobId(request.params.id, 'id');
-      const job = await service.get(id);
-      authorizeTopic(request, job.topic);
+      await visibleJob(request, service, id);
       const names = eventNames(request.query.events);
       const lastEventId = lastEventIdOf(request.headers);
       const endWith = (e: { event: JobEventName; eventId?: string } & Parameters<typeof toWireJobEvent>[0]) => {

@@ -1,4 +1,4 @@
-/** Producers and operators: push (one, batch), get, history, cancel, reschedule, list, purge. */
+/** Producers and operators: push (one, batch), get, history, cancel, reschedule, run now, list, purge. */
 import {
   CancelRequest,
   CancelResponse,
@@ -16,12 +16,14 @@ import {
   PushRequest,
   PushResponse,
   RescheduleRequest,
+  RunNowRequest,
 } from '../../protocol/schemas.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
-import { authorizeJob, errorResponses } from '../route-helpers.js';
+import { authorizeJob, errorResponses, visibleJob } from '../route-helpers.js';
 import { toWireJob, toWireOutcome } from '../wire.js';
 import { pushAnswerJson, sendJsonText, pushBatchAnswerJson } from '../job-json.js';
+import { BY_ID, isScoped, pageOverTopics, topicsInScope } from '../scoped-listing.js';
 
 export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): void {
   app.post(
@@ -36,10 +38,10 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
     async (request, reply) => {
       authorizeTopic(request, request.body.topic);
-      const result = service.jobApi.retains(request.body)
-        ? (await service.jobApi.pushBatch([request.body]))[0]!
+      const result = service.retention.retains(request.body)
+        ? (await service.retention.pushBatch([request.body], 'single'))[0]!
         : await service.push(request.body);
-      return sendJsonText(reply, result.created ? 201 : 200, pushAnswerJson(result.created, result.job));
+      return sendJsonText(reply, result.created ? 201 : 200, pushAnswerJson(result));
     },
   );
 
@@ -49,13 +51,16 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
       schema: {
         tags: ['jobs'],
         summary: 'Push up to 1000 jobs at once (all validated before any is stored)',
+        description:
+          'An id that a job of another topic holds is 409 E_CONFLICT naming `jobs[i].id`; it is found as the batch ' +
+          'is stored, so the other jobs are stored, and `error.details.created` lists the indices this request created.',
         body: PushBatchRequest,
         response: { 200: PushBatchResponse, ...errorResponses },
       },
     },
     async (request, reply) => {
       request.body.jobs.forEach((job, i) => authorizeTopic(request, job.topic, `jobs[${i}].topic`));
-      const results = await service.jobApi.pushBatch(request.body.jobs);
+      const results = await service.retention.pushBatch(request.body.jobs);
       return sendJsonText(reply, 200, pushBatchAnswerJson(results));
     },
   );
@@ -72,9 +77,8 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
       },
     },
     async (request) => {
-      const job = await service.get(request.params.id);
-      authorizeTopic(request, job.topic);
-      const outcome = await service.jobApi.outcomeOf(job.id);
+      const job = await visibleJob(request, service, request.params.id);
+      const outcome = await service.outcomes.outcomeOf(job.id);
       const shown = { job: toWireJob(job), ...(outcome ? { outcome: toWireOutcome(outcome) } : {}) };
       if (!request.query.history) return shown;
       return { ...shown, history: await service.history(job.id) };
@@ -95,7 +99,7 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
       await authorizeJob(request, service, request.params.id);
       const [history, outcome] = await Promise.all([
         service.history(request.params.id),
-        service.jobApi.outcomeOf(request.params.id),
+        service.outcomes.outcomeOf(request.params.id),
       ]);
       return { history, ...(outcome ? { outcome: toWireOutcome(outcome) } : {}) };
     },
@@ -148,22 +152,63 @@ export function registerJobRoutes(app: DelayqApp, { service }: RouteContext): vo
     },
   );
 
+  app.post(
+    '/v1/jobs/:id/run-now',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Make a delayed job ready at once (recorded in its history as promote, reason "run now")',
+        description:
+          'For a job waiting for its due time or for a retry: it becomes ready now, its runAt now. Any other state ' +
+          'is 409 E_WRONG_STATE naming the state.',
+        params: JobIdParams,
+        body: RunNowRequest,
+        response: { 200: JobResponse, ...errorResponses },
+      },
+      // The body is optional: `curl -X POST …/run-now` is the whole request.
+      config: { optionalBody: true },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => {
+      await authorizeJob(request, service, request.params.id);
+      return { job: toWireJob(await service.runNow(request.params.id)) };
+    },
+  );
+
   app.get(
     '/v1/jobs',
     {
       schema: {
         tags: ['jobs'],
         summary: 'List jobs by topic, state, bizKey or tag, in id order, paged by cursor',
+        description:
+          'Without a topic, a token limited to topics lists the jobs of its topics only (each page its share of the ' +
+          'listing, in the same order).',
         querystring: ListQuery,
         response: { 200: ListResponse, ...errorResponses },
       },
     },
     async (request) => {
-      const { topic, limit, ...rest } = request.query;
-      if (topic === undefined) authorizeAllTopics(request);
-      else authorizeTopic(request, topic);
-      const page = await service.list({ ...rest, topic, limit: limit ?? 100 });
-      return { jobs: page.jobs.map(toWireJob), next: page.next };
+      const { topic, limit = 100, cursor, ...rest } = request.query;
+      const { principal } = request;
+      if (topic !== undefined) authorizeTopic(request, topic);
+      // No topic: a token limited to topics lists its own topics' jobs only.
+      const page =
+        topic === undefined && isScoped(principal)
+          ? await pageOverTopics(
+              await topicsInScope(service, principal),
+              limit,
+              cursor,
+              async (t, n, after) => {
+                const { jobs, next } = await service.list({ ...rest, topic: t, limit: n, cursor: after });
+                return { items: jobs, next };
+              },
+              BY_ID,
+            )
+          : await service.list({ ...rest, topic, limit, cursor }).then((p) => ({ items: p.jobs, next: p.next }));
+      return { jobs: page.items.map(toWireJob), next: page.next };
     },
   );
 

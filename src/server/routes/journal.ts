@@ -1,64 +1,35 @@
-import Type from 'typebox';
 import type { DelayqService } from '../../service/service.js';
+import type { FastifyRequest } from 'fastify';
+import Type from 'typebox';
 import { JobIdParams } from '../../protocol/schemas.js';
+import {
+  ClearAllRequest,
+  ClearAllSummarySchema,
+  JournalStatusSchema,
+  RestoreRequest,
+  RestoreSummarySchema,
+} from '../../protocol/journal-schemas.js';
 import type { DelayqApp } from '../route-context.js';
 import { authorizeAllTopics } from '../auth.js';
 import { errorResponses } from '../route-helpers.js';
 import type { RestoreHandler } from '../route-context.js';
 
-const RestoreBody = Type.Object(
-  {
-    /** The seeds' `expire`: true (default) re-delivers jobs whose due time passed; false marks them expired. */
-    expire: Type.Optional(Type.Boolean({ default: true })),
-  },
-  { additionalProperties: false },
-);
-const RestoreSummarySchema = Type.Object(
-  {
-    scanned: Type.Integer(),
-    restored: Type.Integer(),
-    alreadyPresent: Type.Integer(),
-    skippedExpired: Type.Integer(),
-    leftInJournal: Type.Integer(),
-    startedAt: Type.Integer(),
-    durationMs: Type.Integer(),
-  },
-  { additionalProperties: true },
-);
-export const ClearAllBody = Type.Object(
-  {
-    /** Must be the text "clear-all": this cancels every unfinished job. */
-    confirm: Type.String({ maxLength: 32 }),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
-  },
-  { additionalProperties: false },
-);
-const ClearAllSummarySchema = Type.Object({
-  cancelled: Type.Integer(),
-  startedAt: Type.Integer(),
-  durationMs: Type.Integer(),
-});
-const JournalStatusSchema = Type.Object(
-  {},
-  { additionalProperties: true, description: 'restoreMode, inner (ok | restoring | lost), lastRestore…' },
-);
-
 /**
  * The journal's operator actions (docs/journal.md): restore after a store loss (all, or one job), clear-all
- * (guarded by a confirmation text, audited), and the journal's status. Without a journal: 409 E_CONFLICT.
- * Tokens limited to some topics may not call them (they span every topic).
+ * (guarded by a confirmation text, audited), and the journal's status. Without a journal the status answers
+ * `{"available": false}` and the actions 409 E_CONFLICT. Tokens limited to some topics may not call them
+ * (they span every topic).
  */
 export function registerJournalRoutes(app: DelayqApp, service: DelayqService): void {
-  app.addHook('preHandler', async (request) => {
-    if (/^\/v1\/(restore|clear-all|journal)|^\/v1\/jobs\/:id\/restore/.test(request.routeOptions.url ?? ''))
-      authorizeAllTopics(request);
-  });
+  // On these routes only: a hook on the app would run on every request of every route.
+  const spansAllTopics = async (request: FastifyRequest): Promise<void> => authorizeAllTopics(request);
   app.get(
     '/v1/journal',
     {
+      preHandler: spansAllTopics,
       schema: {
         tags: ['journal'],
-        summary: 'Journal status',
+        summary: 'Journal status (`available: false` when the server runs without a SQL journal)',
         response: { 200: JournalStatusSchema, ...errorResponses },
       },
     },
@@ -67,10 +38,11 @@ export function registerJournalRoutes(app: DelayqApp, service: DelayqService): v
   app.post(
     '/v1/restore',
     {
+      preHandler: spansAllTopics,
       schema: {
         tags: ['journal'],
         summary: 'Restore every unfinished job from the journal (idempotent)',
-        body: RestoreBody,
+        body: RestoreRequest,
         response: { 200: RestoreSummarySchema, ...errorResponses },
       },
     },
@@ -79,11 +51,12 @@ export function registerJournalRoutes(app: DelayqApp, service: DelayqService): v
   app.post(
     '/v1/jobs/:id/restore',
     {
+      preHandler: spansAllTopics,
       schema: {
         tags: ['journal'],
         summary: 'Restore one job from the journal',
         params: JobIdParams,
-        body: Type.Optional(RestoreBody),
+        body: Type.Optional(RestoreRequest),
         response: { 200: RestoreSummarySchema, ...errorResponses },
       },
     },
@@ -92,10 +65,11 @@ export function registerJournalRoutes(app: DelayqApp, service: DelayqService): v
   app.post(
     '/v1/clear-all',
     {
+      preHandler: spansAllTopics,
       schema: {
         tags: ['journal'],
         summary: 'Cancel every unfinished job (confirm: "clear-all"; audited)',
-        body: ClearAllBody,
+        body: ClearAllRequest,
         response: { 200: ClearAllSummarySchema, ...errorResponses },
       },
     },

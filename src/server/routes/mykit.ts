@@ -1,13 +1,15 @@
 /**
  * The mykit-delay endpoints of seed 000, so its clients can switch without changes (docs/compat.md).
  * Like the original, every answer is HTTP 200 with `{success, data, message, code}`; a refusal is
- * `success: false, code: 500` with the catalogue code and reason in `message`.
+ * `success: false, code: 500` with the catalogue code and reason in `message`, but for an access refusal,
+ * whose HTTP status (401, 403, 429) is also its `code`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Job } from '../../core/job.js';
 import { invalid } from '../../core/errors.js';
-import { RESERVE_MAX_WAIT_MS, Topic } from '../../protocol/schemas.js';
+import { Topic } from '../../protocol/schemas.js';
+import { RESERVE_MAX_WAIT_MS } from '../../protocol/reservation-schemas.js';
 import type { RestoreHandler, RouteContext } from '../route-context.js';
 import { authorizeAllTopics, authorizeTopic } from '../auth.js';
 import { deleteById, finishById, seedBody, type CompatReservations } from '../compat-reservations.js';
@@ -25,7 +27,9 @@ const MykitResponse = Type.Object({
   success: Type.Boolean(),
   data: Type.Unknown(),
   message: Type.String(),
-  code: Type.Integer(),
+  code: Type.Integer({
+    description: '200 on success, 500 on a refusal; an access refusal carries its HTTP status (401, 403, 429)',
+  }),
 });
 
 /** The job fields of seed 000; unknown fields are ignored, as the original's JSON binding did. */
@@ -44,7 +48,8 @@ const MykitPush = Type.Object({
 
 const JobIdQuery = Type.Object({ jobId: Type.Optional(Type.String()) });
 const ok = (data: unknown, message = 'success') => ({ success: true, data, message, code: 200 });
-const refused = (message: string) => ({ success: false, data: null, message, code: 500 });
+/** A refusal: `code` 500 as in seed 000, or the HTTP status of an access refusal (401, 403, 429: compat-status.ts). */
+const refused = (message: string, code = 500) => ({ success: false, data: null, message, code });
 const NO_JOURNAL = 'restore needs the SQL journal, which this deployment does not have (see docs/compat.md)';
 
 /** mykit's Status ordinals (WaitPut, Delay, Ready, Finish, Delete), as delayq states map onto them. */
@@ -82,7 +87,8 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.setErrorHandler((err, request, reply) => {
     const error = toDelayqError(err);
     request.log.debug({ code: error.code, field: error.field }, 'mykit request refused');
-    return reply.status(compatStatus(error)).send(refused(`${error.code}: ${error.message}`));
+    const status = compatStatus(error);
+    return reply.status(status).send(refused(`${error.code}: ${error.message}`, status === 200 ? 500 : status));
   });
   const base = (summary: string) => ({
     tags: ['compat'],
@@ -111,6 +117,7 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.get(
     '/delete',
     {
+      config: { changesState: true },
       schema: {
         ...base('cancel a job (data: {dispatched, attempts} when it was cancelled, null when it had ended)'),
         querystring: JobIdQuery,
@@ -126,7 +133,10 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
 
   app.get(
     '/finish',
-    { schema: { ...base('finish a job reserved by /get, or cancel one not yet delivered'), querystring: JobIdQuery } },
+    {
+      config: { changesState: true },
+      schema: { ...base('finish a job reserved by /get, or cancel one not yet delivered'), querystring: JobIdQuery },
+    },
     async (request) => {
       const id = requireJobId(request.query.jobId);
       await authorizeJob(request, service, id);
@@ -138,6 +148,7 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.get(
     '/get/:topic',
     {
+      config: { changesState: true },
       schema: {
         ...base('reserve one ready job of a topic (data = the job, or null)'),
         params: Type.Object({ topic: Topic }),
@@ -174,6 +185,7 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   app.get(
     '/reStore',
     {
+      config: { changesState: true },
       schema: {
         ...base('restore unfinished jobs from the journal'),
         querystring: Type.Object({ expire: Type.Optional(Type.String()) }),
@@ -183,17 +195,24 @@ export const mykitRoutes: FastifyPluginAsyncTypebox<MykitOptions> = async (app, 
   );
   app.get(
     '/reStore/:id',
-    { schema: { ...base('restore one job from the journal'), params: Type.Object({ id: Type.String() }) } },
+    {
+      config: { changesState: true },
+      schema: { ...base('restore one job from the journal'), params: Type.Object({ id: Type.String() }) },
+    },
     async (request) => restoreJobAnswer(request.params.id),
   );
   app.get(
     '/reStoreJob',
-    { schema: { ...base('restore one job from the journal'), querystring: JobIdQuery } },
+    {
+      config: { changesState: true },
+      schema: { ...base('restore one job from the journal'), querystring: JobIdQuery },
+    },
     async (request) => restoreJobAnswer(request.query.jobId ?? ''),
   );
   app.get(
     '/clearAll',
     {
+      config: { changesState: true },
       schema: {
         ...base('cancel every unfinished job; guarded: ?confirm=clear-all'),
         querystring: Type.Object({ confirm: Type.Optional(Type.String({ maxLength: 32 })) }),

@@ -2,14 +2,8 @@
  * Consumers: reserve (long-poll), touch, finish, fail, release. Every call after reserve carries the
  * reservation token, so a consumer whose TTR lapsed cannot finish a job that was delivered again.
  */
-import {
-  FailRequest,
-  FailResponse,
-  JobIdParams,
-  JobResponse,
-  ReleaseRequest,
-  TouchRequest,
-} from '../../protocol/schemas.js';
+import { JobIdParams, JobResponse } from '../../protocol/schemas.js';
+import { FailRequest, FailResponse, ReleaseRequest, TouchRequest } from '../../protocol/reservation-schemas.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic } from '../auth.js';
 import { settleAcks } from '../batch-ack.js';
@@ -17,7 +11,7 @@ import { ReserveAndAckRequest, ReserveAndAckResponse } from '../../protocol/ack-
 import { toWireJob } from '../wire.js';
 import { reserveAnswerJson, sendJsonText } from '../job-json.js';
 import { reserveForRequest } from '../reserve-for-request.js';
-import { FinishRequest } from '../../protocol/job-api-schemas.js';
+import { FinishRequest } from '../../protocol/reservation-schemas.js';
 import { authorizeJob, errorResponses } from '../route-helpers.js';
 
 export function registerReservationRoutes(app: DelayqApp, { service }: RouteContext): void {

@@ -5,28 +5,34 @@ import {
   ScheduleFiresResponse,
   ScheduleListResponse,
   ScheduleNameParams,
+  SchedulePreviewQuery,
+  SchedulePreviewResponse,
   ScheduleResponse,
 } from '../../protocol/schedule-schemas.js';
-import type { ScheduleInput } from '../../schedule/schedule-input.js';
-import type { Schedules } from '../../schedule/schedules.js';
+import type { ScheduleInput } from '../../schedules/schedule-input.js';
+import type { Schedules } from '../../schedules/schedules.js';
 import type { DelayqApp } from '../route-context.js';
+import type { FastifyRequest } from 'fastify';
+import type { ScheduleGuard } from '../../store/schedule-store.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
 import { errorResponses } from '../route-helpers.js';
 import { toWireJob } from '../wire.js';
 
 /**
  * Schedules (docs/schedules.md): periodic pushes by cron or interval. A caller limited to topic prefixes
- * sees and changes only the schedules of its topics.
+ * sees and changes only the schedules of its topics; the others are as if they did not exist.
  */
 export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): void {
   const params = ScheduleNameParams;
   const tags = ['schedules'];
 
-  /** The schedule, after checking the caller may act on its topic. */
-  const authorized = async (request: Parameters<typeof authorizeTopic>[0], name: string) => {
-    const schedule = await schedules.get(name);
-    authorizeTopic(request, schedule.topic);
-    return schedule;
+  /**
+   * A caller limited to topics sees and changes only schedules of its topics: another's is answered as a name
+   * no schedule has (404), and taking its name is a conflict (409), so neither says what it is.
+   */
+  const guardOf = (request: Pick<FastifyRequest, 'principal'>): ScheduleGuard | undefined => {
+    const { principal } = request;
+    return principal && principal.topicPrefixes !== null ? (s) => mayUseTopic(principal, s.topic) : undefined;
   };
 
   app.get(
@@ -50,7 +56,7 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
       },
     },
     async (request) => ({
-      schedule: await authorized(request, request.params.name),
+      schedule: await schedules.get(request.params.name, guardOf(request)),
     }),
   );
 
@@ -67,8 +73,7 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
     },
     async (request) => {
       const { next = 5, last = 5 } = request.query;
-      const fires = await schedules.fires(request.params.name, { next, last });
-      authorizeTopic(request, fires.topic);
+      const fires = await schedules.fires(request.params.name, { next, last }, guardOf(request));
       return { next: fires.next, last: fires.last.map((f) => ({ ...f, job: toWireJob(f.job) })) };
     },
   );
@@ -86,10 +91,34 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
     },
     async (request, reply) => {
       authorizeTopic(request, request.body.topic);
-      const existing = await schedules.store.get(request.params.name);
-      if (existing) authorizeTopic(request, existing.topic);
-      const { schedule, created } = await schedules.put(request.params.name, request.body as ScheduleInput);
+      const { schedule, created } = await schedules.put(
+        request.params.name,
+        request.body as ScheduleInput,
+        guardOf(request),
+      );
       return reply.code(created ? 201 : 200).send({ schedule });
+    },
+  );
+
+  app.post(
+    '/v1/schedules/:name/preview',
+    {
+      schema: {
+        tags,
+        summary: 'The coming ticks a definition would fire, checked as PUT checks it, without storing it',
+        description:
+          "Takes PUT's body; answers the next ticks (a new schedule's from now, a replacement's from its first tick " +
+          'not yet pushed) as if it were active, in its time zone. For an editor to show before saving.',
+        params,
+        querystring: SchedulePreviewQuery,
+        body: PutScheduleRequest,
+        response: { 200: SchedulePreviewResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      authorizeTopic(request, request.body.topic);
+      const { name } = request.params;
+      return schedules.preview(name, request.body as ScheduleInput, request.query.next ?? 10, guardOf(request));
     },
   );
 
@@ -104,8 +133,7 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
       },
     },
     async (request) => {
-      await authorized(request, request.params.name);
-      await schedules.delete(request.params.name);
+      await schedules.delete(request.params.name, guardOf(request));
       return { deleted: true };
     },
   );
@@ -127,8 +155,7 @@ export function registerScheduleRoutes(app: DelayqApp, schedules: Schedules): vo
         },
       },
       async (request) => {
-        await authorized(request, request.params.name);
-        return { schedule: await schedules.setPaused(request.params.name, paused) };
+        return { schedule: await schedules.setPaused(request.params.name, paused, guardOf(request)) };
       },
     );
   }

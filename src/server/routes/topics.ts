@@ -3,6 +3,7 @@ import { DelayqError } from '../../core/errors.js';
 import type { DelayqApp, RouteContext } from '../route-context.js';
 import { authorizeTopic, mayUseTopic } from '../auth.js';
 import { errorResponses } from '../route-helpers.js';
+import { TopicListQuery, TopicListResponse } from '../../protocol/topic-list-schemas.js';
 
 /** Counts per topic and state. A token limited to topic prefixes sees only its topics. */
 export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): void {
@@ -21,6 +22,26 @@ export function registerTopicRoutes(app: DelayqApp, { service }: RouteContext): 
         topics: topics.filter((t) => mayUseTopic(request.principal, t.topic)),
         storeResets: service.storeNotices.resets,
       };
+    },
+  );
+
+  app.get(
+    '/v1/topics',
+    {
+      schema: {
+        tags: ['topics'],
+        summary: 'Topics with their counts, filtered, sorted and paged by cursor',
+        description:
+          'The counts of GET /v1/stats, a page at a time: filter by name (prefix, contains), by a state with jobs ' +
+          '(has) or by pause; sort by name, next due time, every job or one state; `next` continues. Read from the ' +
+          'same per-topic counts as GET /v1/stats. A token limited to topic prefixes sees only its topics.',
+        querystring: TopicListQuery,
+        response: { 200: TopicListResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { limit = 50, ...query } = request.query;
+      return service.topics.page({ ...query, limit }, (topic) => mayUseTopic(request.principal, topic));
     },
   );
 

@@ -102,7 +102,7 @@ export function createRedisClient(connection: RedisConnection, tuning: ClientTun
     lazyConnect: true,
     enableOfflineQueue: false,
     // Off: the store batches itself (PartitionBatcher), and auto-pipelining's per-turn Pipeline copies every
-    // defined script, garbage that lengthens GC pauses (bench/profiling-notes.md).
+    // defined script, garbage that lengthens GC pauses (docs/performance.md).
     enableAutoPipelining: false,
     maxRetriesPerRequest: 1,
     commandTimeout: tuning.commandTimeoutMs,

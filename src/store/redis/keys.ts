@@ -17,14 +17,19 @@
  *   T:ended:M    list  ids of the jobs that ended in minute M (epoch ms / 60000), in the order they ended
  *   T:ended:slots zset M → its start (ms): the minutes of the ended log, which purge walks (lua/ended-log.lua)
  *   T:counts     hash  `topic|stateCode` → jobs (stats in O(partitions × topics))
+ *   T:topicdue:X zset  `X#b` → earliest runAt of delayed set `X#b`: topic X's entries of the due index, so
+ *                its next due time is the first entry (lua/due-index.lua keeps both)
  *   T:due:X      hash  `m<minute>` / `h<hour>` (runAt / 60 000 or / 3 600 000) → delayed jobs of topic X due in
  *                that minute or hour, the due histogram's counters (due-counters.ts; fields at 0 are deleted)
+ *   T:ids:X      zset  the bounds of topic X's id pages (score 0, lex order): the directory of its id index
+ *   T:idp:X#B    zset  id → 0, topic X's ids from bound B up to the next bound, at most ID_PAGE_ENTRIES (64) so
+ *                it stays a listpack; list.lua walks these pages from the cursor (lua/id-index.lua)
  *   T:draining   hash  topic → when a reserve last took jobs of it (promote.lua leaves such a topic's due
  *                jobs to reserve.lua)
  *   T:nodes      hash  node name ↔ small index used in history entries
  *   T:marker     string a value each process remembers: gone or changed means the partition lost its data
  *                (reset-marker.ts)
- * The topic keys (`T:delayed:X`, `T:due:X` …) and `T:draining` are the one exception to "keys only in keys.ts": a
+ * The topic keys (`T:delayed:X`, `T:due:X`, `T:topicdue:X`, `T:ids:X` …) and `T:draining` are the one exception to "keys only in keys.ts": a
  * script that loads a job by id learns its topic from the record, so it appends the topic to `topicPrefix`
  * (ARGV[1]) itself; `draining` is built the same way, by the two scripts that use it.
  * Topics cannot hold braces (core validates them), so a topic never moves a key to another slot.
@@ -52,6 +57,7 @@ export interface PartitionKeys {
   delayed(topic: string, bucket: number): string;
   ready(topic: string): string;
   dead(topic: string): string;
+  topicDue(topic: string): string;
 }
 
 /** A RedisStore built without a partition count (config's automatic choice on a Cluster is the same). */
@@ -76,6 +82,7 @@ export function partitionKeys(prefix: string, partition: number): PartitionKeys 
     delayed: (topic, bucket) => k(`delayed:${topic}#${bucket}`),
     ready: (topic) => k(`ready:${topic}`),
     dead: (topic) => k(`dead:${topic}`),
+    topicDue: (topic) => k(`topicdue:${topic}`),
   };
 }
 

@@ -1,6 +1,7 @@
 import { TERMINAL_STATES } from '../../core/job.js';
 import { OUTCOME_CODES } from '../outcome-codes.js';
 import { DUE_COUNTER_MS } from './due-counters.js';
+import { ID_PAGE_ENTRIES, LIST_BUDGET } from './id-index.js';
 import {
   ENTRY_FIELDS,
   ENTRY_REASON,
@@ -20,8 +21,8 @@ import {
 const upper = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
 
 /**
- * The named constants every script starts with, written from record-layout.ts, outcome-codes.ts and
- * due-counters.ts when the scripts are loaded, so Lua and TypeScript read one definition. Lua offsets are 1-based.
+ * The named constants every script starts with, written from record-layout.ts, outcome-codes.ts,
+ * due-counters.ts and id-index.ts when the scripts are loaded, so Lua and TypeScript read one definition. Lua offsets are 1-based.
  */
 export function luaConstants(): string {
   const lines: string[] = ['-- constants: generated from record-layout.ts (lua-prelude.ts)'];
@@ -42,6 +43,8 @@ export function luaConstants(): string {
   for (const [field, at] of Object.entries(HEAD_AT)) local(`HEAD_${upper(field)}_AT`, at + 1);
   local('READY_ID_AT', READY_MEMBER_ID_AT + 1);
   for (const [slot, ms] of Object.entries(DUE_COUNTER_MS)) local(`DUE_${upper(slot)}_MS`, ms);
+  local('ID_PAGE_ENTRIES', ID_PAGE_ENTRIES);
+  local('LIST_BUDGET', LIST_BUDGET);
   local('OUTCOME_OK', OUTCOME_CODES.ok);
   local('OUTCOME_REPEATED', OUTCOME_CODES.repeated);
   local('OUTCOME_NOT_FOUND', OUTCOME_CODES.notFound);

@@ -18,7 +18,7 @@ interface Pending<T> {
  * as script calls per partition of at most `maxItems` each, instead of one EVALSHA per call. `send` gets
  * the items of one chunk and answers one reply per item, in order. Pending items are bounded by the
  * callers' own concurrency; nothing is held across a failed call: its callers are rejected with the error.
- * The chunk size bounds a script's run and its Lua unpack; the chosen size is in bench/profiling-notes.md.
+ * The chunk size bounds a script's run and its Lua unpack; why this size: docs/performance.md.
  */
 export class PartitionBatcher<T> {
   private pending = new Map<number, Pending<T>[]>();

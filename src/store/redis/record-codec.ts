@@ -1,5 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
-import type { JobEvent, JobState, NewJob } from '../../core/job.js';
+import type { HistoryEvent, JobState, NewJob } from '../../core/job.js';
+import { dedupPushReason } from '../../core/push-dedup.js';
 import { encodeRetry } from './retry-text.js';
 import { strBytes, writeArray, writeFalse, writeStr } from './msgpack-write.js';
 import {
@@ -51,7 +52,7 @@ export interface StoredRecord {
 /** One history entry as stored; `node` is the node's index in its partition (nodes hash). */
 export interface StoredEntry {
   at: EpochMs;
-  event: JobEvent;
+  event: HistoryEvent;
   state: JobState;
   attempt: number;
   node: number;
@@ -209,6 +210,8 @@ export interface RecordPlan {
   bizKeyBytes: number;
   bodyBytes: number;
   topicBytes: number;
+  /** The push entry's reason (a keyed push's, push-dedup.ts), or null. */
+  reason: string | null;
   size: number;
 }
 
@@ -227,13 +230,15 @@ export function planRecord(job: NewJob, now: EpochMs): RecordPlan {
     (job.bizKey == null ? 1 : strBytes(bizKeyBytes)) +
     strBytes(bodyBytes) +
     strBytes(retry.length);
+  const reason = job.dedup ? dedupPushReason(job.dedup) : null;
   return {
     retry,
     tagBytes,
     bizKeyBytes,
     bodyBytes,
     topicBytes,
-    size: HEAD_BYTES + optional + 1 + topicBytes + body + ENTRY_BYTES,
+    reason,
+    size: HEAD_BYTES + optional + 1 + topicBytes + body + ENTRY_BYTES + (reason === null ? 0 : 4 + reason.length),
   };
 }
 
@@ -270,9 +275,13 @@ export function writeNewRecord(
   pos = writeStr(b, pos, job.body, plan.bodyBytes);
   pos = writeStr(b, pos, plan.retry, plan.retry.length); // ASCII
   pos = b.writeIntBE(now, pos, TIME_BYTES); // the push entry
-  b[pos++] = EVENT_CODE.push * EVENT_MUL + state;
+  b[pos++] = EVENT_CODE.push * EVENT_MUL + state + (plan.reason === null ? 0 : ENTRY_REASON);
   pos = b.writeUInt16BE(0, pos);
-  return b.writeUIntBE(node, pos, 3);
+  pos = b.writeUIntBE(node, pos, 3);
+  if (plan.reason === null) return pos;
+  // ASCII: a dedup key's characters and digits.
+  pos = b.writeUInt32BE(plan.reason.length, pos);
+  return pos + b.write(plan.reason, pos, 'latin1');
 }
 
 /** One new job's record on its own (push.lua's input is pushArgs's; this is for tests and tools). */

@@ -1,4 +1,4 @@
-import { JOB_EVENTS, JOB_STATES, type JobEvent, type JobState } from '../../core/job.js';
+import { HISTORY_EVENTS, JOB_STATES, type HistoryEvent, type JobState } from '../../core/job.js';
 
 /*
  * The stored job record, defined once: the TypeScript codec (record-codec.ts) reads and packs it, and the
@@ -12,14 +12,15 @@ import { JOB_EVENTS, JOB_STATES, type JobEvent, type JobState } from '../../core
  *   history one ENTRY_FIELDS entry per transition, then an I4-length reason when ENTRY_REASON is set
  * Absent fields take no bytes. A change to any of this, or to what else a partition keeps beside the
  * records, takes a new RECORD_LAYOUT. Layout 4 adds the due-time counters (due-counters.ts), layout 5 the
- * bizKey and tag indexes (lua/label-index.lua); lua/upgrade-layout.lua builds what a partition of an
- * older layout lacks when it is opened.
+ * bizKey and tag indexes (lua/label-index.lua), layout 6 each topic's due index (lua/due-index.lua),
+ * layout 7 each topic's id index (lua/id-index.lua); lua/upgrade-layout.lua (and id-index-build.ts, for the
+ * id index) builds what a partition of an older layout lacks when it is opened.
  */
 
 /** The layout number a partition records (register-node.lua refuses to open a partition of another). */
-export const RECORD_LAYOUT = 5;
+export const RECORD_LAYOUT = 7;
 /** The layouts this delayq upgrades in place when it opens a partition written in one (node-registration.ts). */
-export const UPGRADABLE_LAYOUTS: readonly number[] = [3, 4];
+export const UPGRADABLE_LAYOUTS: readonly number[] = [3, 4, 5, 6];
 
 /** A fixed-width big-endian integer field: its width in bytes and whether it is signed. */
 interface IntField {
@@ -74,9 +75,9 @@ export const OPTIONAL_TIMES = ['ttlMs', 'readyAt', 'reservedAt', 'finishedAt'] a
 /** Width of every time in the record (epoch ms, signed). */
 export const TIME_BYTES = 6;
 
-/** States and events are stored as 1-based indexes into the core's JOB_STATES and JOB_EVENTS. */
+/** States and events are stored as 1-based indexes into the core's JOB_STATES and HISTORY_EVENTS. */
 export const STATE_CODE = codes(JOB_STATES) as { readonly [S in JobState]: number };
-export const EVENT_CODE = codes(JOB_EVENTS) as { readonly [E in JobEvent]: number };
+export const EVENT_CODE = codes(HISTORY_EVENTS) as { readonly [E in HistoryEvent]: number };
 
 export function stateOf(code: number): JobState {
   const state = JOB_STATES[code - 1];
@@ -84,8 +85,8 @@ export function stateOf(code: number): JobState {
   return state;
 }
 
-export function eventOf(code: number): JobEvent {
-  const event = JOB_EVENTS[code - 1];
+export function eventOf(code: number): HistoryEvent {
+  const event = HISTORY_EVENTS[code - 1];
   if (event === undefined) throw new Error(`record: unknown event code ${code}`);
   return event;
 }

@@ -7,7 +7,7 @@ import type { Outcome, ReserveOptions } from '../store.js';
 import { recordToJob } from './job-record.js';
 import { decodeRecord } from './record-codec.js';
 import { STATE_CODE } from './record-layout.js';
-import type { RedisJobNumbers } from './redis-extras.js';
+import type { RedisJobNumbers } from './redis-job-numbers.js';
 import type { PartitionAccess } from './redis-reads.js';
 
 /** Due-index entries one peek call reads (peek.lua): Redis is never held for a whole index. */

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock.js';
 import { pushedJob, type NewJob } from '../../core/job.js';
 import type { PushResult } from '../store.js';
+import { OUTCOME_CODES } from '../outcome-codes.js';
 import { recordToJob } from './job-record.js';
 import { PartitionBatcher } from './partition-batcher.js';
 import { JOBS_PER_BUCKET, pushArgs, type PushArgsEntry } from './push-args.js';
@@ -50,7 +51,32 @@ export class RedisPusher {
       } else results.push({ created: false, job: recordToJob(job.id, decodeRecord(reply as Buffer)) });
     }
     if (readyTopics) store.madeReady(readyTopics);
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i]!;
+      if (job.onExists && !results[i]!.created) results[i] = await this.upsert(job, now, results[i]!);
+    }
     return results;
+  }
+
+  /**
+   * A push with an onExists rule whose id push.lua found taken: upsert.lua applies the rule to that job if it
+   * still waits. A job gone between the two calls (purged) is pushed again.
+   */
+  private async upsert(job: NewJob, now: EpochMs, found: PushResult): Promise<PushResult> {
+    const rule = job.onExists!;
+    const { state } = found.job;
+    if (found.job.topic !== job.topic || (state !== 'delayed' && state !== 'ready')) return found;
+    const p = this.store.part(job.id);
+    const maxWaitMs = rule.mode === 'extend' && rule.maxWaitMs !== null ? rule.maxWaitMs : -1;
+    const body = rule.mode === 'replace' ? job.body : '';
+    const args = [job.id, job.topic, rule.mode, job.runAt, maxWaitMs, job.priority, body, now, this.store.nodeIndex(p)];
+    const [code, record] = (await this.store.run('upsert', p, args, true)) as [number, Buffer | undefined];
+    if (code === OUTCOME_CODES.notFound) return (await this.pushMany([job], now))[0]!;
+    const stored = recordToJob(job.id, decodeRecord(record!));
+    if (code !== OUTCOME_CODES.ok) return { created: false, job: stored };
+    if (stored.state === 'ready') this.store.madeReady([stored.topic]);
+    else this.madeDue(stored.runAt);
+    return { created: false, job: stored, change: rule.mode === 'replace' ? 'replaced' : 'extended' };
   }
 
   private async pushPartition(partition: number, entries: PushArgsEntry[]): Promise<unknown[]> {

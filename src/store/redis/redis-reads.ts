@@ -1,4 +1,5 @@
 import { emptyCounts, JOB_STATES, type HistoryEntry, type Job, type TopicStats } from '../../core/job.js';
+import { mergeIdPages } from '../id-pages.js';
 import type { JobPage, JobQuery } from '../store.js';
 import type { RedisClient } from './connection.js';
 import { nul, recordHistory, recordToJob } from './job-record.js';
@@ -8,7 +9,7 @@ import type { PartitionKeys } from './keys.js';
 import type { ScriptName } from './scripts.js';
 
 /**
- * What the read side and the scheduler side (redis-scheduling.ts) need of RedisStore: its partitions,
+ * What the read side and the timer's side (redis-scheduling.ts) need of RedisStore: its partitions,
  * scripts and commands run on them, this process's node index in each, and the wake-up bus.
  */
 export interface PartitionAccess {
@@ -28,6 +29,18 @@ export interface PartitionAccess {
   madeReady(topics: Iterable<string>): void;
 }
 
+/** The ids grouped by the partition that holds each. */
+export function byPartition(store: PartitionAccess, ids: readonly string[]): Map<number, string[]> {
+  const map = new Map<number, string[]>();
+  for (const id of ids) {
+    const p = store.part(id);
+    const list = map.get(p);
+    if (list) list.push(id);
+    else map.set(p, [id]);
+  }
+  return map;
+}
+
 export async function readJob(store: PartitionAccess, id: string): Promise<Job | null> {
   const record = (await store.run('get', store.part(id), [id], true)) as Buffer | null;
   return record ? recordToJob(id, decodeRecord(record)) : null;
@@ -41,7 +54,10 @@ export async function readHistory(store: PartitionAccess, id: string): Promise<H
   return recordHistory(decodeRecord(record, true), (index) => names[`#${index}`] ?? `node#${index}`);
 }
 
-/** Each partition returns its first limit+1 matches after the cursor; the merge keeps the first `limit`. */
+/**
+ * Each partition answers its first limit+1 matches after the cursor, or fewer and where it stopped looking
+ * (lua/list.lua); merged, the page is complete up to the least of those (id-pages.ts).
+ */
 export async function listJobs(store: PartitionAccess, query: JobQuery): Promise<JobPage> {
   const args = [
     nul(query.topic),
@@ -53,43 +69,49 @@ export async function listJobs(store: PartitionAccess, query: JobQuery): Promise
     query.limit,
   ];
   const replies = (await store.all((p) => store.run('list', p, args, true))) as Buffer[][];
-  const jobs: Job[] = [];
-  for (const flat of replies)
+  const pages = replies.map(([through, ...flat]): JobPage => {
+    const jobs: Job[] = [];
     for (let i = 0; i < flat.length; i += 2) jobs.push(recordToJob(flat[i]!.toString(), decodeRecord(flat[i + 1]!)));
-  jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const page = jobs.slice(0, query.limit);
-  return { jobs: page, next: jobs.length > query.limit ? page[page.length - 1]!.id : null };
+    // A partition that found limit+1 matches is complete up to the last; `through` says so too.
+    const stop = through!.toString();
+    return { jobs, next: stop === '' ? null : stop };
+  });
+  return mergeIdPages(pages, query.limit);
 }
 
 /**
- * The scripts keep per-topic, per-state counters, so this is O(partitions × topics) for the counts; the
- * next due time per topic comes from the due index, one entry per delayed set (about one per 40–80 jobs).
+ * The scripts keep per-topic, per-state counters (`counts`) and each topic's due index (`topicdue:<topic>`,
+ * lua/due-index.lua), so this reads one hash per partition and the first entry of each topic's due index
+ * that has delayed jobs there: O(partitions × topics), whatever the number of jobs.
  */
 export async function topicStats(store: PartitionAccess): Promise<TopicStats[]> {
-  const replies = await store.guard((c) =>
-    store.all((p) =>
-      Promise.all([c.hgetall(store.parts[p]!.counts), c.zrange(store.parts[p]!.dueIndex, 0, '-1', 'WITHSCORES')]),
-    ),
-  );
   const byTopic = new Map<string, TopicStats>();
   const entry = (topic: string): TopicStats => {
     let stats = byTopic.get(topic);
     if (!stats) byTopic.set(topic, (stats = { topic, counts: emptyCounts(), nextDueAt: null }));
     return stats;
   };
-  for (const [counts, heads] of replies) {
-    for (const [field, n] of Object.entries(counts)) {
-      const cut = field.lastIndexOf('|');
-      const state = JOB_STATES[Number(field.slice(cut + 1)) - 1];
-      if (state) entry(field.slice(0, cut)).counts[state] += Number(n);
-    }
-    for (let i = 0; i < heads.length; i += 2) {
-      const member = heads[i]!; // `<topic>#<bucket>`
-      const stats = entry(member.slice(0, member.lastIndexOf('#')));
-      const at = Number(heads[i + 1]);
-      if (stats.nextDueAt === null || at < stats.nextDueAt) stats.nextDueAt = at;
-    }
-  }
+  await store.guard((c) =>
+    store.all(async (p) => {
+      const k = store.parts[p]!;
+      const delayedHere: string[] = [];
+      for (const [field, n] of Object.entries(await c.hgetall(k.counts))) {
+        const cut = field.lastIndexOf('|');
+        const state = JOB_STATES[Number(field.slice(cut + 1)) - 1];
+        if (!state) continue;
+        const topic = field.slice(0, cut);
+        entry(topic).counts[state] += Number(n);
+        if (state === 'delayed' && Number(n) > 0) delayedHere.push(topic);
+      }
+      const heads = await Promise.all(delayedHere.map((topic) => c.zrange(k.topicDue(topic), 0, '0', 'WITHSCORES')));
+      delayedHere.forEach((topic, i) => {
+        const at = heads[i]![1];
+        const stats = entry(topic);
+        if (at !== undefined && (stats.nextDueAt === null || Number(at) < stats.nextDueAt))
+          stats.nextDueAt = Number(at);
+      });
+    }),
+  );
   return [...byTopic.values()]
     .filter((s) => Object.values(s.counts).some((n) => n > 0))
     .sort((a, b) => a.topic.localeCompare(b.topic));

@@ -5,10 +5,14 @@ import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
 import { type Job, type NewJob, type Reservation } from '../../core/job.js';
 import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
-import { ok, repeatedOk, type CancelledJob, type Outcome } from '../store.js';
+import { ok, repeatedOk, RUN_NOW_REASON, type CancelledJob, type Outcome } from '../store.js';
 import type {
+  BuryParams,
+  CancelParams,
   PromoteResult,
   PushResult,
+  ReleaseParams,
+  RetryParams,
   ReserveOptions,
   ReserveResult,
   Store,
@@ -40,7 +44,14 @@ import { RedisPusher } from './redis-push.js';
 import { checkLayout, type RedisStoreOptions } from './redis-store-options.js';
 import { reserveJobs } from './redis-reserve.js';
 import { RedisClock } from './redis-clock.js';
-import { RedisJobNumbers, RedisTopicPauses } from './redis-extras.js';
+import { RedisTopicPauses } from './redis-extras.js';
+import { RedisTopicSettings } from './redis-topic-settings.js';
+import { pushClaiming } from '../dedup-claims.js';
+import { RedisDedupClaims } from './redis-dedup-claims.js';
+import { RedisDispatchRates } from './redis-dispatch-rates.js';
+import { RedisJobNumbers } from './redis-job-numbers.js';
+import { RedisJobSeries } from './redis-job-series.js';
+import { RedisConsumerDirectory } from './redis-consumer-directory.js';
 import { listJobs, readHistory, readJob, topicStats, type PartitionAccess } from './redis-reads.js';
 import { redisDueHistogram } from './redis-due-histogram.js';
 import { drainPartitions, listLapsed, nextWakeAt, promoteDue } from './redis-scheduling.js';
@@ -54,7 +65,8 @@ import { persistenceWarnings } from './persistence-check.js';
 import { ResetMarker } from './reset-marker.js';
 import { FailoverWatch } from './failover-watch.js';
 import { followSentinels, type SentinelFollower } from './sentinel-follower.js';
-import * as jobApi from './redis-job-api.js';
+import * as listings from './redis-listings.js';
+import * as outcomes from './redis-outcomes.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
 
 export type { RedisStoreOptions } from './redis-store-options.js';
@@ -95,7 +107,29 @@ export class RedisStore implements Store {
     (fn) => this.guard(fn),
     () => this.prefix,
   );
+  readonly topicSettings = new RedisTopicSettings(
+    (fn) => this.guard(fn),
+    () => this.prefix,
+  );
+  readonly dispatchRates = new RedisDispatchRates(
+    (fn) => this.guard(fn),
+    () => this.prefix,
+  );
+  /** Claims of topics' dedup keys (store/dedup-claims.ts), taken before the job is pushed. */
+  private readonly dedupClaims = new RedisDedupClaims(
+    (fn) => this.guard(fn),
+    () => this.prefix,
+  );
   readonly numbers = new RedisJobNumbers(
+    (fn) => this.guard(fn),
+    () => this.prefix,
+    () => this.clock.now(),
+  );
+  readonly series = new RedisJobSeries(
+    (fn) => this.guard(fn),
+    () => this.prefix,
+  );
+  readonly consumers = new RedisConsumerDirectory(
     (fn) => this.guard(fn),
     () => this.prefix,
   );
@@ -116,7 +150,7 @@ export class RedisStore implements Store {
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
     checkLayout(this);
     // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
-    this.capabilities = { shared: true, journaled: false, reserveTakesDue: this.partitions === 1 };
+    this.capabilities = { shared: true, journaled: false, reserveTakesDue: this.partitions === 1, groups: false };
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
@@ -264,7 +298,8 @@ export class RedisStore implements Store {
 
   pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     if (!this.client) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
-    return this.pusher.pushMany(jobs, now);
+    const push = (some: readonly NewJob[]): Promise<PushResult[]> => this.pusher.pushMany(some, now);
+    return pushClaiming(this.dedupClaims, jobs, now, push, (id) => this.get(id));
   }
 
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
@@ -278,11 +313,11 @@ export class RedisStore implements Store {
     return code === OUTCOME_CODES.repeated ? repeatedOk(job) : ok(job);
   }
 
-  async cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
+  async cancel(id: string, now: EpochMs, params: CancelParams = {}): Promise<Outcome<CancelledJob>> {
     const reply = (await this.run(
       'cancel',
       this.part(id),
-      [id, now, this.nodeIndex[this.part(id)]!, nul(reason)],
+      [id, now, this.nodeIndex[this.part(id)]!, nul(params.reason)],
       true,
     )) as unknown[];
     return withDispatched(this.outcome(id, reply), reply[2] === STATE_CODE.reserved);
@@ -292,6 +327,13 @@ export class RedisStore implements Store {
     return this.outcome(
       id,
       await this.run('reschedule', this.part(id), [id, runAt, now, this.nodeIndex[this.part(id)]!], true),
+    );
+  }
+
+  async runNow(id: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.outcome(
+      id,
+      await this.run('run-now', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, RUN_NOW_REASON], true),
     );
   }
 
@@ -310,6 +352,17 @@ export class RedisStore implements Store {
   private fenced(name: ScriptName, id: string, args: (string | number)[]): Promise<Outcome<Job>> {
     return this.run(name, this.part(id), [id, ...args], true).then((reply) => this.outcome(id, reply));
   }
+
+  restoreReservation: Store['restoreReservation'] = (id, kept, now) =>
+    this.fenced('restore-reservation', id, [
+      now,
+      kept.token,
+      kept.reservedAt,
+      kept.deadlineAt,
+      kept.attempts,
+      this.nodeIndex[this.part(id)]!,
+      kept.runAt,
+    ]);
 
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
     return this.fenced('touch', id, [token, now, ttrMs ?? '']);
@@ -330,16 +383,23 @@ export class RedisStore implements Store {
     return (await this.run('finish', partition, args, true)) as unknown[];
   }
 
-  retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
+  retry(id: string, token: string, now: EpochMs, { runAt, error }: RetryParams): Promise<Outcome<Job>> {
     return this.fenced('retry', id, [token, runAt, now, this.nodeIndex[this.part(id)]!, nul(error)]);
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
+  bury(id: string, token: string, now: EpochMs, { error, priority }: BuryParams): Promise<Outcome<Job>> {
     return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error), priority ?? '']);
   }
 
-  release: Store['release'] = (id, token, now, runAt, priority, reason) =>
-    this.fenced('release', id, [token, now, this.nodeIndex[this.part(id)]!, runAt ?? '', priority ?? '', reason ?? '']);
+  release(
+    id: string,
+    token: string,
+    now: EpochMs,
+    { runAt, priority, reason }: ReleaseParams = {},
+  ): Promise<Outcome<Job>> {
+    const node = this.nodeIndex[this.part(id)]!;
+    return this.fenced('release', id, [token, now, node, runAt ?? '', priority ?? '', reason ?? '']);
+  }
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
     return reserveJob(this.access, (i, reply) => this.outcome(i, reply), id, now, options);
@@ -347,7 +407,7 @@ export class RedisStore implements Store {
 
   redrive: Store['redrive'] = (target, now) => redrive(this.access, target, now);
 
-  // ---- the scheduler (redis-scheduling.ts)
+  // ---- the timer's calls (redis-scheduling.ts)
 
   promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
     return promoteDue(this.access, now, limit, this.options.leaveDueToConsumers ?? true);
@@ -367,14 +427,14 @@ export class RedisStore implements Store {
   countReady: Store['countReady'] = (topic, belowPriority) => countReady(this.access, topic, belowPriority);
   stats: Store['stats'] = () => topicStats(this.access);
 
-  // ---- the job API (issue 23): bodies in redis-job-api.ts and store/bulk-by-selector.ts
-  recordOutcome: Store['recordOutcome'] = (id, token, o, now) => jobApi.recordOutcome(this.access, id, token, o, now);
-  outcomeOf: Store['outcomeOf'] = (id) => jobApi.outcomeOf(this.access, id);
-  setRetentionMany: Store['setRetentionMany'] = (ids, r, now) => jobApi.setRetentionMany(this.access, ids, r, now);
-  purgeRetained: Store['purgeRetained'] = (now, limit) => jobApi.purgeRetained(this.access, now, limit);
-  deleteEndedMany: Store['deleteEndedMany'] = (ids) => jobApi.deleteEndedMany(this.access, ids);
+  // ---- outcomes and retention (redis-outcomes.ts), bulk by selector (store/bulk-by-selector.ts), listings (redis-listings.ts)
+  recordOutcome: Store['recordOutcome'] = (id, token, o, now) => outcomes.recordOutcome(this.access, id, token, o, now);
+  outcomeOf: Store['outcomeOf'] = (id) => outcomes.outcomeOf(this.access, id);
+  setRetentionMany: Store['setRetentionMany'] = (ids, r, now) => outcomes.setRetentionMany(this.access, ids, r, now);
+  purgeRetained: Store['purgeRetained'] = (now, limit) => outcomes.purgeRetained(this.access, now, limit);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => outcomes.deleteEndedMany(this.access, ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
-  listDue: Store['listDue'] = (query) => jobApi.listDue(this.access, query);
-  listReserved: Store['listReserved'] = (query) => jobApi.listReserved(this.access, query);
+  listDue: Store['listDue'] = (query) => listings.listDue(this.access, query);
+  listReserved: Store['listReserved'] = (query) => listings.listReserved(this.access, query);
   dueHistogram: Store['dueHistogram'] = (query) => redisDueHistogram(this.access, query);
 }

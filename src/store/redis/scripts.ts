@@ -7,6 +7,8 @@ export const SCRIPT_NAMES = [
   'push',
   'cancel',
   'reschedule',
+  'run-now',
+  'upsert',
   'reserve',
   'touch',
   'finish',
@@ -29,9 +31,13 @@ export const SCRIPT_NAMES = [
   'set-retention',
   'delete-ended',
   'reserve-job',
+  'restore-reservation',
   'peek',
   'upgrade-layout',
+  'upgrade-id-index',
   'append-events',
+  'take-dispatch-tokens',
+  'dedup-claim',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
@@ -41,6 +47,10 @@ const OWN_KEYS: Partial<Record<ScriptName, number>> = {
   'register-node': 3,
   /** the event stream, outside the partitions */
   'append-events': 1,
+  /** one topic's dispatch token bucket, outside the partitions */
+  'take-dispatch-tokens': 1,
+  /** one claim of a topic's dedup key, outside the partitions */
+  'dedup-claim': 1,
 };
 
 /** Every script takes the six partition keys (keys.ts), except those of OWN_KEYS. */
@@ -57,8 +67,29 @@ const SHARED: readonly { file: string; into: readonly ScriptName[] }[] = [
   { file: 'ended-log', into: ['finish', 'bury', 'cancel', 'expire', 'purge', 'reserve'] },
   /** Expiry of ready jobs whose ttl ran out, for expire and reserve (which runs it first). */
   { file: 'expire-due', into: ['expire', 'reserve'] },
-  /** The bizKey and tag indexes, for the scripts that delete records and for the upgrade that builds them. */
-  { file: 'label-index', into: ['purge', 'delete-ended', 'upgrade-layout'] },
+  /** The id index of topics (and of labels past a page), for the scripts that create, delete and list records, and the upgrades. */
+  { file: 'id-index', into: ['push', 'purge', 'delete-ended', 'list', 'upgrade-id-index', 'upgrade-layout'] },
+  /** The bizKey and tag indexes (on id-index's pages past a page): push, delete, list, and the upgrade that builds them. */
+  { file: 'label-index', into: ['push', 'purge', 'delete-ended', 'list', 'upgrade-layout'] },
+  /** The due index and each topic's copy of it, for the scripts that change a delayed set's head. */
+  {
+    file: 'due-index',
+    into: [
+      'push',
+      'upsert',
+      'cancel',
+      'reschedule',
+      'run-now',
+      'reserve',
+      'reserve-job',
+      'restore-reservation',
+      'release',
+      'retry',
+      'promote',
+      'upgrade-layout',
+      'upgrade-id-index',
+    ],
+  },
 ];
 
 /**

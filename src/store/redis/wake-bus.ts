@@ -7,7 +7,7 @@ import { closeClient, type RedisClient } from './connection.js';
  * Cross-process wake-ups over one pub/sub channel. A process publishes when it made jobs ready (its
  * peers' long-polls should try again) or stored a delayed job earlier than the partition's head (their
  * timers should wake earlier). Publishes are coalesced per event-loop turn, so a burst of pushes costs one
- * PUBLISH. Messages are hints: a lost one is covered by the scheduler's safety wake-up.
+ * PUBLISH. Messages are hints: a lost one is covered by the timer's safety wake-up.
  * Wire format: `<sender>|r|topic1,topic2` or `<sender>|d|<epoch ms>`.
  */
 export class WakeBus {

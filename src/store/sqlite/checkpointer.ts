@@ -6,12 +6,19 @@
  * CHECKPOINT_EVERY_MS: it never blocks the writer, and once it has copied the whole WAL the writer starts the
  * WAL again from its beginning. Commits are unchanged: durability is the `synchronous` mode's, as before.
  * If the worker fails or exits, the store's connection checkpoints by itself again.
+ *
+ * Under a steady stream of commits the WAL never restarts that way: by the time a passive checkpoint ends,
+ * newer frames sit behind it, so the file grows without bound. When the worker reports a WAL larger than
+ * `truncateBytes`, the store's connection, between two of its own transactions (so no write is in flight),
+ * runs a TRUNCATE checkpoint: it copies only the frames written since the worker's pass and empties the file.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 const CHECKPOINT_EVERY_MS = 200;
+/** The WAL size past which the store's connection empties it (SqliteStoreOptions.walTruncateBytes). */
+export const DEFAULT_WAL_TRUNCATE_BYTES = 64 * 1024 * 1024;
 /** SQLite's default wal_autocheckpoint, restored when the worker is gone. */
 const INLINE_CHECKPOINT_PAGES = 1000;
 
@@ -24,11 +31,13 @@ db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = 0');
 const run = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ walPages: result ? result.log : 0 });
+    return;
   } catch {
     // busy (a checkpoint of another connection, a recovery): the next interval tries again
   }
-  parentPort.postMessage('checkpointed');
+  parentPort.postMessage({ walPages: 0 });
 };
 const timer = setInterval(run, workerData.everyMs);
 parentPort.on('message', (message) => {
@@ -47,8 +56,11 @@ export class Checkpointer {
   private closed = false;
   private waiting: (() => void)[] = [];
 
-  constructor(db: Database.Database, path: string, synchronous: string) {
+  private readonly truncatePages: number;
+
+  constructor(db: Database.Database, path: string, synchronous: string, truncateBytes = DEFAULT_WAL_TRUNCATE_BYTES) {
     this.db = db;
+    this.truncatePages = Math.max(1, Math.floor(truncateBytes / (db.pragma('page_size', { simple: true }) as number)));
     db.pragma('wal_autocheckpoint = 0');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -60,7 +72,10 @@ export class Checkpointer {
       },
     });
     this.worker.unref();
-    this.worker.on('message', () => this.wakeWaiting());
+    this.worker.on('message', (message: { walPages: number }) => {
+      if (message.walPages > this.truncatePages) this.truncate();
+      this.wakeWaiting();
+    });
     this.worker.on('error', () => this.inline());
     this.worker.on('exit', () => this.inline());
   }
@@ -83,6 +98,16 @@ export class Checkpointer {
     this.worker.postMessage('close');
     await exited;
     this.wakeWaiting();
+  }
+
+  /** Runs on the event loop between two transactions of this connection, the only writer. */
+  private truncate(): void {
+    if (!this.db.open || this.closed) return;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // busy (the worker's next pass, a reader of another connection): the worker's next report tries again
+    }
   }
 
   private inline(): void {

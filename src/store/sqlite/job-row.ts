@@ -22,10 +22,11 @@ export interface JobRow {
   ready_at: number | null;
   reserved_at: number | null;
   finished_at: number | null;
+  job_group: string | null;
 }
 
 export function rowToJob(row: JobRow): Job {
-  return {
+  const job: Job = {
     id: row.id,
     topic: row.topic,
     tag: row.tag,
@@ -45,6 +46,8 @@ export function rowToJob(row: JobRow): Job {
     finishedAt: row.finished_at,
     deadlineAt: row.deadline_at,
   };
+  if (row.job_group !== null) job.group = row.job_group;
+  return job;
 }
 
 /**
@@ -52,7 +55,7 @@ export function rowToJob(row: JobRow): Job {
  * an object per row, keyed by column name, costs more than the statement's own work.
  */
 export const JOB_VALUES = `id, topic, tag, biz_key, body, state, run_at, priority, ttr_ms, ttl_ms, retry, attempts,
-  last_error, token, deadline_at, expire_at, created_at, ready_at, reserved_at, finished_at`;
+  last_error, token, deadline_at, expire_at, created_at, ready_at, reserved_at, finished_at, job_group`;
 
 /** A row returned as JOB_VALUES. */
 export type JobValues = [
@@ -76,10 +79,11 @@ export type JobValues = [
   readyAt: number | null,
   reservedAt: number | null,
   finishedAt: number | null,
+  group: string | null,
 ];
 
 export function valuesToJob(v: JobValues): Job {
-  return {
+  const job: Job = {
     id: v[0],
     topic: v[1],
     tag: v[2],
@@ -99,6 +103,8 @@ export function valuesToJob(v: JobValues): Job {
     finishedAt: v[19],
     deadlineAt: v[14],
   };
+  if (v[20] !== null) job.group = v[20];
+  return job;
 }
 
 /** The token of a row returned as JOB_VALUES. */

@@ -4,7 +4,7 @@ import type { Statements } from './sqlite-reads.js';
 
 /**
  * From this many jobs on, a reserve takes them in one set statement (`rowid IN (…)`); below, one single-row
- * statement a job, since the set form's fixed cost is worth about three of those (bench/profiling-notes.md).
+ * statement a job, since the set form's fixed cost is worth about three of those (docs/performance.md).
  */
 export const SET_RESERVE_FROM = 16;
 

@@ -2,15 +2,15 @@
 import type Database from 'better-sqlite3';
 import type { EpochMs } from '../../core/clock.js';
 import { newToken } from '../../core/ids.js';
-import type { Job, JobEvent, JobState, Reservation } from '../../core/job.js';
+import type { Job, HistoryEvent, JobState, Reservation } from '../../core/job.js';
 import type { PeekState } from '../peek-order.js';
-import { notFound, ok, wrongState, type Outcome, type ReserveOptions } from '../store.js';
+import { notFound, ok, wrongState, type KeptReservation, type Outcome, type ReserveOptions } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import type { SqliteAccess } from './sqlite-extras.js';
 
 /** What the store lends these functions: its connection, group commit and history writer. */
 export interface SqliteByIdAccess extends SqliteAccess {
-  record(id: string, now: EpochMs, event: JobEvent, state: JobState, attempt: number, reason?: string | null): void;
+  record(id: string, now: EpochMs, event: HistoryEvent, state: JobState, attempt: number, reason?: string | null): void;
 }
 
 const PEEK_SQL: Record<PeekState, string> = {
@@ -50,7 +50,7 @@ export function sqliteReserveJob(
     if (!row) return notFound();
     const state = row.state as JobState;
     if (state !== 'ready' && state !== 'delayed' && state !== 'dead') return wrongState(state);
-    // A ready or delayed job whose ttl ran out is the scheduler's to expire, never handed out.
+    // A ready or delayed job whose ttl ran out is the timer's to expire, never handed out.
     if (state !== 'dead' && row.ttl_ms !== null && Math.min(row.run_at, now) + row.ttl_ms <= now)
       return wrongState(state);
     if (state === 'delayed') access.record(id, now, 'promote', 'ready', row.attempts);
@@ -59,6 +59,31 @@ export function sqliteReserveJob(
     const updated = prepared(db, TO_RESERVED).get({ id, token, now, ttrMs: options.ttrMs ?? null }) as JobRow;
     access.record(id, now, 'reserve', 'reserved', updated.attempts);
     return ok({ job: rowToJob(updated), token, deadlineAt: updated.deadline_at! });
+  });
+}
+
+const TO_KEPT_RESERVATION = `UPDATE jobs SET state = 'reserved', attempts = @attempts, run_at = @runAt,
+    ready_at = COALESCE(ready_at, @reservedAt), token = @token, reserved_at = @reservedAt,
+    deadline_at = @deadlineAt, expire_at = NULL
+  WHERE id = @id RETURNING *`;
+
+/** Store.restoreReservation: a delayed, ready or reserved job put under the kept reservation. */
+export function sqliteRestoreReservation(
+  access: SqliteByIdAccess,
+  id: string,
+  kept: KeptReservation,
+  now: EpochMs,
+): Promise<Outcome<Job>> {
+  return access.write((): Outcome<Job> => {
+    const db = access.conn();
+    const row = prepared(db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    if (!row) return notFound();
+    const state = row.state as JobState;
+    if (state !== 'ready' && state !== 'delayed' && state !== 'reserved') return wrongState(state);
+    if (state === 'reserved' && row.token === kept.token) return ok(rowToJob(row));
+    const updated = prepared(db, TO_KEPT_RESERVATION).get({ id, ...kept }) as JobRow;
+    access.record(id, now, 'restore', 'reserved', kept.attempts, 'reservation restored from the journal');
+    return ok(rowToJob(updated));
   });
 }
 

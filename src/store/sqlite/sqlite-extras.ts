@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { EpochMs } from '../../core/clock.js';
-import type { JobNumbers } from '../job-numbers.js';
+import type { AssignedNumber, JobNumbers, NumberedId } from '../job-numbers.js';
 import type { TopicPauses } from '../topic-pauses.js';
 
 /** The store's connection and its group commit (writes go through it, as the store's own do). */
@@ -47,16 +47,39 @@ export class SqliteJobNumbers implements JobNumbers {
   }
 
   async numbersOf(ids: readonly string[]): Promise<number[]> {
+    return (await this.assign(ids)).map((a) => a.number);
+  }
+
+  assign(ids: readonly string[]): Promise<AssignedNumber[]> {
     const db = this.sql.conn();
-    const upsert = db.prepare(
-      'INSERT INTO job_numbers (id) VALUES (?) ON CONFLICT (id) DO UPDATE SET id = id RETURNING number',
+    const known = db.prepare('SELECT number FROM job_numbers WHERE id = ?');
+    const insert = db.prepare('INSERT INTO job_numbers (id) VALUES (?) RETURNING number');
+    return this.sql.write(() =>
+      ids.map((id) => {
+        const row = known.get(id) as { number: number } | undefined;
+        return row
+          ? { number: row.number, given: false }
+          : { number: (insert.get(id) as { number: number }).number, given: true };
+      }),
     );
-    return this.sql.write(() => ids.map((id) => (upsert.get(id) as { number: number }).number));
   }
 
   async idOf(number: number): Promise<string | null> {
     const row = this.sql.conn().prepare('SELECT id FROM job_numbers WHERE number = ?').get(number) as
       { id: string } | undefined;
     return row?.id ?? null;
+  }
+
+  /** AUTOINCREMENT keeps its counter above every number it gave, so restored numbers never meet new ones. */
+  async restore(numbers: readonly NumberedId[]): Promise<void> {
+    const db = this.sql.conn();
+    const drop = db.prepare('DELETE FROM job_numbers WHERE id = ? AND number <> ?');
+    const put = db.prepare('INSERT OR REPLACE INTO job_numbers (number, id) VALUES (?, ?)');
+    await this.sql.write(() => {
+      for (const { id, number } of numbers) {
+        drop.run(id, number);
+        put.run(number, id);
+      }
+    });
   }
 }

@@ -3,8 +3,19 @@
  * only when the reservation token matches, and writes its history entry in the same transaction.
  */
 import type { EpochMs } from '../../core/clock.js';
-import type { Job, JobEvent, JobState } from '../../core/job.js';
-import { notFound, ok, repeatedOk, tokenMismatch, wrongState, type FinishItem, type Outcome } from '../store.js';
+import type { Job, HistoryEvent, JobState } from '../../core/job.js';
+import {
+  notFound,
+  ok,
+  repeatedOk,
+  tokenMismatch,
+  wrongState,
+  type BuryParams,
+  type FinishItem,
+  type Outcome,
+  type ReleaseParams,
+  type RetryParams,
+} from '../store.js';
 import { rowToJob, valuesToJob, type JobRow, type JobValues } from './job-row.js';
 import type { Statements } from './sqlite-reads.js';
 
@@ -22,8 +33,8 @@ export function historyOf(rows: readonly RowAttempts[], state: JobState): Histor
 /** What the store lends these functions: its prepared statements and its history writers. */
 export interface FencedContext {
   readonly stmt: Statements;
-  record(id: string, now: EpochMs, event: JobEvent, state: JobState, attempt: number, reason?: string | null): void;
-  recordMany(event: JobEvent, items: HistoryItem[], now: EpochMs, reason?: string | null): void;
+  record(id: string, now: EpochMs, event: HistoryEvent, state: JobState, attempt: number, reason?: string | null): void;
+  recordMany(event: HistoryEvent, items: HistoryItem[], now: EpochMs, reason?: string | null): void;
 }
 
 /** delayed at runAt, or ready at once when it is already due. */
@@ -79,19 +90,13 @@ export function finishBatch(ctx: FencedContext, items: readonly FinishItem[], no
   });
 }
 
-export function retryRow(ctx: FencedContext, row: JobRow, runAt: EpochMs, now: EpochMs, error: string | null): JobRow {
+export function retryRow(ctx: FencedContext, row: JobRow, now: EpochMs, { runAt, error }: RetryParams): JobRow {
   const updated = toWaiting(ctx.stmt, row, runAt, now, error);
   ctx.record(row.id, now, 'retry', updated.state as JobState, row.attempts, error);
   return updated;
 }
 
-export function buryRow(
-  ctx: FencedContext,
-  row: JobRow,
-  now: EpochMs,
-  error: string | null,
-  priority: number | undefined,
-): JobRow {
+export function buryRow(ctx: FencedContext, row: JobRow, now: EpochMs, { error, priority }: BuryParams): JobRow {
   ctx.record(row.id, now, 'bury', 'dead', row.attempts, error);
   return ctx.stmt.toDead.get({ id: row.id, now, error, priority: priority ?? null }) as JobRow;
 }
@@ -101,9 +106,7 @@ export function releaseRow(
   ctx: FencedContext,
   row: JobRow,
   now: EpochMs,
-  runAt: EpochMs | undefined,
-  priority: number | undefined,
-  reason?: string,
+  { runAt, priority, reason }: ReleaseParams,
 ): JobRow {
   const { id } = row;
   const attempt = Math.max(row.attempts - 1, 0);

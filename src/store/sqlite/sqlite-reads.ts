@@ -8,7 +8,7 @@ import { listSql, type SQL } from './statements.js';
 /** The store's prepared statements, one per entry of SQL. */
 export type Statements = { [K in keyof typeof SQL]: Database.Statement };
 
-/** When each kind of scheduler work is next due: promotion, a TTR deadline, a ttl expiry. */
+/** When each kind of the timer's work is next due: promotion, a TTR deadline, a ttl expiry. */
 export function wakeTimesOf(stmt: Statements): WakeTimes {
   const at = (s: Database.Statement): EpochMs | null => (s.get() as { at: number | null }).at;
   return { promoteAt: at(stmt.nextDelayed), deadlineAt: at(stmt.nextDeadline), expireAt: at(stmt.nextExpiry) };
@@ -51,7 +51,10 @@ export function listJobs(db: Database.Database, cache: Map<string, Database.Stat
   return { jobs, next: more ? jobs[jobs.length - 1]!.id : null };
 }
 
-/** Counts per topic and state, with each topic's earliest due time, sorted by topic. */
+/**
+ * Counts per topic and state (the topic_counts table, kept by triggers), with each topic's earliest due time
+ * (one seek of jobs_delayed_topic per topic with delayed jobs), sorted by topic: O(topics × log jobs).
+ */
 export function topicStats(counts: Database.Statement, nextDue: Database.Statement): TopicStats[] {
   const byTopic = new Map<string, TopicStats>();
   const entry = (topic: string): TopicStats => {
@@ -60,6 +63,7 @@ export function topicStats(counts: Database.Statement, nextDue: Database.Stateme
     return stats;
   };
   for (const r of counts.all() as { topic: string; state: JobState; n: number }[]) entry(r.topic).counts[r.state] = r.n;
-  for (const r of nextDue.all() as { topic: string; at: number }[]) entry(r.topic).nextDueAt = r.at;
+  for (const stats of byTopic.values())
+    if (stats.counts.delayed > 0) stats.nextDueAt = (nextDue.get(stats.topic) as { at: number | null }).at;
   return [...byTopic.values()].sort((a, b) => a.topic.localeCompare(b.topic));
 }

@@ -9,6 +9,11 @@ export interface SqliteStoreOptions {
    * FULL also survives power loss, at the cost of an fsync per commit.
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * The WAL size in bytes past which the store empties it with a TRUNCATE checkpoint between two of its
+   * transactions (checkpointer.ts). @defaultValue 64 MiB
+   */
+  walTruncateBytes?: number;
   /** Job events kept in memory for followers to resume from. @defaultValue config's events.maxLength */
   eventsMaxLength?: number;
 }

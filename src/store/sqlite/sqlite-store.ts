@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { DEFAULTS } from '../../config.js';
 import { LocalJobEventLog } from '../local-job-event-log.js';
 import type { DueCounts, DueHistogramQuery } from '../due-histogram.js';
@@ -11,7 +11,7 @@ import {
   pushedJob,
   type HistoryEntry,
   type Job,
-  type JobEvent,
+  type HistoryEvent,
   type JobState,
   type NewJob,
   type Reservation,
@@ -26,30 +26,43 @@ import {
   type JobPage,
   type JobRef,
   type JobQuery,
+  type BuryParams,
+  type CancelParams,
   type LapsedReservation,
   type Outcome,
   type PromoteResult,
   type PushResult,
   type RedriveTarget,
+  type ReleaseParams,
+  type RetryParams,
   type ReserveOptions,
   type ReserveResult,
   type Store,
   type StoreCapabilities,
   earliestWake,
+  RUN_NOW_REASON,
 } from '../store.js';
 import { rowToJob, tokenOf, valuesToJob, type JobRow } from './job-row.js';
 import { SqliteJobNumbers, SqliteTopicPauses, type SqliteAccess } from './sqlite-extras.js';
-import { SqliteJobApi } from './sqlite-job-api.js';
+import { SqliteTopicSettings } from './sqlite-topic-settings.js';
+import { LocalDispatchRates } from '../local-dispatch-rates.js';
+import { LocalConsumerDirectory } from '../consumer-directory.js';
+import { SqliteListings } from './sqlite-listings.js';
+import { SqliteOutcomes } from './sqlite-outcomes.js';
+import { SqliteJobSeries } from './sqlite-job-series.js';
 import { bulkBySelector } from '../bulk-by-selector.js';
-import { sqliteCountReady, sqlitePeekNext, sqliteReserveJob } from './sqlite-by-id.js';
+import { sqliteCountReady, sqlitePeekNext, sqliteReserveJob, sqliteRestoreReservation } from './sqlite-by-id.js';
 import type { PeekState } from '../peek-order.js';
-import { migrate } from './migrate.js';
 import type { SqliteStoreOptions } from './sqlite-store-options.js';
 
 export type { SqliteStoreOptions };
 import { Checkpointer } from './checkpointer.js';
+import type { SqliteOwnerLock } from './owner-lock.js';
+import { openStoreFile } from './store-file.js';
 import { GroupCommit } from './group-commit.js';
 import { reserveRows } from './reserve-rows.js';
+import { reserveGroupedRows } from './group-reserve.js';
+import { pushOntoExisting } from './sqlite-upsert.js';
 import { RAW_STATEMENTS, SQL } from './statements.js';
 import {
   buryRow,
@@ -65,12 +78,11 @@ import {
   touchRow,
   type FencedContext,
 } from './sqlite-fenced.js';
+import { claimedJob, claimKey } from './sqlite-dedup.js';
+import { dedupPushReason } from '../../core/push-dedup.js';
 import { lapsedReservations, listJobs, topicStats, wakeTimesOf, type Statements } from './sqlite-reads.js';
 
 const EXPIRED_REASON = 'ttl elapsed before a consumer reserved it';
-
-/** SQLite's own busy wait (it blocks the event loop, so keep it short). */
-const BUSY_TIMEOUT_MS = 50;
 
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per transition.
@@ -78,8 +90,16 @@ const BUSY_TIMEOUT_MS = 50;
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  readonly capabilities: StoreCapabilities = { shared: false, journaled: false, reserveTakesDue: false };
+  readonly capabilities: StoreCapabilities = {
+    shared: false,
+    journaled: false,
+    reserveTakesDue: false,
+    groups: true,
+  };
+  /** Each topic's group reserve served last (group-reserve.ts), so its groups take turns across calls. */
+  private readonly groupTurns = new Map<string, string>();
   private db: Database.Database | undefined;
+  private owner: SqliteOwnerLock | undefined;
   private stmt!: Statements;
   private fencedContext!: FencedContext;
   private readonly listStatements = new Map<string, Database.Statement>();
@@ -87,18 +107,23 @@ export class SqliteStore implements Store {
   private readonly options: SqliteStoreOptions;
   private readonly access: SqliteAccess = { conn: () => this.conn, write: (run) => this.write(run) };
   readonly pauses = new SqliteTopicPauses(this.access);
+  readonly topicSettings = new SqliteTopicSettings(this.access);
+  readonly dispatchRates = new LocalDispatchRates();
   readonly numbers = new SqliteJobNumbers(this.access);
+  readonly consumers = new LocalConsumerDirectory();
   readonly jobEvents: LocalJobEventLog;
-  // The job API (issue 23): bodies in sqlite-job-api.ts and store/bulk-by-selector.ts.
-  private readonly jobApi = new SqliteJobApi(this.access);
-  recordOutcome: Store['recordOutcome'] = (...a) => this.jobApi.recordOutcome(...a);
-  outcomeOf: Store['outcomeOf'] = (id) => this.jobApi.outcomeOf(id);
-  setRetentionMany: Store['setRetentionMany'] = (ids, retention) => this.jobApi.setRetentionMany(ids, retention);
-  purgeRetained: Store['purgeRetained'] = (now, limit) => this.jobApi.purgeRetained(now, limit);
-  deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.jobApi.deleteEndedMany(ids);
+  readonly series = new SqliteJobSeries(this.access);
+  // Outcomes and retention (sqlite-outcomes.ts), bulk by selector (store/bulk-by-selector.ts), listings (sqlite-listings.ts).
+  private readonly outcomes = new SqliteOutcomes(this.access);
+  private readonly listings = new SqliteListings(this.access);
+  recordOutcome: Store['recordOutcome'] = (...a) => this.outcomes.recordOutcome(...a);
+  outcomeOf: Store['outcomeOf'] = (id) => this.outcomes.outcomeOf(id);
+  setRetentionMany: Store['setRetentionMany'] = (ids, retention) => this.outcomes.setRetentionMany(ids, retention);
+  purgeRetained: Store['purgeRetained'] = (now, limit) => this.outcomes.purgeRetained(now, limit);
+  deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.outcomes.deleteEndedMany(ids);
   bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
-  listDue: Store['listDue'] = (query) => this.jobApi.listDue(query);
-  listReserved: Store['listReserved'] = (query) => this.jobApi.listReserved(query);
+  listDue: Store['listDue'] = (query) => this.listings.listDue(query);
+  listReserved: Store['listReserved'] = (query) => this.listings.listReserved(query);
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
@@ -107,15 +132,9 @@ export class SqliteStore implements Store {
 
   async open(): Promise<void> {
     if (this.db) return;
-    const db = new Database(this.options.path);
-    db.pragma('journal_mode = WAL');
+    const { db, owner } = openStoreFile(this.options);
+    this.owner = owner;
     const synchronous = this.options.synchronous ?? 'NORMAL';
-    db.pragma(`synchronous = ${synchronous}`);
-    // Short: better-sqlite3 is synchronous, so SQLite's busy wait freezes the event loop. Commits wait for a
-    // lock held by another process asynchronously instead (group-commit.ts).
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.pragma('foreign_keys = OFF');
-    migrate(db);
     this.stmt = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
     for (const name of RAW_STATEMENTS) this.stmt[name].raw(true);
     this.fencedContext = {
@@ -125,7 +144,7 @@ export class SqliteStore implements Store {
     };
     this.commits = new GroupCommit(db);
     if (db.pragma('journal_mode', { simple: true }) === 'wal')
-      this.checkpointer = new Checkpointer(db, this.options.path, synchronous);
+      this.checkpointer = new Checkpointer(db, this.options.path, synchronous, this.options.walTruncateBytes);
     this.db = db;
   }
 
@@ -136,6 +155,8 @@ export class SqliteStore implements Store {
     this.checkpointer = undefined;
     this.db?.close();
     this.db = undefined;
+    this.owner?.release();
+    this.owner = undefined;
   }
 
   /** Every write transition goes through the group commit (group-commit.ts). */
@@ -161,7 +182,7 @@ export class SqliteStore implements Store {
   private record(
     id: string,
     now: EpochMs,
-    event: JobEvent,
+    event: HistoryEvent,
     state: JobState,
     attempt: number,
     reason: string | null = null,
@@ -170,7 +191,7 @@ export class SqliteStore implements Store {
   }
 
   /** The history rows of a batch in one statement: items are [jobId, state, attempt]. */
-  private recordMany(event: JobEvent, items: HistoryItem[], now: EpochMs, reason: string | null = null): void {
+  private recordMany(event: HistoryEvent, items: HistoryItem[], now: EpochMs, reason: string | null = null): void {
     if (items.length === 0) return;
     const node = this.options.nodeId;
     this.stmt.insertHistoryMany.run({ items: JSON.stringify(items), at: now, event, node, reason });
@@ -183,7 +204,14 @@ export class SqliteStore implements Store {
   pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
     return this.write(() => {
       const history: HistoryItem[] = [];
+      /** Jobs created per `state|topic`, added to topic_counts once per batch. */
+      const created = new Map<string, number>();
       const results = jobs.map((job): PushResult => {
+        const claiming = job.dedup && !job.dedup.claimed;
+        if (claiming) {
+          const first = claimedJob(this.stmt, job, now);
+          if (first) return { created: false, job: first, duplicate: true };
+        }
         const ready = job.runAt <= now;
         const state: JobState = ready ? 'ready' : 'delayed';
         const expireAt = ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null;
@@ -203,24 +231,40 @@ export class SqliteStore implements Store {
           expireAt,
           readyAt,
           now,
+          group: job.group ?? null,
         });
-        if (inserted.changes === 0) return { created: false, job: rowToJob(this.row(job.id)!) };
-        history.push([job.id, state, 0]);
+        if (inserted.changes === 0) {
+          // The push entries so far first: a batch that names one id twice keeps its history in order.
+          if (job.onExists) this.recordMany('push', history.splice(0), now);
+          const held = this.row(job.id)!;
+          // As on the stores that claim first (store/dedup-claims.ts): the key names the job of its topic holding the id.
+          if (claiming && held.topic === job.topic) claimKey(this.stmt, job, now);
+          return pushOntoExisting(this.fencedContext, held, job, now);
+        }
+        if (job.dedup) this.record(job.id, now, 'push', state, 0, dedupPushReason(job.dedup));
+        else history.push([job.id, state, 0]);
+        if (claiming) claimKey(this.stmt, job, now);
+        const counted = `${state}|${job.topic}`;
+        created.set(counted, (created.get(counted) ?? 0) + 1);
         return { created: true, job: pushedJob(job, now) };
       });
+      for (const [counted, n] of created) {
+        const cut = counted.indexOf('|');
+        this.stmt.addTopicCount.run(counted.slice(cut + 1), counted.slice(0, cut), n);
+      }
       this.recordMany('push', history, now);
       return results;
     });
   }
 
-  cancel(id: string, now: EpochMs, reason?: string): Promise<Outcome<CancelledJob>> {
+  cancel(id: string, now: EpochMs, params: CancelParams = {}): Promise<Outcome<CancelledJob>> {
     return this.write((): Outcome<CancelledJob> => {
       const row = this.row(id);
       if (!row) return notFound();
       if (row.state !== 'delayed' && row.state !== 'ready' && row.state !== 'reserved')
         return wrongState(row.state as JobState);
       const updated = this.stmt.toCancelled.get({ id, now }) as JobRow;
-      this.record(id, now, 'cancel', 'cancelled', updated.attempts, reason ?? null);
+      this.record(id, now, 'cancel', 'cancelled', updated.attempts, params.reason ?? null);
       return ok({ job: rowToJob(updated), dispatched: row.state === 'reserved' });
     });
   }
@@ -236,6 +280,17 @@ export class SqliteStore implements Store {
     });
   }
 
+  runNow(id: string, now: EpochMs): Promise<Outcome<Job>> {
+    return this.write((): Outcome<Job> => {
+      const row = this.row(id);
+      if (!row) return notFound();
+      if (row.state !== 'delayed') return wrongState(row.state as JobState);
+      const updated = toWaiting(this.stmt, row, now, now, null);
+      this.record(id, now, 'promote', 'ready', updated.attempts, RUN_NOW_REASON);
+      return ok(rowToJob(updated));
+    });
+  }
+
   async reserve(
     topics: readonly string[],
     count: number,
@@ -247,12 +302,11 @@ export class SqliteStore implements Store {
       const topicList = JSON.stringify(topics);
       const expired = this.stmt.expireReadyOfTopics.all({ now, topics: topicList }) as (JobRef & RowAttempts)[];
       this.recordMany('expire', historyOf(expired, 'expired'), now, EXPIRED_REASON);
-      const rows = reserveRows(this.stmt, topics, topicList, {
-        count,
-        now,
-        base: newTokenBase(),
-        ttrMs: options.ttrMs ?? null,
-      });
+      const params = { count, now, base: newTokenBase(), ttrMs: options.ttrMs ?? null };
+      const limits = options.groupConcurrency;
+      const rows = limits?.size
+        ? reserveGroupedRows(this.stmt, topics, limits, this.groupTurns, params)
+        : reserveRows(this.stmt, topics, topicList, params);
       const reserved = rows.map((v): Reservation => {
         const job = valuesToJob(v);
         return { job, token: tokenOf(v)!, deadlineAt: job.deadlineAt! };
@@ -291,19 +345,24 @@ export class SqliteStore implements Store {
     return this.write(() => finishBatch(this.fencedContext, items, now));
   }
 
-  retry(id: string, token: string, runAt: EpochMs, now: EpochMs, error: string | null): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => retryRow(this.fencedContext, row, runAt, now, error));
+  retry(id: string, token: string, now: EpochMs, params: RetryParams): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => retryRow(this.fencedContext, row, now, params));
   }
 
-  bury(id: string, token: string, now: EpochMs, error: string | null, priority?: number): Promise<Outcome<Job>> {
-    return this.fencedTransition(id, token, (row) => buryRow(this.fencedContext, row, now, error, priority));
+  bury(id: string, token: string, now: EpochMs, params: BuryParams): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => buryRow(this.fencedContext, row, now, params));
   }
 
-  release: Store['release'] = (id, token, now, runAt, priority, reason) =>
-    this.fencedTransition(id, token, (row) => releaseRow(this.fencedContext, row, now, runAt, priority, reason));
+  release(id: string, token: string, now: EpochMs, params: ReleaseParams = {}): Promise<Outcome<Job>> {
+    return this.fencedTransition(id, token, (row) => releaseRow(this.fencedContext, row, now, params));
+  }
+
+  private readonly byIdAccess = { ...this.access, record: this.record.bind(this) };
+  restoreReservation: Store['restoreReservation'] = (id, kept, now) =>
+    sqliteRestoreReservation(this.byIdAccess, id, kept, now);
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
-    return sqliteReserveJob({ ...this.access, record: (...a) => this.record(...a) }, id, now, options);
+    return sqliteReserveJob(this.byIdAccess, id, now, options);
   }
 
   peekNext(topic: string, state: PeekState): Promise<Job | null> {
@@ -371,6 +430,8 @@ export class SqliteStore implements Store {
         this.stmt.deleteHistory.run(id);
         this.stmt.deleteNumber.run(id);
       }
+      // Claims whose window ended answer nothing any more (a push replaces them too); the timer's purge drops them.
+      this.stmt.purgeDedupClaims.run(before, limit);
       return ids.length;
     });
   }
@@ -393,6 +454,6 @@ export class SqliteStore implements Store {
   }
 
   async stats(): Promise<TopicStats[]> {
-    return topicStats(this.stmt.stats, this.stmt.nextDuePerTopic);
+    return topicStats(this.stmt.stats, this.stmt.nextDueOfTopic);
   }
 }

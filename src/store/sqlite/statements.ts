@@ -3,9 +3,9 @@ import { JOB_VALUES } from './job-row.js';
 /** Every SQL statement of the SQLite store, one named constant each; prepared once when the store opens. */
 export const SQL = {
   insertJob: `INSERT INTO jobs (id, topic, tag, biz_key, body, state, run_at, priority, ttr_ms, ttl_ms, retry,
-      attempts, expire_at, created_at, ready_at)
+      attempts, expire_at, created_at, ready_at, job_group)
     VALUES (@id, @topic, @tag, @bizKey, @body, @state, @runAt, @priority, @ttrMs, @ttlMs, @retry,
-      0, @expireAt, @now, @readyAt)
+      0, @expireAt, @now, @readyAt, @group)
     ON CONFLICT (id) DO NOTHING`,
   getJob: `SELECT * FROM jobs WHERE id = ?`,
   insertHistory: `INSERT INTO job_history (job_id, at, event, state, attempt, node, reason)
@@ -19,6 +19,14 @@ export const SQL = {
       finished_at = @now WHERE id = @id RETURNING *`,
   toDelayedOrReady: `UPDATE jobs SET state = @state, run_at = @runAt, ready_at = @readyAt, expire_at = @expireAt,
       token = NULL, deadline_at = NULL, last_error = COALESCE(@error, last_error) WHERE id = @id RETURNING *`,
+  /** A push with onExists "replace" (sqlite-upsert.ts): the waiting job takes its body and priority. */
+  replaceBody: `UPDATE jobs SET body = @body, priority = @priority WHERE id = @id`,
+  /** The dedup window (sqlite-dedup.ts): the live claim of a topic's key, and the claim a created job takes. */
+  liveDedupClaim: `SELECT job_id FROM dedup_claims WHERE topic = ? AND dedup_key = ? AND expires_at > ?`,
+  putDedupClaim: `INSERT INTO dedup_claims (topic, dedup_key, job_id, expires_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (topic, dedup_key) DO UPDATE SET job_id = excluded.job_id, expires_at = excluded.expires_at`,
+  purgeDedupClaims: `DELETE FROM dedup_claims WHERE (topic, dedup_key) IN
+    (SELECT topic, dedup_key FROM dedup_claims WHERE expires_at <= ? LIMIT ?)`,
   touch: `UPDATE jobs SET deadline_at = @deadlineAt WHERE id = @id RETURNING *`,
   // The token stays: a repeat of the same finish is recognised by it (store.ts, finish).
   /** Fenced in the statement: it changes the row only while the token still holds the reservation. */
@@ -61,6 +69,31 @@ export const SQL = {
     WHERE rowid = (SELECT rowid FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(@topics))
                    ORDER BY priority, run_at, created_at, id LIMIT 1)
     RETURNING ${JOB_VALUES}`,
+  /**
+   * Reserves by rowid (group-reserve.ts picks the row). The ttl check repeats the one expireReadyOfTopics
+   * made in the same transaction, so the statement stands on its own.
+   */
+  reserveRow: `UPDATE jobs SET state = 'reserved', attempts = attempts + 1, token = @base || printf('%08x', rowid),
+      reserved_at = @now, deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL
+    WHERE rowid = @rowid AND state = 'ready'
+    RETURNING ${JOB_VALUES}`,
+  /** The first ready job of one topic (group-reserve.ts). */
+  firstOfTopic: `SELECT rowid, priority, run_at, created_at, id FROM jobs WHERE state = 'ready' AND topic = @topic
+    ORDER BY priority, run_at, created_at, id LIMIT 1`,
+  /** The first ready job of one topic that is not in a group. */
+  firstUngroupedOfTopic: `SELECT rowid, priority, run_at, created_at, id FROM jobs
+    WHERE state = 'ready' AND topic = @topic AND job_group IS NULL
+    ORDER BY priority, run_at, created_at, id LIMIT 1`,
+  /** The first ready job of one group. */
+  firstOfGroup: `SELECT rowid, priority, run_at, created_at, id FROM jobs
+    WHERE state = 'ready' AND topic = @topic AND job_group = @group
+    ORDER BY priority, run_at, created_at, id LIMIT 1`,
+  /** The next group of a topic with ready jobs after @after (in name order; '' for the first). */
+  nextReadyGroup: `SELECT job_group FROM jobs
+    WHERE state = 'ready' AND topic = @topic AND job_group IS NOT NULL AND job_group > @after
+    ORDER BY job_group LIMIT 1`,
+  /** Reserved jobs of one group. */
+  reservedOfGroup: `SELECT COUNT(*) AS n FROM jobs WHERE state = 'reserved' AND topic = @topic AND job_group = @group`,
   /** Finishes the items of @items (a JSON array of [id, token]) whose token still holds the reservation. */
   finishMany: `UPDATE jobs SET state = 'finished', deadline_at = NULL, finished_at = @now
     FROM (SELECT value ->> 0 AS item_id, value ->> 1 AS item_token FROM json_each(@items)) AS item
@@ -91,8 +124,11 @@ export const SQL = {
   deleteHistory: `DELETE FROM job_history WHERE job_id = ?`,
   deleteNumber: `DELETE FROM job_numbers WHERE id = ?`,
 
-  stats: `SELECT topic, state, COUNT(*) AS n FROM jobs GROUP BY topic, state`,
-  nextDuePerTopic: `SELECT topic, MIN(run_at) AS at FROM jobs WHERE state = 'delayed' GROUP BY topic`,
+  stats: `SELECT topic, state, n FROM topic_counts WHERE n > 0`,
+  /** A push's jobs of one topic and state; moves and deletes are counted by triggers (migration 048). */
+  addTopicCount: `INSERT INTO topic_counts (topic, state, n) VALUES (?, ?, ?)
+    ON CONFLICT (topic, state) DO UPDATE SET n = n + excluded.n`,
+  nextDueOfTopic: `SELECT MIN(run_at) AS at FROM jobs WHERE state = 'delayed' AND topic = ?`,
 } as const;
 
 /** Statements whose rows come back as arrays of JOB_VALUES (better-sqlite3's raw mode). */
@@ -102,6 +138,7 @@ export const RAW_STATEMENTS: readonly (keyof typeof SQL)[] = [
   'reserveFirstOfTopic',
   'reserveFirstOfTopics',
   'finishMany',
+  'reserveRow',
 ];
 
 /** Filters of `list`, in the order they appear in the WHERE clause; a statement is cached per combination. */

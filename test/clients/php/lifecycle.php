@@ -38,6 +38,45 @@ check($client->cancel("{$p}-c1")['state'] === 'cancelled', 'cancel');
 check(refused(fn () => $client->cancel("{$p}-c1"))->errorCode === 'E_WRONG_STATE', 'second cancel refused');
 echo "ok cancel\n";
 
+check($client->push("{$p}-deb", ['n' => 1], ['id' => "{$p}-d1", 'delayMs' => '1h', 'onExists' => 'replace'])['outcome'] === 'created', 'upsert creates');
+$replaced = $client->push("{$p}-deb", ['n' => 2], ['id' => "{$p}-d1", 'delayMs' => '2h', 'onExists' => 'replace']);
+check($replaced['outcome'] === 'replaced' && $replaced['job']['body'] === ['n' => 2], 'upsert replaces');
+$first = $client->push("{$p}-dd", ['n' => 1], ['dedupKey' => 'charge-1', 'dedupWindowMs' => '10m']);
+$again = $client->push("{$p}-dd", ['n' => 2], ['id' => "{$p}-dd2", 'dedupKey' => 'charge-1', 'dedupWindowMs' => '10m']);
+check($again['outcome'] === 'duplicate' && $again['job']['id'] === $first['job']['id'], 'dedup window answers the first job');
+$client->push("{$p}-soon", ['n' => 1], ['id' => "{$p}-rn1", 'delayMs' => '1h']);
+check($client->runNow("{$p}-rn1")['state'] === 'ready', 'run now');
+check(refused(fn () => $client->runNow("{$p}-rn1"))->errorCode === 'E_WRONG_STATE', 'second run now refused');
+echo "ok run now\n";
+
+$due = (int) (microtime(true) * 1000) + 3600000;
+$spread = $client->push("{$p}-spread", ['n' => 1], ['id' => "{$p}-sp1", 'runAt' => $due, 'spreadMs' => 60000])['job'];
+check($spread['runAt'] >= $due && $spread['runAt'] < $due + 60000, 'spread within the window');
+check(refused(fn () => $client->push("{$p}-spread", null, ['spreadMs' => -1]))->field === 'spreadMs', 'bad spreadMs named');
+echo "ok spread\n";
+
+// topic settings: a rate limit set, read back, refused naming its field, cleared
+$settings = $client->putTopicSettings("{$p}-rated", ['perSecond' => 2.5, 'burst' => 4]);
+check($settings['rateLimit'] === ['perSecond' => 2.5, 'burst' => 4], 'settings put');
+check($client->topicSettings("{$p}-rated") === $settings, 'settings read');
+check(refused(fn () => $client->putTopicSettings("{$p}-rated", ['perSecond' => 0]))->field === 'rateLimit.perSecond', 'rate 0 refused');
+check($client->putTopicSettings("{$p}-rated") === ['topic' => "{$p}-rated"], 'settings cleared');
+echo "ok settings\n";
+
+// groups: on a store that keeps them (DELAYQ_GROUPS=1) one job of a group out at a time; elsewhere refused by name
+if (getenv('DELAYQ_GROUPS') === '1') {
+    check($client->putTopicSettings("{$p}-grp", null, 1) === ['topic' => "{$p}-grp", 'groupConcurrency' => 1], 'groupConcurrency put');
+    $client->pushBatch([['topic' => "{$p}-grp", 'group' => 't1'], ['topic' => "{$p}-grp", 'group' => 't1']]);
+    check($client->push("{$p}-grp", null, ['group' => 't2'])['job']['group'] === 't2', 'group shown');
+    $groups = array_map(fn ($r) => $r['job']['group'], $client->reserve(["{$p}-grp"], 3, 0));
+    sort($groups);
+    check($groups === ['t1', 't2'], 'one job of a group out at a time');
+    check(refused(fn () => $client->putTopicSettings("{$p}-grp", null, 0))->field === 'groupConcurrency', 'groupConcurrency 0 refused');
+} else {
+    check(refused(fn () => $client->push("{$p}-grp", null, ['group' => 't1']))->field === 'group', 'group refused without groups');
+}
+echo "ok groups\n";
+
 // a handler longer than the TTR stays reserved by touching at half the TTR
 $client->push("{$p}-long", ['n' => 2], ['id' => "{$p}-l1"]);
 [$r] = $client->reserve(["{$p}-long"], 1, 5000, 2000);

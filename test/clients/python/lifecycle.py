@@ -37,6 +37,68 @@ except WrongStateError as err:
     assert err.details.get("state") == "cancelled", err.details
 print("ok cancel", flush=True)
 
+# run now: a delayed job becomes ready at once; a ready one is refused with its state
+debounced = client.push(f"{p}-deb", {"n": 1}, id=f"{p}-d1", delay_ms="1h", on_exists="extend", max_wait_ms="2h")
+assert debounced["outcome"] == "created", debounced
+debounced = client.push(f"{p}-deb", {"n": 2}, id=f"{p}-d1", delay_ms="90m", on_exists="extend", max_wait_ms="2h")
+assert debounced["outcome"] == "extended" and debounced["job"]["body"] == {"n": 1}, debounced
+first = client.push(f"{p}-dd", {"n": 1}, dedup_key="charge-1", dedup_window_ms="10m")
+again = client.push(f"{p}-dd", {"n": 2}, id=f"{p}-dd2", dedup_key="charge-1", dedup_window_ms="10m")
+assert again["outcome"] == "duplicate" and again["job"]["id"] == first["job"]["id"], again
+client.push(f"{p}-soon", {"n": 1}, id=f"{p}-rn1", delay_ms="1h")
+assert client.run_now(f"{p}-rn1")["state"] == "ready"
+try:
+    client.run_now(f"{p}-rn1")
+    raise AssertionError("second run now succeeded")
+except WrongStateError as err:
+    assert err.details.get("state") == "ready", err.details
+print("ok run now", flush=True)
+
+# spreading: the due time moves by an offset of the id, within the window; a bad window names spread_ms' field
+due = int(time.time() * 1000) + 3_600_000
+spread = client.push(f"{p}-spread", {"n": 1}, id=f"{p}-sp1", run_at=due, spread_ms=60000)["job"]
+assert due <= spread["runAt"] < due + 60000, spread["runAt"]
+assert client.push(f"{p}-spread", {"n": 1}, id=f"{p}-sp1", run_at=due, spread_ms=60000)["job"]["runAt"] == spread["runAt"]
+try:
+    client.push(f"{p}-spread", {"n": 1}, spread_ms=-1)
+    raise AssertionError("a negative spread_ms was taken")
+except ValidationError as err:
+    assert err.field == "spreadMs", err.field
+print("ok spread", flush=True)
+
+# topic settings: a rate limit set, read back, refused naming its field, cleared
+settings = client.put_topic_settings(f"{p}-rated", rate_limit={"perSecond": 2.5, "burst": 4})
+assert settings == {"topic": f"{p}-rated", "rateLimit": {"perSecond": 2.5, "burst": 4}}, settings
+assert client.topic_settings(f"{p}-rated") == settings
+try:
+    client.put_topic_settings(f"{p}-rated", rate_limit={"perSecond": 0})
+    raise AssertionError("a rate of 0 was accepted")
+except ValidationError as err:
+    assert err.field == "rateLimit.perSecond", err.field
+assert client.put_topic_settings(f"{p}-rated") == {"topic": f"{p}-rated"}
+print("ok settings", flush=True)
+
+# groups: on a store that keeps them (DELAYQ_GROUPS=1) one job of a group out at a time; elsewhere refused by name
+if os.environ.get("DELAYQ_GROUPS") == "1":
+    settings = client.put_topic_settings(f"{p}-grp", group_concurrency=1)
+    assert settings == {"topic": f"{p}-grp", "groupConcurrency": 1}, settings
+    client.push_batch([client.job_spec(f"{p}-grp", {"n": i}, group="t1") for i in range(2)])
+    assert client.push(f"{p}-grp", {"n": 9}, group="t2")["job"]["group"] == "t2"
+    got = client.reserve([f"{p}-grp"], count=3, wait_ms=0)
+    assert sorted(r["job"]["group"] for r in got) == ["t1", "t2"], got
+    try:
+        client.put_topic_settings(f"{p}-grp", group_concurrency=0)
+        raise AssertionError("a groupConcurrency of 0 was accepted")
+    except ValidationError as err:
+        assert err.field == "groupConcurrency", err.field
+else:
+    try:
+        client.push(f"{p}-grp", {"n": 1}, group="t1")
+        raise AssertionError("a group was taken by a store without groups")
+    except ValidationError as err:
+        assert err.field == "group", err.field
+print("ok groups", flush=True)
+
 # reserve by hand: a stale token is refused
 client.push(f"{p}-manual", {"n": 2}, id=f"{p}-m1")
 [reservation] = client.reserve([f"{p}-manual"], wait_ms=2000)

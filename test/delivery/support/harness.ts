@@ -4,7 +4,7 @@ import { Dispatcher } from '../../../src/delivery/dispatcher.js';
 import { DelayqService } from '../../../src/service/service.js';
 import { createSink } from '../../../src/delivery/create-sink.js';
 import { SinkBindings } from '../../../src/delivery/sink-bindings.js';
-import { SqliteBindingStore } from '../../../src/delivery/sqlite-binding-store.js';
+import { SqliteBindingStore } from '../../../src/store/sqlite/sqlite-binding-store.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { PushInput } from '../../../src/core/job-input.js';
 import type { Job } from '../../../src/core/job.js';

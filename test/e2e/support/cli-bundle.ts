@@ -16,6 +16,8 @@ export interface CliRun {
 }
 
 export interface CliBundle {
+  /** The bundled CLI: `node <path> …args` runs it. */
+  readonly path: string;
   /** Runs `delayq …args` (no --url or --token added); `input` is written to its stdin. */
   run(args: readonly string[], input?: string): Promise<CliRun>;
   remove(): void;
@@ -38,6 +40,7 @@ export async function bundleCli(): Promise<CliBundle> {
   cpSync(join(root, 'src/store/redis/lua'), join(dir, 'lua'), { recursive: true });
   cpSync(join(root, 'src/store/sqlite/migrations'), join(dir, 'migrations'), { recursive: true });
   return {
+    path: bundle,
     run: (args, input) =>
       new Promise((resolve) => {
         const child = execFile(

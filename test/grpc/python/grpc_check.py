@@ -1,15 +1,19 @@
 """delayq's gRPC API from Python (Debian's python3-grpcio), with stubs generated from the repository's
-.proto by python3-grpc-tools at test time. Argv: the stub directory; env: DELAYQ_GRPC (host:port),
-DELAYQ_PREFIX. Prints one `ok <step>` line per step; any failure raises (non-zero exit)."""
+.proto by python3-grpc-tools at test time as the package `delayq_grpc` (docs/grpc.md), beside delayq's own
+Python client, the package `delayq`. Argv: the stub directory, the client's directory; env: DELAYQ_GRPC
+(host:port), DELAYQ_URL (the HTTP API), DELAYQ_PREFIX. Prints one `ok <step>` line per step; any failure
+raises (non-zero exit)."""
 import os
 import queue
 import sys
 import time
 
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
 import grpc  # noqa: E402
-from delayq.v1 import delayq_pb2 as pb  # noqa: E402
-from delayq.v1 import delayq_pb2_grpc as rpc  # noqa: E402
+import delayq  # noqa: E402  (the HTTP client)
+from delayq_grpc.v1 import delayq_pb2 as pb  # noqa: E402
+from delayq_grpc.v1 import delayq_pb2_grpc as rpc  # noqa: E402
 from health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 
 channel = grpc.insecure_channel(os.environ["DELAYQ_GRPC"])
@@ -32,6 +36,11 @@ assert pushed.created and pushed.job.state == "delayed" and pushed.job.body_json
 got = stub.Get(pb.GetRequest(id=f"{p}-1", history=True))
 assert [h.event for h in got.history] == ["push"], got.history
 print("ok push-get", flush=True)
+
+# the stubs and the HTTP client side by side: the job pushed over gRPC, read over HTTP
+assert delayq.Client.__module__ == "delayq.client", delayq.Client.__module__
+assert delayq.Client(os.environ["DELAYQ_URL"]).get(f"{p}-1")["state"] == "delayed"
+print("ok beside-client", flush=True)
 
 # bad messages: INVALID_ARGUMENT naming the field
 try:

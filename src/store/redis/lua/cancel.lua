@@ -15,8 +15,7 @@ if state == STATE_DELAYED then
   local member = topic .. '#' .. h.bucket
   local delayed = tp .. 'delayed:' .. member
   redis.call('ZREM', delayed, id)
-  local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
-  if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
+  refreshDueHead(dueidx, tp, member)
   dueCount(topic, h.runAt, -1)
   dueFlush(tp)
 elseif state == STATE_READY then

@@ -20,6 +20,7 @@ end
 local function delete(id, h, packed)
   if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
   unlabel(tp, id, packed, h)
+  unindexId(topicIds(tp, h.topic), id)
   redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
   forget(id)

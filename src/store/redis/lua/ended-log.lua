@@ -2,7 +2,7 @@
   it into the scripts that end jobs (finish, bury, cancel, expire) and into purge.
   Each job that ends is appended to the list `<ended>:<slot>`, slot = endedSlot(finishedAt), its minute,
   and the zset `<ended>:slots` holds each slot with its start time: a list append is cheaper in time and
-  memory than an insert into one sorted set of every ended job (bench/profiling-notes.md). What a
+  memory than an insert into one sorted set of every ended job (docs/performance.md). What a
   list cannot do, remove one id, is left to purge: a job redriven after it died keeps its entry, and purge
   drops an entry whose job is no longer terminal or ended in another slot (it was appended again there).
 ]]

@@ -91,10 +91,7 @@ for topic, n in pairs(topics) do
   redis.call('HINCRBY', counts, countOf(topic, STATE_READY), n)
 end
 dueFlush(tp)
-for member in pairs(leaving) do
-  local head = redis.call('ZRANGE', tp .. 'delayed:' .. member, 0, 0, 'WITHSCORES')
-  if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
-end
+for member in pairs(leaving) do refreshDueHead(dueidx, tp, member) end
 if recheckAt then
   -- The sets left to consumers are due already: wake for the next set to come due, or to look again.
   local nextDue = redis.call('ZRANGE', dueidx, '(' .. int(now), '+inf', 'BYSCORE', 'WITHSCORES', 'LIMIT', 0, 1)[2]

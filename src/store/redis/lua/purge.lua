@@ -13,9 +13,10 @@ local deleted, read = {}, 0
 local function delete(id, h, packed)
   if h.state == STATE_DEAD then redis.call('ZREM', tp .. 'dead:' .. h.topic, id) end
   unlabel(tp, id, packed, h)
+  unindexId(topicIds(tp, h.topic), id)
   redis.call('HINCRBY', counts, countOf(h.topic, h.state), -1)
   redis.call('HDEL', jobs, id)
-  -- The job API's side entries go with the job (redis-job-api.ts).
+  -- The job's side entries (outcome, retention: redis-outcomes.ts) go with it.
   redis.call('HDEL', tp .. 'outcomes', id)
   redis.call('HDEL', tp .. 'retention', id)
   redis.call('ZREM', tp .. 'retain', id)

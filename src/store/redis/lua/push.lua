@@ -3,7 +3,8 @@
   ARGV[1] topic key prefix  ARGV[2] fewest delay buckets a topic has (delayBuckets)
   ARGV[3] msgpack array, 9 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
           ready now), ttlMs (false = none), length of its record in ARGV[4], bizKey and tag (false = none:
-          a job with one is added to `bizkey:<bizKey>` / `tag:<tag>`, the label indexes list.lua reads). Runs of consecutive jobs share
+          a job with one is added to that label's index, label-index.lua, which list.lua reads;
+          every job to its topic's id index, id-index.lua). Runs of consecutive jobs share
           a bucket hash (push-args.ts), so a call adds to a few delayed sets, many members each.
   ARGV[4] the jobs' packed records back to back (record-codec.ts packs them in Node); each record's
           head has a 0 bucket, which only this script can choose (the layout: record-layout.ts)
@@ -44,7 +45,8 @@ local ids = {}
 for i = 1, #meta, 9 do ids[#ids + 1] = meta[i] end
 local existing = redis.call('HMGET', jobs, unpack(ids))
 local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
-local stored, made, delayedIn, readyIn, expiring, prioritized, labelled = {}, {}, {}, {}, {}, {}, {}
+local stored, made, delayedIn, readyIn, expiring, prioritized, created = {}, {}, {}, {}, {}, {}, {}
+local labelled = { bizkey = {}, tag = {} } -- family → label → ids
 local function listOf(lists, key)
   local list = lists[key]
   if not list then
@@ -69,17 +71,17 @@ for k = 1, #ids do
     local record = string.sub(blob, from, at - 1) .. struct.pack('>I3', bucket) .. string.sub(blob, at + 3, pos - 1)
     made[id] = record
     if bizKey then
-      local list = listOf(labelled, tp .. 'bizkey:' .. bizKey)
-      list[#list + 1] = 0
+      local list = listOf(labelled.bizkey, bizKey)
       list[#list + 1] = id
     end
     if tag then
-      local list = listOf(labelled, tp .. 'tag:' .. tag)
-      list[#list + 1] = 0
+      local list = listOf(labelled.tag, tag)
       list[#list + 1] = id
     end
     stored[#stored + 1] = id
     stored[#stored + 1] = record
+    local mine = listOf(created, topic)
+    mine[#mine + 1] = id
     local state = STATE_DELAYED
     -- A topic that ever holds a job of another priority than 0 is marked (counts `topic|prio`): its due
     -- jobs are promoted before consumers take them, so the ready set orders them by priority (reserve.lua).
@@ -113,8 +115,17 @@ if #stored > 0 then redis.call('HSET', jobs, unpack(stored)) end
 for member, list in pairs(delayedIn) do redis.call('ZADD', tp .. 'delayed:' .. member, unpack(list)) end
 for topic, list in pairs(readyIn) do redis.call('ZADD', tp .. 'ready:' .. topic, unpack(list)) end
 if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
-for key, list in pairs(labelled) do redis.call('ZADD', key, unpack(list)) end
-for member, at in pairs(heads) do redis.call('ZADD', dueidx, 'LT', int(at), member) end
+for family, labels in pairs(labelled) do
+  for label, list in pairs(labels) do
+    table.sort(list)
+    addLabelled(tp, family, label, list)
+  end
+end
+for topic, list in pairs(created) do
+  table.sort(list)
+  indexIds(topicIds(tp, topic), list)
+end
+for member, at in pairs(heads) do lowerDueHead(dueidx, tp, member, int(at)) end
 for field, count in pairs(added) do redis.call('HINCRBY', counts, field, count) end
 for topic in pairs(prioritized) do redis.call('HSET', counts, topic .. '|prio', 1) end
 dueFlush(tp)

@@ -25,7 +25,7 @@ if delayed then
   h.runAt, h.readyAt, reason = runAt, false, 'released until ' .. runAt
   local member = h.topic .. '#' .. h.bucket
   redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
-  redis.call('ZADD', dueidx, 'LT', runAt, member)
+  lowerDueHead(dueidx, tp, member, runAt)
   dueCount(h.topic, runAt, 1)
   dueFlush(tp)
 else

@@ -33,8 +33,7 @@ else
   dueCount(topic, runAt, 1)
 end
 dueFlush(tp)
-local head = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
-if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
+refreshDueHead(dueidx, tp, member)
 redis.call('HINCRBY', counts, countOf(topic, old), -1)
 redis.call('HINCRBY', counts, countOf(topic, state), 1)
 local rec = rewrite(packed, h, now, EVENT_RESCHEDULE, string.format('runAt=%d', runAt), node)

@@ -22,8 +22,7 @@ if old == STATE_DELAYED then
   local member = topic .. '#' .. h.bucket
   local set = tp .. 'delayed:' .. member
   redis.call('ZREM', set, id)
-  local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
-  if head[2] then redis.call('ZADD', dueidx, head[2], member) else redis.call('ZREM', dueidx, member) end
+  refreshDueHead(dueidx, tp, member)
   dueCount(topic, h.runAt, -1)
   dueFlush(tp)
   h.runAt, h.readyAt = math.min(h.runAt, now), now

@@ -129,8 +129,7 @@ if #withTtl > 0 then redis.call('ZREM', expiry, unpack(withTtl)) end
 for member, gone in pairs(delayedGone) do
   local set = tp .. 'delayed:' .. member
   redis.call('ZREM', set, unpack(gone))
-  local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
-  if head[2] then redis.call('ZADD', KEYS[2], head[2], member) else redis.call('ZREM', KEYS[2], member) end
+  refreshDueHead(KEYS[2], tp, member)
 end
 local stamp = int(now)
 for topic, n in pairs(moved) do

@@ -23,7 +23,7 @@ else
   h.readyAt = false
   local member = topic .. '#' .. h.bucket
   redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
-  redis.call('ZADD', dueidx, 'LT', runAt, member)
+  lowerDueHead(dueidx, tp, member, runAt)
   dueCount(topic, runAt, 1)
   dueFlush(tp)
 end

@@ -1,4 +1,4 @@
--- Outcomes and retention of jobs (issue 23, docs/job-api.md), beside the jobs table so no transition
+-- Outcomes and retention of jobs (docs/job-api.md), beside the jobs table so no transition
 -- statement changes. A row exists only for jobs that reported an outcome or asked for a retention.
 CREATE TABLE job_extras (
   id               TEXT PRIMARY KEY,

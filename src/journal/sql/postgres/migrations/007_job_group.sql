@@ -1,0 +1,3 @@
+-- delayq SQL journal (PostgreSQL), schema version 7: a job's group (docs/flow-control.md "Groups"), so a
+-- restore gives the inner store its jobs with their groups.
+ALTER TABLE delayq_jobs ADD COLUMN job_group TEXT;

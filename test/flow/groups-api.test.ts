@@ -1,0 +1,135 @@
+/**
+ * Groups over HTTP and the SDK on the embedded SQLite store: a bad group or groupConcurrency is refused naming
+ * its field, storing nothing; many consumers at once never hold more than groupConcurrency jobs of one group,
+ * and every job is done exactly once. On a store without groups (Redis, for now) both fields are refused.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DelayqClient } from '../../src/client/client.js';
+import { DelayqService } from '../../src/service/service.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { http, startServer, type TestServer } from '../helpers/http-server.js';
+import { prefixPool } from '../helpers/redis-prefix.js';
+import { maxOverlap, type Interval } from '../helpers/overlap.js';
+
+let server: TestServer;
+let client: DelayqClient;
+const prefixes = prefixPool('groups');
+
+beforeAll(async () => {
+  server = await startServer();
+  client = new DelayqClient({ url: server.url });
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+  await prefixes.sweep();
+});
+
+describe('groups over HTTP and the SDK', () => {
+  it('keeps groupConcurrency in the topic settings, beside the rate limit', async () => {
+    const put = await client.putTopicSettings('gr.a', { groupConcurrency: 3, rateLimit: { perSecond: 100 } });
+    expect(put).toEqual({ topic: 'gr.a', groupConcurrency: 3, rateLimit: { perSecond: 100, burst: 1 } });
+    expect(await client.getTopicSettings('gr.a')).toEqual(put);
+    expect(await client.putTopicSettings('gr.a', { groupConcurrency: null })).toEqual({ topic: 'gr.a' });
+  });
+
+  it.each([[0], [1.5], ['2'], [-1], [100_001]])(
+    'refuses groupConcurrency %j naming the field, storing nothing',
+    async (value) => {
+      await client.putTopicSettings('gr.bad', { groupConcurrency: 7 });
+      const answer = await http(server.url, 'PUT', '/v1/topics/gr.bad/settings', { json: { groupConcurrency: value } });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'groupConcurrency' });
+      expect(await client.getTopicSettings('gr.bad')).toEqual({ topic: 'gr.bad', groupConcurrency: 7 });
+    },
+  );
+
+  it.each([['tenant 1'], ['a/b'], ['x'.repeat(129)], [''], [42], ['{t}']])(
+    'refuses the group %j naming the field, storing nothing',
+    async (group) => {
+      const single = await http(server.url, 'POST', '/v1/jobs', { json: { topic: 'gr.refused', group } });
+      expect(single.status).toBe(400);
+      expect(single.body.error).toMatchObject({ code: 'E_VALIDATION', field: 'group' });
+      const batch = await http(server.url, 'POST', '/v1/jobs/batch', {
+        json: { jobs: [{ topic: 'gr.refused' }, { topic: 'gr.refused', group }] },
+      });
+      expect(batch.status).toBe(400);
+      expect(batch.body.error.field).toMatch(/group$/);
+      expect((await client.list({ topic: 'gr.refused' })).jobs).toEqual([]);
+    },
+  );
+
+  it('shows a job its group, and no group field on a job without one', async () => {
+    const grouped = await client.push({ topic: 'gr.show', group: 'merchant:42@eu', body: 1 });
+    expect(grouped.job.group).toBe('merchant:42@eu');
+    expect((await client.get(grouped.job.id)).group).toBe('merchant:42@eu');
+    const plain = await client.push({ topic: 'gr.show', body: 2 });
+    expect('group' in plain.job).toBe(false);
+  });
+
+  it('a long-poll waiting behind a group at its bound gets the next job as soon as the one out ends', async () => {
+    const topic = 'gr.poll';
+    await client.putTopicSettings(topic, { groupConcurrency: 1 });
+    await client.pushBatch([1, 2].map((n) => ({ topic, group: 'solo', body: n })));
+    const [first] = await client.reserve({ topics: [topic], count: 1 });
+    const waiting = client.reserve({ topics: [topic], count: 1, waitMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = performance.now();
+    await client.finish(first!.job.id, first!.token);
+    const [next] = await waiting;
+    expect(next!.job.body).toBe(2);
+    // Woken by the finish, not by the end of its 20 s wait.
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('many consumers at once never hold more than groupConcurrency jobs of one group; each job done once', async () => {
+    const topic = 'gr.load';
+    await client.putTopicSettings(topic, { groupConcurrency: 2 });
+    const groups = Array.from({ length: 20 }, (_, g) => `g${g}`);
+    await client.pushBatch(
+      groups.flatMap((group) => Array.from({ length: 10 }, (_, i) => ({ topic, group, body: i }))),
+    );
+    const intervals: Interval[] = [];
+    const done = new Map<string, number>();
+    const consumer = async () => {
+      for (;;) {
+        const got = await client.reserve({ topics: [topic], count: 3, waitMs: 0 });
+        if (got.length === 0) return;
+        await new Promise((r) => setTimeout(r, 3));
+        for (const r of got) {
+          const finished = await client.finish(r.job.id, r.token);
+          // The store's own times: reserved at reservedAt, out until finishedAt.
+          intervals.push({ key: r.job.group!, from: r.job.reservedAt!, to: finished.finishedAt! });
+          done.set(r.job.id, (done.get(r.job.id) ?? 0) + 1);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, consumer));
+    expect(done.size).toBe(200);
+    expect([...done.values()].every((n) => n === 1)).toBe(true);
+    for (const group of groups) expect(maxOverlap(intervals, group)).toBeLessThanOrEqual(2);
+    expect(Math.max(...groups.map((g) => maxOverlap(intervals, g)))).toBe(2);
+  });
+});
+
+describe('groups on a store without them', () => {
+  it('refuses a group and a groupConcurrency naming the field, storing nothing', async () => {
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'groups' });
+    const service = new DelayqService({ store, clock: store.clock });
+    await service.start();
+    try {
+      await expect(service.push({ topic: 'gr.redis', group: 'a' })).rejects.toMatchObject({
+        code: 'E_VALIDATION',
+        field: 'group',
+      });
+      await expect(service.topics.putSettings('gr.redis', { groupConcurrency: 2 })).rejects.toMatchObject({
+        code: 'E_VALIDATION',
+        field: 'groupConcurrency',
+      });
+      expect((await service.list({ topic: 'gr.redis', limit: 10 })).jobs).toEqual([]);
+      expect(await service.topics.settings('gr.redis')).toEqual({});
+    } finally {
+      await service.close();
+    }
+  });
+});
