@@ -53,20 +53,26 @@ export function tempDir(label: string): string {
 }
 
 const taken = new Set<number>();
-/** A free loopback port in our range (skips ports in use, e.g. by a concurrent benchmark run). */
+const bindable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+/**
+ * A free loopback port in our range (skips ports in use, e.g. by a concurrent benchmark run). Ports handed out
+ * are skipped first, as their server may not listen yet; once the range is used up, one whose server has
+ * stopped since is handed out again (a full run starts more than a hundred servers, one per round and subject).
+ */
 export async function freePort(): Promise<number> {
-  for (let port = PORT_MIN; port <= PORT_MAX; port++) {
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
+  for (const reuse of [false, true])
+    for (let port = PORT_MIN; port <= PORT_MAX; port++) {
+      if (taken.has(port) !== reuse) continue;
+      if (await bindable(port)) {
+        taken.add(port);
+        return port;
+      }
     }
-  }
   throw new Error(`no free port in ${PORT_MIN}–${PORT_MAX} for a benchmark server`);
 }
 
@@ -115,9 +121,12 @@ export function startProcess(
       stop: async () => {
         children.delete(child);
         if (child.exitCode !== null) return;
+        // The grace timer is cleared on exit: a stopped server leaves nothing running behind it.
+        let grace: NodeJS.Timeout | undefined;
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
-        await Promise.race([exited, sleep(3000)]);
+        await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 3000)))]);
+        clearTimeout(grace);
         if (child.exitCode === null) child.kill('SIGKILL');
       },
     }),
@@ -129,13 +138,13 @@ export function startProcess(
 }
 
 /** A Redis of our own: no persistence, so FLUSHALL and CONFIG SET hz are safe here (never on 6379). */
-export async function startRedis(): Promise<Server> {
+export async function startRedis(extraArgs: readonly string[] = []): Promise<Server> {
   const port = await freePort();
   const dir = tempDir('redis');
   return startProcess(
     'redis-server',
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs],
     port,
   );
 }

@@ -7,13 +7,16 @@ export default class CountReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const module of testModules) {
+      let failedInModule = 0;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed') failedInModule++;
         else skipped++;
       }
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+      // A file can fail with every test passed (its afterAll threw, e.g. the leak check): that is a failure too.
+      if (module.state() === 'failed' && failedInModule === 0) failedInModule = 1;
+      failed += failedInModule;
     }
     failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
