@@ -3,15 +3,14 @@
 // and `get` of a missing id (an error answer, exit code 4). Each round runs every command `cliRuns` times, the
 // commands taking turns, so they share the host's load; a round's value is each command's median wall time.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SERVER_SCRIPT } from './build-server.js';
 import { median } from './lib.js';
-import { REPO_ROOT } from './render.js';
 import type { RunContext } from './run-context.js';
 import { freePort, startProcess, tempDir } from './servers.js';
 
 export const NODE_BARE = 'node -e 0';
-const CLI = join(REPO_ROOT, 'dist/cli/main.js');
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 /** Wall time of one run of `node args…`, ms; throws when it exits with another code than `expected`. */
 function timed(args: readonly string[], expected: number): Promise<number> {
@@ -35,7 +34,12 @@ export async function cliStartRounds(ctx: RunContext): Promise<void> {
   const { mode, runs, add, failures } = ctx;
   const port = await freePort();
   const sqlite = JSON.stringify({ store: { kind: 'sqlite' }, sqlite: { path: `${tempDir('cli')}/delayq.db` } });
-  const server = await startProcess('delayq for the CLI', process.execPath, [SERVER_SCRIPT, String(port), sqlite], port);
+  const server = await startProcess(
+    'delayq for the CLI',
+    process.execPath,
+    [SERVER_SCRIPT, String(port), sqlite],
+    port,
+  );
   const url = `http://127.0.0.1:${port}`;
   const commands: readonly [string, string[], number][] = [
     [NODE_BARE, ['-e', '0'], 0],

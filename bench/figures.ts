@@ -256,6 +256,7 @@ const FIGURES_CORE: readonly Figure[] = [
   },
   {
     id: 'cli',
+    page: 'detail',
     title: () => "The CLI's start beside a bare node",
     scenarios: ['cli'],
     metric: 'ms',

@@ -95,9 +95,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         cliRuns: 10,
       };
   if (quick && option('pending')) throw new Error('--pending is a full-mode option');
-  if (flag('merge') && !option('only')) throw new Error('--merge measures the scenarios --only names into the results file');
+  if (flag('merge') && !option('only'))
+    throw new Error('--merge measures the scenarios --only names into the results file');
   // The lateness chart is drawn from every subject's samples, which the results file does not keep.
-  if (flag('merge') && option('only')!.split(',').some((s) => ['late1k', 'late5k', 'pending'].includes(s)))
+  if (
+    flag('merge') &&
+    option('only')!
+      .split(',')
+      .some((s) => ['late1k', 'late5k', 'pending'].includes(s))
+  )
     throw new Error('--merge cannot take late1k, late5k or pending: their chart needs the whole run');
   const runs = Number(option('runs') ?? counts.runs);
   const pending = Number(option('pending') ?? counts.pending);

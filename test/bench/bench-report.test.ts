@@ -118,7 +118,11 @@ describe('bench arithmetic', () => {
     fresh.results.add('burst', 'delayq · Redis', 'rate', 99, 1);
     fresh.results.add('cli', 'node -e 0', 'ms', 40, 1);
     fresh.rounds = { cli: [fresh.rounds!['enqueue']![0]!] };
-    fresh.info = { ...fresh.info, startedAt: '2026-11-28T05:00:00.000Z', command: 'npm run bench -- --only=burst,cli --merge' };
+    fresh.info = {
+      ...fresh.info,
+      startedAt: '2026-11-28T05:00:00.000Z',
+      command: 'npm run bench -- --only=burst,cli --merge',
+    };
     fresh.info.failures = ['cli round 1: x'];
     const merged = mergeIntoRun(path, fresh);
     expect(merged.results.perRound('enqueue', 'delayq · Redis', 'rate')).toEqual([30, 40, 20]);
@@ -128,7 +132,9 @@ describe('bench arithmetic', () => {
     expect(Object.keys(merged.rounds!).sort()).toEqual(['burst', 'cli', 'enqueue']);
     expect(merged.info.startedAt).toBe('2026-11-27T10:00:00.000Z');
     expect(merged.info.failures).toEqual(['cli round 1: x']);
-    expect(merged.info.provenance).toContain('Measured apart and merged into this run: burst, cli, from 2026-11-28T05:00');
+    expect(merged.info.provenance).toContain(
+      'Measured apart and merged into this run: burst, cli, from 2026-11-28T05:00',
+    );
     expect(renderReport(merged, options).markdown).toContain('--only=burst,cli --merge');
   });
 
