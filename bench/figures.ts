@@ -2,6 +2,7 @@
 // divided by, the scenario stated exactly (from the run's own counts), and what bounds it. The report renders
 // each the same way (per-round values, median, spread, ratios by round), so a new scenario only needs its
 // measurement in run.ts and an entry here (bench/README.md, "Adding a scenario").
+import { NODE_BARE } from './cli-start.js';
 import { DRAIN_IN_FLIGHT } from './protocol-drain.js';
 import { HTTP_BATCH, HTTP_BATCH_CONNECTIONS, HTTP_CONNECTIONS } from './http-bench.js';
 import { BEANSTALKD, BULLMQ, BULLMQ_HZ100, CPU, LATENESS, n, type Figure, type Mode } from './figure.js';
@@ -252,6 +253,25 @@ const FIGURES_CORE: readonly Figure[] = [
     only: 'schedules',
     bounds: `the schedule runner pushes each tick ahead as a delayed job, so the job timer's lateness applies`,
     boundsDoc: 'docs/schedules.md#fire-lateness',
+  },
+  {
+    id: 'cli',
+    page: 'detail',
+    title: () => "The CLI's start beside a bare node",
+    scenarios: ['cli'],
+    metric: 'ms',
+    unit: 'ms',
+    better: 'lower',
+    peers: [NODE_BARE],
+    scenario: (m) =>
+      `Wall time from spawn to exit of \`node dist/cli/main.js\` (the built \`delayq\` command): \`--help\`, and against ` +
+      `delayq's built server on the embedded store in its own process, \`stats\` (an empty store) and \`get\` of a ` +
+      `missing id (exit code 4); \`node -e 0\` beside them. Each round runs every command ${n(m, 'cliRuns')} times, the ` +
+      `commands taking turns; a round's value is each command's median.`,
+    only: 'cli',
+    notAlternated: 'the commands take turns within each round, so every round shares its load among them',
+    bounds: `Node's own start; client commands load the SDK and the command line parser, never the server's libraries`,
+    boundsDoc: 'docs/cli.md',
   },
   {
     id: 'due',

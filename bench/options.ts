@@ -16,6 +16,8 @@ export interface BenchOptions {
   pending: number;
   withMariadb: boolean;
   only: string[] | undefined;
+  /** Put the scenarios measured into the results file already there (merge-run.ts). */
+  merge: boolean;
   systems: string[] | undefined;
   partitions: number;
   /** The page, the results file and the lateness chart. */
@@ -61,6 +63,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         groupWaitBacklog: 10_000,
         debouncePushes: 10_000,
         debounceIds: 100,
+        cliRuns: 3,
       }
     : {
         runs: 3,
@@ -89,8 +92,19 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         groupWaitBacklog: 100_000,
         debouncePushes: 100_000,
         debounceIds: 1000,
+        cliRuns: 10,
       };
   if (quick && option('pending')) throw new Error('--pending is a full-mode option');
+  if (flag('merge') && !option('only'))
+    throw new Error('--merge measures the scenarios --only names into the results file');
+  // The lateness chart is drawn from every subject's samples, which the results file does not keep.
+  if (
+    flag('merge') &&
+    option('only')!
+      .split(',')
+      .some((s) => ['late1k', 'late5k', 'pending'].includes(s))
+  )
+    throw new Error('--merge cannot take late1k, late5k or pending: their chart needs the whole run');
   const runs = Number(option('runs') ?? counts.runs);
   const pending = Number(option('pending') ?? counts.pending);
   const mode = {
@@ -113,6 +127,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     pending,
     withMariadb: flag('mariadb') || (!quick && !flag('no-mariadb')),
     only: option('only')?.split(','),
+    merge: flag('merge'),
     systems: option('systems')?.split(','),
     partitions: Number(option('partitions') ?? 1),
     out,

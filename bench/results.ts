@@ -39,6 +39,13 @@ export class Results {
     return v.length ? median(v) : Number.NaN;
   }
 
+  /** Every value of `scenario` taken from `other`, this run's own values of it dropped. */
+  replaceScenario(scenario: string, other: Results): void {
+    const fresh = other.data.get(scenario);
+    if (fresh) this.data.set(scenario, fresh);
+    else this.data.delete(scenario);
+  }
+
   subjects(scenario: string): string[] {
     return [...(this.data.get(scenario)?.keys() ?? [])];
   }

@@ -16,8 +16,10 @@ import { HostLoad, rotate, type RoundLoad } from './host-load.js';
 import { httpRounds } from './http-bench.js';
 import { httpFloorRounds } from './http-floor.js';
 import { beanstalkdRounds } from './beanstalkd-drain.js';
+import { cliStartRounds } from './cli-start.js';
 import { latenessBreakdownRounds } from './lateness-breakdown.js';
 import { measureRestore } from './journal-restore.js';
+import { mergeIntoRun } from './merge-run.js';
 import { flowControlRounds } from './flow-control.js';
 import { describeMachine } from './machine.js';
 import { NAMED_ONLY_WHEN_QUICK, parseOptions } from './options.js';
@@ -120,6 +122,7 @@ async function main(): Promise<void> {
     want('groups') ||
     want('group-wait') ||
     want('debounce') ||
+    want('cli') ||
     ((want('enqueue') || want('late1k') || want('burst')) && pick([...api, ...pushClients]).length > 0)
   )
     ensureServerBuilt(log);
@@ -316,6 +319,8 @@ async function main(): Promise<void> {
   if (want('groups') || want('group-wait') || want('debounce'))
     await flowControlRounds(ctx, { groups: want('groups'), groupWait: want('group-wait'), debounce: want('debounce') });
 
+  if (want('cli')) await cliStartRounds(ctx);
+
   if (want('due'))
     await inRound('due', 1, `due: histogram over ${mode['dueJobs']} delayed jobs`, () =>
       runDueHistogram(results, failures, mode['dueJobs']!, pick(['redis', 'embedded']) as DueStore[]),
@@ -334,7 +339,7 @@ async function main(): Promise<void> {
       (run, fn) => inRound('schedules', run, `round ${run}/${runs}: ${mode['schedules']} schedules every second`, fn),
     );
 
-  const record: RunRecord = {
+  const measured: RunRecord = {
     info: {
       quick,
       runs,
@@ -353,6 +358,7 @@ async function main(): Promise<void> {
     results,
     rounds: hostLoad.rounds,
   };
+  const record = opts.merge ? mergeIntoRun(opts.jsonPath, measured) : measured;
   // The lateness chart only when a lateness scenario ran.
   const chart = latenessRuns.size ? [opts.chartPath] : [];
   // A clean clone has no .tmp/ yet (quick mode writes there).

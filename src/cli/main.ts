@@ -3,7 +3,7 @@
  * The `delayq` command: `serve` runs the service; the others talk HTTP to a running one (--url).
  * Client commands load only the SDK and the protocol types: the server (Fastify, the stores, gRPC…) is
  * imported when `serve` runs, so a client command costs little more than node's own start
- * (test/e2e/cli-start.test.ts keeps it so; bench/probes/cli-start.ts times it).
+ * (test/e2e/cli-start.test.ts keeps it so; `npm run bench -- --only=cli` times it).
  */
 import { Command, Option } from '@commander-js/extra-typings';
 import { isDelayqError } from '../core/errors.js';

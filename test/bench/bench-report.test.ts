@@ -1,7 +1,8 @@
 // The benchmark's own arithmetic and rendering (numbers are measured in bench/, never here): percentiles,
 // per-round values and ratios, the rounds' rotation, the page's format (every figure with its scenario, its
 // rounds and their load), the SVG charts, and the committed BENCHMARKS.md as the renderer makes it.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { figureRows, figureTable } from '../../bench/figure-table.js';
@@ -14,7 +15,8 @@ import { ratioChart } from '../../bench/ratio-chart.js';
 import { DEFAULT_PAGE, DEFAULT_RESULTS, REPO_ROOT, reportFor } from '../../bench/render.js';
 import { figureCommand, renderReport } from '../../bench/report.js';
 import { Results, ratiosByRound } from '../../bench/results.js';
-import { readRunRecord, type RunRecord } from '../../bench/run-record.js';
+import { mergeIntoRun } from '../../bench/merge-run.js';
+import { readRunRecord, toJson, type RunRecord } from '../../bench/run-record.js';
 import { bodyFor, BODY_BYTES } from '../../bench/subject.js';
 import { latenessChart } from '../../bench/svg-chart.js';
 
@@ -106,6 +108,34 @@ describe('bench arithmetic', () => {
     r.add('memory', 'x', 'bytes', undefined);
     r.add('memory', 'x', 'bytes', Number.NaN);
     expect(r.values('memory', 'x', 'bytes')).toEqual([]);
+  });
+
+  it('merges scenarios measured apart into a run: theirs replaced, the rest kept, the page saying so', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'delayq-bench-merge-')), 'run.json');
+    writeFileSync(path, toJson(syntheticRun()));
+    const fresh = syntheticRun(1);
+    fresh.results = new Results();
+    fresh.results.add('burst', 'delayq · Redis', 'rate', 99, 1);
+    fresh.results.add('cli', 'node -e 0', 'ms', 40, 1);
+    fresh.rounds = { cli: [fresh.rounds!['enqueue']![0]!] };
+    fresh.info = {
+      ...fresh.info,
+      startedAt: '2026-11-28T05:00:00.000Z',
+      command: 'npm run bench -- --only=burst,cli --merge',
+    };
+    fresh.info.failures = ['cli round 1: x'];
+    const merged = mergeIntoRun(path, fresh);
+    expect(merged.results.perRound('enqueue', 'delayq · Redis', 'rate')).toEqual([30, 40, 20]);
+    expect(merged.results.perRound('burst', 'delayq · Redis', 'rate')).toEqual([99]);
+    expect(merged.results.subjects('burst')).toEqual(['delayq · Redis']); // the old run's rows of it are gone
+    expect(merged.results.perRound('cli', 'node -e 0', 'ms')).toEqual([40]);
+    expect(Object.keys(merged.rounds!).sort()).toEqual(['burst', 'cli', 'enqueue']);
+    expect(merged.info.startedAt).toBe('2026-11-27T10:00:00.000Z');
+    expect(merged.info.failures).toEqual(['cli round 1: x']);
+    expect(merged.info.provenance).toContain(
+      'Measured apart and merged into this run: burst, cli, from 2026-11-28T05:00',
+    );
+    expect(renderReport(merged, options).markdown).toContain('--only=burst,cli --merge');
   });
 
   it('rotates the subjects each round: A B C, B C A, C A B', () => {

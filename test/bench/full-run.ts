@@ -4,6 +4,7 @@ import { FIGURES } from '../../bench/figures.js';
 import type { RoundLoad } from '../../bench/host-load.js';
 import { Results } from '../../bench/results.js';
 import type { RunRecord } from '../../bench/run-record.js';
+import { NODE_BARE } from '../../bench/cli-start.js';
 import { BULLMQ_DEBOUNCE } from '../../bench/debounce-storm.js';
 import { GROUPS_ROW, NO_GROUPS_ROW, WAIT_GROUPS_ROW, WAIT_READY_ORDER_ROW } from '../../bench/flow-control.js';
 
@@ -53,6 +54,7 @@ export const FULL_RUN_SUBJECTS: Record<string, readonly string[]> = {
   debounce: ['delayq · embedded · SDK', 'delayq · Redis · SDK', BULLMQ_DEBOUNCE],
   groups: [GROUPS_ROW, NO_GROUPS_ROW],
   'group-wait': [WAIT_GROUPS_ROW, WAIT_READY_ORDER_ROW],
+  cli: [NODE_BARE, 'delayq --help', 'delayq stats', 'delayq get (missing id)'],
 };
 
 /** The subjects a full run drives itself (bench/run.ts's keys), each with a note on the page. */

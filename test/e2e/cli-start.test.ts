@@ -1,7 +1,7 @@
 /**
  * The CLI starts at once: `--help` and a client command load commander, the SDK and the CLI's own files,
  * never the server's libraries (Fastify, the store drivers, gRPC, TypeBox, undici, pino…), which `serve`
- * imports when it runs. The start itself is timed by bench/probes/cli-start.ts, not here; this keeps the
+ * imports when it runs. The start itself is timed by `npm run bench -- --only=cli`, not here; this keeps the
  * structure that makes it fast. And a reader that goes away early (`delayq list | head -1`) ends the
  * command quietly: no stack trace, exit code 0.
  */
