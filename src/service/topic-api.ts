@@ -81,7 +81,11 @@ export class TopicApi {
   }
 
   /** Pauses one group of a topic (its jobs are not reserved nor delivered, the others go on), as `pause` does a topic. */
-  pauseGroup(topic: string, group: string, options: { delayMs?: number | string | undefined } = {}): Promise<TopicPause> {
+  pauseGroup(
+    topic: string,
+    group: string,
+    options: { delayMs?: number | string | undefined } = {},
+  ): Promise<TopicPause> {
     return this.host.run(() => {
       const [valid, name] = this.groupOf(topic, group);
       return this.host.pauses.pauseGroup(valid, name, options.delayMs);

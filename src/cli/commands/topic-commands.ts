@@ -72,7 +72,9 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
 
   program
     .command('pause')
-    .description('pause a topic (or one of its groups): reserve and delivery skip its jobs until resumed (or for --delay)')
+    .description(
+      'pause a topic (or one of its groups): reserve and delivery skip its jobs until resumed (or for --delay)',
+    )
     .argument('<topic>')
     .option('--group <group>', "pause only this group of the topic: the topic's other jobs go on")
     .option('--delay <duration>', 'resume by itself after this long: ms or "30s", "1h"')
@@ -84,7 +86,11 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
         flags.group === undefined
           ? await client.pauseTopic(topic, delay)
           : await client.pauseGroup(topic, flags.group, delay);
-      emit(jsonOf(command), answer, () => `paused ${topic}${flags.group === undefined ? '' : ` group ${flags.group}`}\n`);
+      emit(
+        jsonOf(command),
+        answer,
+        () => `paused ${topic}${flags.group === undefined ? '' : ` group ${flags.group}`}\n`,
+      );
     });
 
   program
@@ -96,7 +102,11 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
       const client = clientOf(command);
       const answer =
         flags.group === undefined ? await client.resumeTopic(topic) : await client.resumeGroup(topic, flags.group);
-      emit(jsonOf(command), answer, () => `resumed ${topic}${flags.group === undefined ? '' : ` group ${flags.group}`}\n`);
+      emit(
+        jsonOf(command),
+        answer,
+        () => `resumed ${topic}${flags.group === undefined ? '' : ` group ${flags.group}`}\n`,
+      );
     });
 
   program
@@ -109,7 +119,10 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
         groups.length === 0
           ? `no paused group in ${topic}\n`
           : table(
-              groups.map((g) => ({ group: g.group, until: g.pausedUntil === null ? 'resumed by hand' : iso(g.pausedUntil) })),
+              groups.map((g) => ({
+                group: g.group,
+                until: g.pausedUntil === null ? 'resumed by hand' : iso(g.pausedUntil),
+              })),
               ['group', 'until'],
             ),
       );
