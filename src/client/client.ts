@@ -53,6 +53,7 @@ import type {
 import type { WireOutcome } from '../protocol/outcome-schemas.js';
 import type { DelayedQuery, DelayedResponse, ReservedQuery, ReservedResponse } from '../protocol/listing-schemas.js';
 import type { BulkRequest, BulkResponse } from '../protocol/bulk-schemas.js';
+import type { GroupPauseResponse, GroupPausesResponse } from '../protocol/group-pause-schemas.js';
 
 export interface DelayqClientOptions {
   /** Base URL of the server. @defaultValue http://127.0.0.1:7750 (the server's default listener, config.ts) */
@@ -84,6 +85,9 @@ export type { RequestOptions } from './api-request.js';
  * test/house/defaults.test.ts keeps the two equal.
  */
 export const DEFAULT_CLIENT_URL = 'http://127.0.0.1:7750';
+
+const groupPath = (topic: string, group: string) =>
+  `/v1/topics/${encodeURIComponent(topic)}/groups/${encodeURIComponent(group)}`;
 
 export class DelayqClient {
   readonly url: string;
@@ -287,6 +291,26 @@ export class DelayqClient {
 
   resumeTopic(topic: string, options?: RequestOptions): Promise<TopicPauseResponse> {
     return this.http.request('POST', `/v1/topics/${encodeURIComponent(topic)}/resume`, undefined, options);
+  }
+
+  /** Pauses one group of a topic (its jobs stay ready, the others go on) until resumeGroup, or for `delayMs`. */
+  pauseGroup(
+    topic: string,
+    group: string,
+    pause: { delayMs?: number | string } = {},
+    options?: RequestOptions,
+  ): Promise<GroupPauseResponse> {
+    return this.http.request('POST', `${groupPath(topic, group)}/pause`, pause, options);
+  }
+
+  resumeGroup(topic: string, group: string, options?: RequestOptions): Promise<GroupPauseResponse> {
+    return this.http.request('POST', `${groupPath(topic, group)}/resume`, undefined, options);
+  }
+
+  /** A topic's paused groups, by name, each with when its pause ends (null: until resumed). */
+  async pausedGroups(topic: string, options?: RequestOptions): Promise<GroupPausesResponse['groups']> {
+    const path = `/v1/topics/${encodeURIComponent(topic)}/groups/paused`;
+    return (await this.http.request<GroupPausesResponse>('GET', path, undefined, options)).groups;
   }
 
   /** A topic's flow-control settings (docs/flow-control.md): its dispatch rate limit and groupConcurrency, if any. */

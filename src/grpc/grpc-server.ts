@@ -15,6 +15,7 @@ import { ReserveStreams } from './reserve-stream.js';
 import { unaryHandlers, type HandlerContext } from './unary-handlers.js';
 import { operatorHandlers } from './operator-handlers.js';
 import { topicSettingsHandlers } from './topic-settings-handlers.js';
+import { groupPauseHandlers } from './group-pause-handlers.js';
 
 export interface GrpcServerOptions {
   logger?: Logger;
@@ -40,6 +41,7 @@ export class DelayqGrpcServer {
       ...unaryHandlers(context),
       ...operatorHandlers(context),
       ...topicSettingsHandlers(context),
+      ...groupPauseHandlers(context),
       Reserve: this.streams.handler(context),
     });
     new ReflectionService(reflectedPackageDefinition()).addToServer(this.server);

@@ -34,6 +34,7 @@ import { registerDueHistogramRoute } from './routes/due-histogram.js';
 import { registerStatsSeriesRoute } from './routes/stats-series.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { registerTopicPauseRoutes } from './routes/topic-pauses.js';
+import { registerGroupPauseRoutes } from './routes/group-pauses.js';
 import { registerTopicSettingsRoutes } from './routes/topic-settings.js';
 import { registerConsumerRoutes } from './routes/consumers.js';
 import { youzanRoutes } from './routes/youzan.js';
@@ -155,6 +156,7 @@ export async function buildApp(
   registerDueHistogramRoute(app, context);
   registerStatsSeriesRoute(app, context);
   registerTopicPauseRoutes(app, context);
+  registerGroupPauseRoutes(app, context);
   registerTopicSettingsRoutes(app, context);
   registerConsumerRoutes(app, context);
   registerDeadRoutes(app, context);

@@ -412,6 +412,7 @@ export class DelayqService {
         const now = this.clock.now();
         const open = topics.filter((t) => !this.pauses.isPaused(t, now));
         options.groupConcurrency = this.topicSettings.groupConcurrencyOf(open);
+        options.pausedGroups = this.pauses.pausedGroupsOf(open, now);
         const reserved = open.length
           ? await this.rates.reserve(open, count, now, async (some, n) => {
               return (await this.store.reserve(some, n, now, options)).reservations;

@@ -1,12 +1,13 @@
 /**
  * The topic-level calls of the service (`service.topics`): counts per state with each topic's pause, pausing
- * and resuming a topic, the first job of a topic in a state, its ready jobs below a priority, the due-time
+ * and resuming a topic or one of its groups, the first job of a topic in a state, its ready jobs below a priority, the due-time
  * histogram of delayed jobs, and the store-wide figures over time.
  */
 import type { EpochMs } from '../core/clock.js';
-import { validateTopic } from '../core/job-input.js';
+import { invalid } from '../core/errors.js';
+import { validateGroup, validateTopic } from '../core/job-input.js';
 import type { Job, TopicStatsWithPause } from '../core/job.js';
-import type { TopicPauseFollower, TopicPause } from '../timer/topic-pause-follower.js';
+import type { GroupPause, TopicPauseFollower, TopicPause } from '../timer/topic-pause-follower.js';
 import type { TopicSettingsFollower } from '../timer/topic-settings-follower.js';
 import {
   groupsUnsupported,
@@ -77,6 +78,37 @@ export class TopicApi {
   /** Lifts a topic's pause; false when it was not paused. */
   resume(topic: string): Promise<boolean> {
     return this.host.run(() => this.host.pauses.resume(validateTopic(topic, 'topic')));
+  }
+
+  /** Pauses one group of a topic (its jobs are not reserved nor delivered, the others go on), as `pause` does a topic. */
+  pauseGroup(
+    topic: string,
+    group: string,
+    options: { delayMs?: number | string | undefined } = {},
+  ): Promise<TopicPause> {
+    return this.host.run(() => {
+      const [valid, name] = this.groupOf(topic, group);
+      return this.host.pauses.pauseGroup(valid, name, options.delayMs);
+    });
+  }
+
+  /** Lifts a group's pause; false when it was not paused. */
+  resumeGroup(topic: string, group: string): Promise<boolean> {
+    return this.host.run(() => this.host.pauses.resumeGroup(...this.groupOf(topic, group)));
+  }
+
+  /** A topic's paused groups, by name. */
+  groupPauses(topic: string): Promise<GroupPause[]> {
+    return this.host.run(async () => this.host.pauses.groupPausesOf(validateTopic(topic, 'topic')));
+  }
+
+  /** The topic and group checked, on a store that keeps groups. */
+  private groupOf(topic: string, group: string): [string, string] {
+    const valid = validateTopic(topic, 'topic');
+    const name = validateGroup(group, 'group');
+    if (name === undefined) throw invalid('group', 'is required');
+    if (!this.host.store.capabilities.groups) throw groupsUnsupported('group', this.host.store.kind);
+    return [valid, name];
   }
 
   /** A topic's flow-control settings as the store keeps them ({} when it has none). */

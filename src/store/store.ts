@@ -264,6 +264,11 @@ export interface ReserveOptions {
    * (docs/flow-control.md "Groups"). Stores without `capabilities.groups` are never given it.
    */
   groupConcurrency?: ReadonlyMap<string, number> | undefined;
+  /**
+   * The paused groups of the asked topics (topic → groups): their jobs stay ready and are not reserved, the
+   * topics' other jobs go on, whatever their groupConcurrency. Stores without `capabilities.groups` are never given it.
+   */
+  pausedGroups?: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 }
 
 /** What reserve answers: the jobs it reserved, and the ready jobs it expired on the way (their ttl ran out). */

@@ -3,11 +3,18 @@ import type { Logger } from 'pino';
 import { startRefreshLoop } from './refresh-loop.js';
 import { delayIn } from '../core/job-input.js';
 import { emptyCounts, type TopicStats, type TopicStatsWithPause } from '../core/job.js';
-import type { TopicPauses } from '../store/topic-pauses.js';
+import { groupOfPauseKey, groupPauseKey, type TopicPauses } from '../store/topic-pauses.js';
 
 export interface TopicPause {
   paused: boolean;
   /** When a timed pause ends by itself; null when not paused or paused until resumed. */
+  pausedUntil: EpochMs | null;
+}
+
+/** A paused group of a topic, as `GET /v1/topics/{topic}/groups/paused` lists it. */
+export interface GroupPause {
+  group: string;
+  /** When the pause ends by itself; null: until resumed. */
   pausedUntil: EpochMs | null;
 }
 
@@ -60,19 +67,43 @@ export class TopicPauseFollower {
     this.stopRefresh();
   }
 
-  /** Reads the pauses back from the store, telling which topics are no longer paused. */
+  /** Reads the pauses back from the store, telling which topics (or groups of which topics) are no longer paused. */
   async refresh(): Promise<void> {
     this.pauses = await this.store.list();
     const before = this.pausedAtRefresh;
-    this.pausedAtRefresh = new Set(this.pausedNow());
-    const lifted = [...before].filter((t) => !this.pausedAtRefresh.has(t));
-    if (lifted.length) this.onResumed(lifted);
+    this.pausedAtRefresh = new Set([...this.pauses.keys()].filter((key) => this.isPaused(key)));
+    const lifted = [...before].filter((key) => !this.pausedAtRefresh.has(key));
+    if (lifted.length) this.onResumed([...new Set(lifted.map((key) => groupOfPauseKey(key)?.topic ?? key))]);
   }
 
+  /** Whether a topic (or a pause key of one of its groups) is paused now. */
   isPaused(topic: string, now: EpochMs = this.clock.now()): boolean {
     if (!this.pauses.has(topic)) return false;
     const until = this.pauses.get(topic)!;
     return until === null || until > now;
+  }
+
+  /** The paused groups of `topics` (topic → groups), for Store.reserve; undefined when none is. */
+  pausedGroupsOf(topics: readonly string[], now: EpochMs = this.clock.now()): Map<string, Set<string>> | undefined {
+    let out: Map<string, Set<string>> | undefined;
+    for (const key of this.pauses.keys()) {
+      const of = groupOfPauseKey(key);
+      if (!of || !topics.includes(of.topic) || !this.isPaused(key, now)) continue;
+      out ??= new Map();
+      const groups = out.get(of.topic) ?? new Set<string>();
+      out.set(of.topic, groups.add(of.group));
+    }
+    return out;
+  }
+
+  /** A topic's paused groups, by name. */
+  groupPausesOf(topic: string, now: EpochMs = this.clock.now()): GroupPause[] {
+    const out: GroupPause[] = [];
+    for (const [key, until] of this.pauses) {
+      const of = groupOfPauseKey(key);
+      if (of?.topic === topic && this.isPaused(key, now)) out.push({ group: of.group, pausedUntil: until });
+    }
+    return out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
   }
 
   /** The pause of a topic as /v1/stats shows it. */
@@ -81,9 +112,9 @@ export class TopicPauseFollower {
     return { paused, pausedUntil: paused ? (this.pauses.get(topic) ?? null) : null };
   }
 
-  /** Topics paused right now. */
+  /** Topics paused right now (their groups' pauses left out). */
   pausedNow(now: EpochMs = this.clock.now()): string[] {
-    return [...this.pauses.keys()].filter((t) => this.isPaused(t, now));
+    return [...this.pauses.keys()].filter((key) => !groupOfPauseKey(key) && this.isPaused(key, now));
   }
 
   /** The store's stats with each topic's pause, and the paused topics that have no jobs. */
@@ -97,18 +128,36 @@ export class TopicPauseFollower {
   }
 
   /** Pauses until resumed, or for `delayMs` (ms or a text such as "30s"). */
-  async pause(topic: string, delayMs?: number | string): Promise<TopicPause> {
+  pause(topic: string, delayMs?: number | string): Promise<TopicPause> {
+    return this.pauseKey(topic, delayMs);
+  }
+
+  resume(topic: string): Promise<boolean> {
+    return this.resumeKey(topic, topic);
+  }
+
+  /** Pauses one group of a topic: its jobs stay ready, the topic's other jobs go on. */
+  pauseGroup(topic: string, group: string, delayMs?: number | string): Promise<TopicPause> {
+    return this.pauseKey(groupPauseKey(topic, group), delayMs);
+  }
+
+  resumeGroup(topic: string, group: string): Promise<boolean> {
+    return this.resumeKey(groupPauseKey(topic, group), topic);
+  }
+
+  private async pauseKey(key: string, delayMs?: number | string): Promise<TopicPause> {
     const until = delayMs === undefined ? null : this.clock.now() + delayIn(delayMs, 'delayMs');
-    await this.store.pause(topic, until);
-    this.pauses.set(topic, until);
-    this.pausedAtRefresh.add(topic);
+    await this.store.pause(key, until);
+    this.pauses.set(key, until);
+    this.pausedAtRefresh.add(key);
     return { paused: true, pausedUntil: until };
   }
 
-  async resume(topic: string): Promise<boolean> {
-    const wasPaused = this.isPaused(topic);
-    const removed = await this.store.resume(topic);
-    this.pauses.delete(topic);
+  /** Lifts the pause `key`; waiters on `topic` try again when it was in force. */
+  private async resumeKey(key: string, topic: string): Promise<boolean> {
+    const wasPaused = this.isPaused(key);
+    const removed = await this.store.resume(key);
+    this.pauses.delete(key);
     if (wasPaused) this.onResumed([topic]);
     return removed;
   }

@@ -355,6 +355,36 @@ export function actionTests(s: SuiteContext): void {
     });
   });
 
+  it('pauses one group of a topic after a confirmation, lists it and resumes it (or shows the store refusing it)', async () => {
+    const form = page().locator('#group-pause-form');
+    await s.open('/topic/tenants-paused');
+    await page().locator('#paused-groups-none').waitFor();
+    await form.locator('input[name=group]').fill('merchant-7');
+    await form.locator('input[name=delayMs]').fill('1h');
+    await form.getByRole('button', { name: 'Pause group' }).click();
+    await s.confirm('Pause the group merchant-7 of tenants-paused for 1h?');
+    if (!s.target().groups) {
+      const error = page().locator('#group-pause-error');
+      await error.waitFor();
+      expect(await error.getAttribute('data-field')).toBe('group');
+      expect((await api('GET', '/v1/topics/tenants-paused/groups/paused')).body.groups).toEqual([]);
+      return;
+    }
+    const row = page().locator('#paused-groups li[data-group="merchant-7"]');
+    await row.getByText('until').waitFor();
+    const [listed] = (await api('GET', '/v1/topics/tenants-paused/groups/paused')).body.groups;
+    expect(listed.group).toBe('merchant-7');
+    expect(listed.pausedUntil).toBeGreaterThan(Date.now() + 3_500_000);
+    await form.locator('input[name=group]').fill('a b');
+    await form.locator('input[name=delayMs]').fill('');
+    await form.getByRole('button', { name: 'Pause group' }).click();
+    await s.confirm('Pause the group a b of tenants-paused until it is resumed?');
+    await page().locator('#group-pause-error').waitFor();
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await page().locator('#paused-groups-none').waitFor();
+    expect((await api('GET', '/v1/topics/tenants-paused/groups/paused')).body.groups).toEqual([]);
+  });
+
   it('shows the API refusing a rate of 0, naming the field, and stores nothing', async () => {
     await s.open('/topic/throttled-bad');
     await page().locator('#rate-limit').getByText('none').waitFor();

@@ -246,6 +246,11 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect((await run('pause', 'remind')).stdout).toBe('paused remind\n');
     expect((await json('stats')).topics.find((t: { topic: string }) => t.topic === 'remind').paused).toBe(true);
     expect((await run('resume', 'remind')).stdout).toBe('resumed remind\n');
+    expect((await run('pause', 'remind', '--group', 'm-1', '--delay', '1h')).stdout).toBe('paused remind group m-1\n');
+    expect((await run('paused-groups', 'remind')).stdout).toMatch(/^GROUP\s+UNTIL\nm-1\s+\d{4}-\d\d-\d\dT/);
+    expect((await json('stats')).topics.find((t: { topic: string }) => t.topic === 'remind').paused).toBe(false);
+    expect((await run('resume', 'remind', '--group', 'm-1')).stdout).toBe('resumed remind group m-1\n');
+    expect((await run('paused-groups', 'remind')).stdout).toBe('no paused group in remind\n');
     expect((await run('purge', '--before', String(Date.now() + 1000))).stdout).toMatch(/^purged: \d+\n$/);
   });
 

@@ -1,4 +1,4 @@
-/** GetTopicSettings and PutTopicSettings over gRPC, against HTTP's rules (routes/topic-settings.ts). */
+/** GetTopicSettings, PutTopicSettings and the group pauses over gRPC, against HTTP's rules (routes/topic-settings.ts, routes/group-pauses.ts). */
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGrpcServer, type GrpcTestServer } from '../helpers/grpc-server.js';
@@ -69,5 +69,38 @@ describe('gRPC topic settings (embedded store)', () => {
       field: 'group',
     });
     expect(await call(client, 'GetTopicSettings', { topic: 'gs-g' })).toEqual(put);
+  });
+
+  it('pauses one group, lists it, resumes it; the pause holds for reserve; a bad group names its field', async () => {
+    await call(client, 'PushBatch', {
+      jobs: [
+        { topic: 'gs-p', group: 'held', id: 'gs-p-held' },
+        { topic: 'gs-p', group: 'free', id: 'gs-p-free' },
+      ],
+    });
+    expect(await call(client, 'PauseGroup', { topic: 'gs-p', group: 'held' })).toEqual({
+      topic: 'gs-p',
+      group: 'held',
+      paused: true,
+    });
+    const timed = await call(client, 'PauseGroup', { topic: 'gs-p', group: 'later', delayMs: 60_000 });
+    expect(Number(timed.pausedUntil)).toBeGreaterThan(Date.now());
+    expect(await call(client, 'ListPausedGroups', { topic: 'gs-p' })).toEqual({
+      topic: 'gs-p',
+      groups: [{ group: 'held' }, { group: 'later', pausedUntil: timed.pausedUntil }],
+    });
+    expect((await server.service.reserve({ topics: ['gs-p'], count: 5 })).map((r) => r.job.id)).toEqual(['gs-p-free']);
+    expect(await call(client, 'ResumeGroup', { topic: 'gs-p', group: 'held' })).toEqual({
+      topic: 'gs-p',
+      group: 'held',
+      paused: false,
+    });
+    expect((await server.service.reserve({ topics: ['gs-p'], count: 5 })).map((r) => r.job.id)).toEqual(['gs-p-held']);
+    expect(await callError(client, 'PauseGroup', { topic: 'gs-p', group: 'a/b' })).toMatchObject({
+      status: status.INVALID_ARGUMENT,
+      code: 'E_VALIDATION',
+      field: 'group',
+    });
+    expect(await callError(client, 'PauseGroup', { topic: 'gs-p', group: '' })).toMatchObject({ field: 'group' });
   });
 });

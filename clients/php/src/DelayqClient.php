@@ -81,6 +81,34 @@ final class DelayqClient
         return $this->request('PUT', '/v1/topics/' . rawurlencode($topic) . '/settings', $body ?: new \stdClass());
     }
 
+    /**
+     * Pauses one group of a topic (its jobs stay ready, the topic's others go) until resumed, or for $delayMs.
+     * @param int|string|null $delayMs milliseconds, or a text such as "15m"
+     * @return array<string, mixed> {topic, group, paused, pausedUntil}
+     */
+    public function pauseGroup(string $topic, string $group, int|string|null $delayMs = null): array
+    {
+        $body = $delayMs === null ? new \stdClass() : ['delayMs' => $delayMs];
+        return $this->request('POST', $this->groupPath($topic, $group) . '/pause', $body);
+    }
+
+    /** @return array<string, mixed> {topic, group, paused: false, pausedUntil: null} */
+    public function resumeGroup(string $topic, string $group): array
+    {
+        return $this->request('POST', $this->groupPath($topic, $group) . '/resume', new \stdClass());
+    }
+
+    /** @return list<array<string, mixed>> the topic's paused groups, by name: {group, pausedUntil (null: until resumed)} */
+    public function pausedGroups(string $topic): array
+    {
+        return $this->request('GET', '/v1/topics/' . rawurlencode($topic) . '/groups/paused')['groups'];
+    }
+
+    private function groupPath(string $topic, string $group): string
+    {
+        return '/v1/topics/' . rawurlencode($topic) . '/groups/' . rawurlencode($group);
+    }
+
     /** @return array<string, mixed> the job, ready now: only a delayed job (waiting for its due time or a retry) can be run now */
     public function runNow(string $id): array
     {

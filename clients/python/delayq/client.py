@@ -132,6 +132,19 @@ class Client:
         settings = _drop_none({"rateLimit": rate_limit, "groupConcurrency": group_concurrency})
         return self._request("PUT", f"/v1/topics/{_id(topic)}/settings", settings)
 
+    def pause_group(self, topic: str, group: str, *, delay_ms: Optional[Duration] = None) -> Dict[str, Any]:
+        """Pauses one group of a topic (its jobs stay ready, the topic's others go) until resumed, or for
+        ``delay_ms`` (ms or "15m"): ``{"topic", "group", "paused", "pausedUntil"}``."""
+        path = f"/v1/topics/{_id(topic)}/groups/{_id(group)}/pause"
+        return self._request("POST", path, _drop_none({"delayMs": delay_ms}))
+
+    def resume_group(self, topic: str, group: str) -> Dict[str, Any]:
+        return self._request("POST", f"/v1/topics/{_id(topic)}/groups/{_id(group)}/resume")
+
+    def paused_groups(self, topic: str) -> List[Dict[str, Any]]:
+        """A topic's paused groups, by name: ``[{"group", "pausedUntil"}]`` (``pausedUntil`` None: until resumed)."""
+        return self._request("GET", f"/v1/topics/{_id(topic)}/groups/paused")["groups"]
+
     def run_now(self, id: str) -> Job:
         """Makes a delayed job (waiting for its due time or a retry) ready at once; other states raise WrongStateError."""
         return self._request("POST", f"/v1/jobs/{_id(id)}/run-now", {})["job"]

@@ -15,6 +15,7 @@ import { useConfirm } from './confirm.js';
 import { TopicCharts } from './topic-charts.js';
 import { TopicRateLimit } from './topic-rate-limit.js';
 import { TopicGroupConcurrency } from './topic-group-concurrency.js';
+import { TopicGroupPauses } from './topic-group-pauses.js';
 import { useLoad } from './use-load.js';
 
 interface TopicView {
@@ -31,8 +32,9 @@ const orNull = <T,>(promise: Promise<T>): Promise<T | null> =>
   });
 
 /**
- * One topic: its counts, its pause, its figures over time, its dispatch rate limit, who consumes it, its delivery
- * binding, and the ways into its jobs (list, bulk, due times, dead letters, reservations).
+ * One topic: its counts, its pause, its figures over time, its dispatch rate limit, its groups' bound and pauses,
+ * who consumes it, its delivery binding, and the ways into its jobs (list, bulk, due times, dead letters,
+ * reservations).
  */
 export function TopicPage({ topic, params }: { topic: string; params: URLSearchParams }) {
   const path = `/v1/topics/${encodeURIComponent(topic)}`;
@@ -109,6 +111,7 @@ export function TopicPage({ topic, params }: { topic: string; params: URLSearchP
       <TopicCharts topic={topic} window={windowOf(params)} />
       <TopicRateLimit topic={topic} settings={settings} ask={ask} changed={reload} />
       <TopicGroupConcurrency topic={topic} settings={settings} ask={ask} changed={reload} />
+      <TopicGroupPauses topic={topic} ask={ask} />
       <h2>Consumers</h2>
       {consumers.length === 0 ? (
         <p class="muted">Nobody is waiting on this topic now.</p>

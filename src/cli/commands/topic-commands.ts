@@ -1,4 +1,4 @@
-/** The CLI verbs on topics: stats (with a live --watch view), pause, resume, due (the due-time histogram). */
+/** The CLI verbs on topics: stats (with a live --watch view), pause, resume (a topic or a group), paused-groups, due (the due-time histogram). */
 import type { Command } from '@commander-js/extra-typings';
 import type { WireTopicStats } from '../../protocol/schemas.js';
 import { parseMetrics, quantileByTopic } from '../../observe/metrics-text.js';
@@ -72,23 +72,60 @@ export function registerTopicCommands(program: Command<[], GlobalFlags>): void {
 
   program
     .command('pause')
-    .description('pause a topic: reserve and delivery skip its jobs until resumed (or for --delay)')
+    .description(
+      'pause a topic (or one of its groups): reserve and delivery skip its jobs until resumed (or for --delay)',
+    )
     .argument('<topic>')
+    .option('--group <group>', "pause only this group of the topic: the topic's other jobs go on")
     .option('--delay <duration>', 'resume by itself after this long: ms or "30s", "1h"')
     .action(async (topic, flags, command) => {
       const delay =
         flags.delay === undefined ? {} : { delayMs: /^\d+$/.test(flags.delay) ? Number(flags.delay) : flags.delay };
-      const answer = await clientOf(command).pauseTopic(topic, delay);
-      emit(jsonOf(command), answer, () => `paused ${topic}\n`);
+      const client = clientOf(command);
+      const answer =
+        flags.group === undefined
+          ? await client.pauseTopic(topic, delay)
+          : await client.pauseGroup(topic, flags.group, delay);
+      emit(
+        jsonOf(command),
+        answer,
+        () => `paused ${topic}${flags.group === undefined ? '' : ` group ${flags.group}`}\n`,
+      );
     });
 
   program
     .command('resume')
-    .description('resume a paused topic')
+    .description('resume a paused topic (or one of its groups)')
+    .argument('<topic>')
+    .option('--group <group>', 'resume only this group of the topic')
+    .action(async (topic, flags, command) => {
+      const client = clientOf(command);
+      const answer =
+        flags.group === undefined ? await client.resumeTopic(topic) : await client.resumeGroup(topic, flags.group);
+      emit(
+        jsonOf(command),
+        answer,
+        () => `resumed ${topic}${flags.group === undefined ? '' : ` group ${flags.group}`}\n`,
+      );
+    });
+
+  program
+    .command('paused-groups')
+    .description("a topic's paused groups, each with when its pause ends")
     .argument('<topic>')
     .action(async (topic, _flags, command) => {
-      const answer = await clientOf(command).resumeTopic(topic);
-      emit(jsonOf(command), answer, () => `resumed ${topic}\n`);
+      const groups = await clientOf(command).pausedGroups(topic);
+      emit(jsonOf(command), groups, () =>
+        groups.length === 0
+          ? `no paused group in ${topic}\n`
+          : table(
+              groups.map((g) => ({
+                group: g.group,
+                until: g.pausedUntil === null ? 'resumed by hand' : iso(g.pausedUntil),
+              })),
+              ['group', 'until'],
+            ),
+      );
     });
 
   program

@@ -1,3 +1,4 @@
+import type { ReserveOptions } from '../store.js';
 import type { JobValues } from './job-row.js';
 import type { ReserveParams } from './reserve-rows.js';
 import type { Statements } from './sqlite-reads.js';
@@ -25,9 +26,25 @@ function before(a: Head, b: Head): boolean {
   return a.id < b.id;
 }
 
+/** What the grouped reserve follows: each topic's bound on one group's reserved jobs, and its paused groups. */
+export interface GroupLimits {
+  /** Topic → the most jobs of one group reserved at once; Infinity for a topic with paused groups and no bound. */
+  concurrency: ReadonlyMap<string, number>;
+  paused: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** The grouped reserve's limits from a reserve's options; undefined when no topic has a bound or a paused group. */
+export function groupLimits(options: ReserveOptions): GroupLimits | undefined {
+  const paused = options.pausedGroups ?? new Map<string, ReadonlySet<string>>();
+  if (!options.groupConcurrency?.size && !paused.size) return undefined;
+  const concurrency = new Map(options.groupConcurrency);
+  for (const topic of paused.keys()) if (!concurrency.has(topic)) concurrency.set(topic, Infinity);
+  return { concurrency, paused };
+}
+
 /**
  * Reserve where some topics have a groupConcurrency (`limits`: topic → the most jobs of one group reserved at
- * once). Each job is the first in the ready order among: each topic without a limit's first job; each limited
+ * once) or paused groups (never served). Each job is the first in the ready order among: each topic without a limit's first job; each limited
  * topic's first job without a group, and the first job of its next group in turn (`turns` keeps the group a
  * topic last served, across calls) that holds fewer than its limit reserved. So the groups of a topic are
  * served round-robin, and a group with a backlog never holds up another. Runs inside the reserve's
@@ -36,7 +53,7 @@ function before(a: Head, b: Head): boolean {
 export function reserveGroupedRows(
   stmt: Statements,
   topics: readonly string[],
-  limits: ReadonlyMap<string, number>,
+  { concurrency: limits, paused }: GroupLimits,
   turns: Map<string, string>,
   { count, now, base, ttrMs }: ReserveParams,
 ): JobValues[] {
@@ -70,7 +87,7 @@ export function reserveGroupedRows(
         after = '';
         continue;
       }
-      if (heldBy(topic, group) < limit) {
+      if (!paused.get(topic)?.has(group) && (limit === Infinity || heldBy(topic, group) < limit)) {
         const head = stmt.firstOfGroup.get({ topic, group }) as Head | undefined;
         if (head) return { topic, group, head };
       }
@@ -100,7 +117,8 @@ export function reserveGroupedRows(
     if (!row) break;
     rows.push(row);
     if (chosen.group !== null && limits.has(chosen.topic)) {
-      held.set(`${chosen.topic}\n${chosen.group}`, heldBy(chosen.topic, chosen.group) + 1);
+      if (limits.get(chosen.topic) !== Infinity)
+        held.set(`${chosen.topic}\n${chosen.group}`, heldBy(chosen.topic, chosen.group) + 1);
       turns.set(chosen.topic, chosen.group);
     }
   }

@@ -61,7 +61,7 @@ import type { SqliteOwnerLock } from './owner-lock.js';
 import { openStoreFile } from './store-file.js';
 import { GroupCommit } from './group-commit.js';
 import { reserveRows } from './reserve-rows.js';
-import { reserveGroupedRows } from './group-reserve.js';
+import { groupLimits, reserveGroupedRows } from './group-reserve.js';
 import { pushOntoExisting } from './sqlite-upsert.js';
 import { RAW_STATEMENTS, SQL } from './statements.js';
 import {
@@ -303,9 +303,9 @@ export class SqliteStore implements Store {
       const expired = this.stmt.expireReadyOfTopics.all({ now, topics: topicList }) as (JobRef & RowAttempts)[];
       this.recordMany('expire', historyOf(expired, 'expired'), now, EXPIRED_REASON);
       const params = { count, now, base: newTokenBase(), ttrMs: options.ttrMs ?? null };
-      const limits = options.groupConcurrency;
-      const rows = limits?.size
-        ? reserveGroupedRows(this.stmt, topics, limits, this.groupTurns, params)
+      const groups = groupLimits(options);
+      const rows = groups
+        ? reserveGroupedRows(this.stmt, topics, groups, this.groupTurns, params)
         : reserveRows(this.stmt, topics, topicList, params);
       const reserved = rows.map((v): Reservation => {
         const job = valuesToJob(v);

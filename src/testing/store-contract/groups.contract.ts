@@ -11,11 +11,12 @@ export const GROUP_TESTS = [
   'groupConcurrency 2 counts per group, within one call and across calls',
   'a group with a backlog does not hold up a group with one job; jobs without a group still go',
   'without groupConcurrency groups change nothing',
+  'a paused group is passed over, with or without groupConcurrency, while the rest goes',
 ] as const;
 
 /** Part of the Store contract (store.contract.ts runs it): groups and groupConcurrency (docs/flow-control.md). */
 export function groupsContract(test: ContractTest, context: () => ContractContext): void {
-  const [keeps, one, lapse, two, fair, none] = GROUP_TESTS;
+  const [keeps, one, lapse, two, fair, none, paused] = GROUP_TESTS;
   const ids = (got: { reservations: { job: { id: string } }[] }): string[] => got.reservations.map((r) => r.job.id);
 
   test(keeps, async () => {
@@ -122,5 +123,24 @@ export function groupsContract(test: ContractTest, context: () => ContractContex
     const jobs = [1, 2, 3].map((i) => job({ id: `${topic}-${i}`, runAt: T0 - 10 + i, group: 'g' }));
     await store.pushMany(jobs, T0);
     expect(ids(await store.reserve([topic], 10, T0))).toEqual(jobs.map((j) => j.id));
+  });
+
+  test(paused, async () => {
+    const { store, topic, other, job } = context();
+    const hold = [1, 2].map((i) => job({ id: `${topic}-hold${i}`, runAt: T0 - 100, group: 'hold' }));
+    const go = [1, 2].map((i) => job({ id: `${topic}-go${i}`, runAt: T0 - 10 + i, group: 'go' }));
+    const loose = job({ id: `${topic}-loose`, runAt: T0 });
+    // The same group name in another topic is another group: not paused.
+    const elsewhere = job({ id: `${other}-hold`, topic: other, runAt: T0, group: 'hold' });
+    await store.pushMany([...hold, ...go, loose, elsewhere], T0);
+    const pausedGroups = new Map([[topic, new Set(['hold'])]]);
+    // Without a groupConcurrency: everything but the paused group, though its jobs are first in the ready order.
+    const got = ids(await store.reserve([topic, other], 10, T0, { pausedGroups }));
+    expect(got.sort()).toEqual([elsewhere.id, ...go.map((j) => j.id), loose.id].sort());
+    expect((await store.get(hold[0]!.id))!.state).toBe('ready');
+    // With one: still passed over; resumed (not given), its jobs go, the bound kept.
+    const limits = { groupConcurrency: new Map([[topic, 1]]) };
+    expect(ids(await store.reserve([topic], 10, T0, { ...limits, pausedGroups }))).toEqual([]);
+    expect(ids(await store.reserve([topic], 10, T0, limits))).toEqual([hold[0]!.id]);
   });
 }

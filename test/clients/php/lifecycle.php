@@ -72,6 +72,14 @@ if (getenv('DELAYQ_GROUPS') === '1') {
     sort($groups);
     check($groups === ['t1', 't2'], 'one job of a group out at a time');
     check(refused(fn () => $client->putTopicSettings("{$p}-grp", null, 0))->field === 'groupConcurrency', 'groupConcurrency 0 refused');
+    // one group paused: its job stays ready while another group's goes; resumed, it goes
+    $client->pushBatch([['topic' => "{$p}-gp", 'group' => 'held'], ['topic' => "{$p}-gp", 'group' => 'free']]);
+    check($client->pauseGroup("{$p}-gp", 'held') === ['topic' => "{$p}-gp", 'group' => 'held', 'paused' => true, 'pausedUntil' => null], 'group paused');
+    check($client->pausedGroups("{$p}-gp") === [['group' => 'held', 'pausedUntil' => null]], 'paused groups listed');
+    check(array_map(fn ($r) => $r['job']['group'], $client->reserve(["{$p}-gp"], 5, 0)) === ['free'], 'paused group passed over');
+    check($client->resumeGroup("{$p}-gp", 'held')['paused'] === false, 'group resumed');
+    check(array_map(fn ($r) => $r['job']['group'], $client->reserve(["{$p}-gp"], 5, 0)) === ['held'], 'resumed group goes');
+    check(refused(fn () => $client->pauseGroup("{$p}-gp", 'held', 'soon'))->field === 'delayMs', 'bad delayMs named');
 } else {
     check(refused(fn () => $client->push("{$p}-grp", null, ['group' => 't1']))->field === 'group', 'group refused without groups');
 }

@@ -91,6 +91,19 @@ if os.environ.get("DELAYQ_GROUPS") == "1":
         raise AssertionError("a groupConcurrency of 0 was accepted")
     except ValidationError as err:
         assert err.field == "groupConcurrency", err.field
+    # one group paused: its job stays ready while another group's goes; resumed, it goes
+    client.push_batch([client.job_spec(f"{p}-gp", {"n": i}, group=g) for i, g in enumerate(["held", "free"])])
+    paused = client.pause_group(f"{p}-gp", "held")
+    assert paused == {"topic": f"{p}-gp", "group": "held", "paused": True, "pausedUntil": None}, paused
+    assert client.paused_groups(f"{p}-gp") == [{"group": "held", "pausedUntil": None}]
+    assert [r["job"]["group"] for r in client.reserve([f"{p}-gp"], count=5, wait_ms=0)] == ["free"]
+    assert client.resume_group(f"{p}-gp", "held")["paused"] is False
+    assert [r["job"]["group"] for r in client.reserve([f"{p}-gp"], count=5, wait_ms=0)] == ["held"]
+    try:
+        client.pause_group(f"{p}-gp", "held", delay_ms="soon")
+        raise AssertionError("a bad delay_ms was taken")
+    except ValidationError as err:
+        assert err.field == "delayMs", err.field
 else:
     try:
         client.push(f"{p}-grp", {"n": 1}, group="t1")
