@@ -51,8 +51,18 @@ export interface Journal {
    * them (a table filled since its last ANALYZE) each keyset page is planned as a sort of every remaining row.
    */
   prepareRestoreScan(): Promise<void>;
-  /** Unfinished jobs (finished_at IS NULL) with id > afterId, in id order: the restore scan. */
+  /** Unfinished jobs (finished_at IS NULL) with id > afterId, in id order: the reconciler's scan. */
   listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]>;
+  /**
+   * A restore's first scan: the unfinished jobs handed to the inner store (loaded = 1) with id > afterId, in id
+   * order, from an index of those rows only, so a restore never reads the journal-only backlog.
+   */
+  listLoaded(afterId: string | null, limit: number): Promise<JournalJob[]>;
+  /**
+   * A restore's second scan: the journal-only unfinished jobs due before `before` (those the loader claims
+   * next), after `after` in (run_at, id) order, from the loader's index.
+   */
+  listJournalOnlyDue(before: EpochMs, after: DueCursor | null, limit: number): Promise<JournalJob[]>;
   /** Jobs that live only in the journal (loaded = 0), in id order, filtered like Store.list. */
   listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]>;
   /** Per topic and state counts of journal-only jobs, with their earliest due time. */
@@ -163,6 +173,12 @@ export interface JournalJob extends Job {
   number?: number | null;
 }
 
+/** A place in a (run_at, id) ordered scan: the last row read. */
+export interface DueCursor {
+  runAt: EpochMs;
+  id: string;
+}
+
 export interface DueJournalQuery {
   topic?: string | undefined;
   from: EpochMs;
@@ -213,7 +229,7 @@ export interface RestoreOptions {
 }
 
 export interface RestoreSummary {
-  /** Unfinished jobs read from the journal. */
+  /** Unfinished jobs read from the journal (a full restore reads those the inner store held or that are due within the horizon). */
   scanned: number;
   /** Pushed into the inner store (it did not have them). */
   restored: number;
@@ -221,7 +237,7 @@ export interface RestoreSummary {
   alreadyPresent: number;
   /** Past due and skipped because expire = false (marked expired). */
   skippedExpired: number;
-  /** Due beyond the horizon: left in the journal for the loader. */
+  /** Due beyond the horizon: left in the journal for the loader (after a full restore: all journal-only unfinished jobs). */
   leftInJournal: number;
   /** Pushed, but finished or cancelled meanwhile: cancelled again in the inner store. */
   raced: number;

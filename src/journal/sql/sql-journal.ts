@@ -3,6 +3,7 @@ import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { type HistoryEntry, type JobState, type TopicStats } from '../../core/job.js';
 import type {
+  DueCursor,
   DueJournalQuery,
   Journal,
   JournalBatch,
@@ -20,6 +21,7 @@ import { getMeta, setMeta, swapMeta } from './meta-rows.js';
 import { loadedJob } from '../journal-jobs.js';
 import { migrateJournal } from './migrate.js';
 import { listDueJournalOnly } from './listings.js';
+import { listJournalOnlyDue, listLoaded } from './restore-scans.js';
 import * as outcomes from './outcomes.js';
 import { journalDueHistogram } from './due-histogram.js';
 import { journalOnlyStats } from './journal-only-counts.js';
@@ -199,6 +201,14 @@ export class SqlJournal implements Journal {
       return q.orderBy('id').limit(limit).execute();
     });
     return rowsToJournalJobs(rows);
+  }
+
+  listLoaded(afterId: string | null, limit: number): Promise<JournalJob[]> {
+    return this.run((db) => listLoaded(db, afterId, limit));
+  }
+
+  listJournalOnlyDue(before: EpochMs, after: DueCursor | null, limit: number): Promise<JournalJob[]> {
+    return this.run((db) => listJournalOnlyDue(db, before, after, limit));
   }
 
   async listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]> {
