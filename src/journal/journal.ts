@@ -21,9 +21,10 @@ export interface Journal {
 
   /**
    * One durable batch, in one transaction: new jobs (insert-if-absent), then job upserts, then history.
-   * Returns the ids this batch created (an id already present is a duplicate push).
+   * Returns the ids this batch created (an id already present is a duplicate push), and the guarded upserts it
+   * wrote where the database reports them.
    */
-  write(batch: JournalBatch): Promise<Set<string>>;
+  write(batch: JournalBatch): Promise<JournalWritten>;
 
   get(id: string): Promise<JournalJob | null>;
   history(id: string): Promise<HistoryEntry[]>;
@@ -214,6 +215,17 @@ export interface JournalBatch {
    */
   upserts: { job: JournalJob; force: boolean }[];
   history: (HistoryEntry & { jobId: string })[];
+}
+
+/** What a batch write reports (Journal.write). */
+export interface JournalWritten {
+  /** The inserted jobs this batch created. */
+  created: Set<string>;
+  /**
+   * The guarded upserts (`force: false`) this batch wrote, each with the token its row holds after the write (null:
+   * none); an upsert the guard refused is absent. null where the database does not report it (MySQL/MariaDB).
+   */
+  claimed: Map<string, string | null> | null;
 }
 
 /** The fields of Journal.appendHistory's rows that are the same for every job of the call. */

@@ -10,6 +10,7 @@ import type {
   JournalFilter,
   JournalUpsert,
   JournalJob,
+  JournalWritten,
   JournalSchedule,
   SharedHistory,
 } from '../journal.js';
@@ -106,10 +107,11 @@ export class SqlJournal implements Journal {
     }
   }
 
-  async write(batch: JournalBatch): Promise<Set<string>> {
-    if (isEmptyBatch(batch)) return new Set();
+  async write(batch: JournalBatch): Promise<JournalWritten> {
+    if (isEmptyBatch(batch)) return { created: new Set(), claimed: new Map() };
     const parts = splitRowBatch(rowBatchOf(batch, Date.now()));
-    return new Set(await retryingDeadlocks(() => this.run(() => this.sqlDialect.writeBatch(parts))));
+    const { created, claimed } = await retryingDeadlocks(() => this.run(() => this.sqlDialect.writeBatch(parts)));
+    return { created: new Set(created), claimed: claimed && new Map(claimed.map((r) => [r.id, r.token])) };
   }
 
   async get(id: string): Promise<JournalJob | null> {
