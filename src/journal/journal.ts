@@ -21,9 +21,10 @@ export interface Journal {
 
   /**
    * One durable batch, in one transaction: new jobs (insert-if-absent), then job upserts, then history.
-   * Returns the ids this batch created (an id already present is a duplicate push).
+   * Returns the ids this batch created (an id already present is a duplicate push), and the guarded upserts it
+   * wrote where the database reports them.
    */
-  write(batch: JournalBatch): Promise<Set<string>>;
+  write(batch: JournalBatch): Promise<JournalWritten>;
 
   get(id: string): Promise<JournalJob | null>;
   history(id: string): Promise<HistoryEntry[]>;
@@ -51,8 +52,18 @@ export interface Journal {
    * them (a table filled since its last ANALYZE) each keyset page is planned as a sort of every remaining row.
    */
   prepareRestoreScan(): Promise<void>;
-  /** Unfinished jobs (finished_at IS NULL) with id > afterId, in id order: the restore scan. */
+  /** Unfinished jobs (finished_at IS NULL) with id > afterId, in id order: the reconciler's scan. */
   listUnfinished(afterId: string | null, limit: number): Promise<JournalJob[]>;
+  /**
+   * A restore's first scan: the unfinished jobs handed to the inner store (loaded = 1) with id > afterId, in id
+   * order, from an index of those rows only, so a restore never reads the journal-only backlog.
+   */
+  listLoaded(afterId: string | null, limit: number): Promise<JournalJob[]>;
+  /**
+   * A restore's second scan: the journal-only unfinished jobs due before `before` (those the loader claims
+   * next), after `after` in (run_at, id) order, from the loader's index.
+   */
+  listJournalOnlyDue(before: EpochMs, after: DueCursor | null, limit: number): Promise<JournalJob[]>;
   /** Jobs that live only in the journal (loaded = 0), in id order, filtered like Store.list. */
   listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]>;
   /** Per topic and state counts of journal-only jobs, with their earliest due time. */
@@ -163,6 +174,12 @@ export interface JournalJob extends Job {
   number?: number | null;
 }
 
+/** A place in a (run_at, id) ordered scan: the last row read. */
+export interface DueCursor {
+  runAt: EpochMs;
+  id: string;
+}
+
 export interface DueJournalQuery {
   topic?: string | undefined;
   from: EpochMs;
@@ -200,6 +217,17 @@ export interface JournalBatch {
   history: (HistoryEntry & { jobId: string })[];
 }
 
+/** What a batch write reports (Journal.write). */
+export interface JournalWritten {
+  /** The inserted jobs this batch created. */
+  created: Set<string>;
+  /**
+   * The guarded upserts (`force: false`) this batch wrote, each with the token its row holds after the write (null:
+   * none); an upsert the guard refused is absent. null where the database does not report it (MySQL/MariaDB).
+   */
+  claimed: Map<string, string | null> | null;
+}
+
 /** The fields of Journal.appendHistory's rows that are the same for every job of the call. */
 export type SharedHistory = Omit<HistoryEntry, 'state'>;
 
@@ -213,7 +241,7 @@ export interface RestoreOptions {
 }
 
 export interface RestoreSummary {
-  /** Unfinished jobs read from the journal. */
+  /** Unfinished jobs read from the journal (a full restore reads those the inner store held or that are due within the horizon). */
   scanned: number;
   /** Pushed into the inner store (it did not have them). */
   restored: number;
@@ -221,7 +249,7 @@ export interface RestoreSummary {
   alreadyPresent: number;
   /** Past due and skipped because expire = false (marked expired). */
   skippedExpired: number;
-  /** Due beyond the horizon: left in the journal for the loader. */
+  /** Due beyond the horizon: left in the journal for the loader (after a full restore: all journal-only unfinished jobs). */
   leftInJournal: number;
   /** Pushed, but finished or cancelled meanwhile: cancelled again in the inner store. */
   raced: number;

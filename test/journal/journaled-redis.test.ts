@@ -88,6 +88,51 @@ for (const db of databases) {
       expect(await store.checkInner(now)).toBe('restored');
       expect((await store.stats()).find((s) => s.topic === 'visible')!.counts.ready).toBe(1);
     });
+
+    it('a restore reads only what the inner store held and what is due within the horizon; the far jobs come in when due', async () => {
+      const { store, clock } = await make();
+      const now = clock.now();
+      const topic = `far-${db.dialect}`;
+      const near = [0, 1000, 30_000].map((delayMs) => aJob({ topic, now, delayMs }));
+      const far = Array.from({ length: 50 }, (_, i) => aJob({ topic, now, delayMs: 5 * 60_000 + i }));
+      await store.pushMany([...near, ...far], now);
+      // a journal-only row that came within the horizon before the loader took it: the restore loads it too
+      const nearing = aJob({ topic, now, delayMs: 2 * 60_000 });
+      await store.pushMany([nearing], now);
+      const later = now + 90_000;
+      expect(await store.inner.get(nearing.id)).toBeNull();
+
+      await redis.flushAll();
+      expect(await store.checkInner(later)).toBe('restored');
+      // read: the 3 rows the inner store held and the 1 due within the horizon; not the 50 beyond it
+      expect(store.status().lastRestore).toMatchObject({ scanned: 4, restored: 4, leftInJournal: 50 });
+      for (const j of [...near, nearing]) expect(await store.inner.get(j.id)).not.toBeNull();
+      for (const j of far) expect(await store.inner.get(j.id)).toBeNull();
+
+      // the near ones are served; the far ones are not in the inner store to be served
+      const reserve = async (at: number) =>
+        (await store.reserve([topic], 100, at)).reservations.map((r) => r.job.id).sort();
+      expect(await store.loadDue(later, 100)).toBe(0);
+      await store.promoteDue(nearing.runAt, 100);
+      expect(await reserve(nearing.runAt)).toEqual([...near, nearing].map((j) => j.id).sort());
+
+      // the far ones: loaded when they enter the horizon, delivered at their due time, not before
+      expect(await store.loadDue(far[0]!.runAt - 60_000, 100)).toBe(0);
+      expect(await store.loadDue(far[0]!.runAt - 60_000 + 1, 100)).toBe(1);
+      expect(await store.inner.get(far[0]!.id)).toMatchObject({ state: 'delayed', runAt: far[0]!.runAt });
+      await store.promoteDue(far[0]!.runAt - 1, 100);
+      expect(await store.inner.get(far[0]!.id)).toMatchObject({ state: 'delayed' });
+      await store.promoteDue(far[0]!.runAt, 100);
+      expect(await reserve(far[0]!.runAt)).toEqual([far[0]!.id]);
+      expect(await store.loadDue(far.at(-1)!.runAt, 100)).toBe(49);
+      await store.promoteDue(far.at(-1)!.runAt, 100);
+      expect(await reserve(far.at(-1)!.runAt)).toEqual(
+        far
+          .slice(1)
+          .map((j) => j.id)
+          .sort(),
+      );
+    });
   });
 }
 

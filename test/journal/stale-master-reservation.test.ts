@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
 import type { Store } from '../../src/store/store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -120,5 +120,27 @@ for (const db of databases) {
         expect((await promoted.finish(job.id, winner!.token, now + 30)).ok).toBe(true);
       }
     });
+
+    it(
+      db.dialect === 'postgres'
+        ? 'a reserve that wins its claims learns it from its write (RETURNING): it reads the journal once, before'
+        : 'a reserve reads its claims back after its write: it reads the journal twice',
+      async () => {
+        const store = new JournaledStore(new SqliteStore({ path: ':memory:', nodeId: 'b' }), db.journal(), {
+          nodeId: 'b',
+          clock: new FakeClock(),
+        });
+        await store.open();
+        open.push(store);
+        const jobs = [aJob({ topic: 'reads', now }), aJob({ topic: 'reads', now })];
+        await store.pushMany(jobs, now);
+        const reads = vi.spyOn(store.journal, 'endedOrReservedAmong');
+        const { reservations } = await store.reserve(['reads'], 2, now + 10);
+        expect(reservations).toHaveLength(2);
+        expect(reads).toHaveBeenCalledTimes(db.dialect === 'postgres' ? 1 : 2);
+        for (const r of reservations)
+          expect(await store.journal.get(r.job.id)).toMatchObject({ state: 'reserved', token: r.token });
+      },
+    );
   });
 }

@@ -35,17 +35,17 @@ export async function reserveJournaled(
   const reserved = held.length ? await checkedByJournal(ctx.inner, ctx.journal, held, now, logger, ctx.nodeId) : held;
   if (reserved.length) {
     // Durable before the answer: a reservation a consumer holds is one a store loss cannot take from it.
+    let claimed;
     try {
-      await ctx.writer.upsert(
+      claimed = await ctx.writer.claim(
         reserved.map(reservedRow),
         reserved.map((r) => entry(r.job, 'reserve', now, ctx.nodeId)),
-        { force: false, durable: true },
       );
     } catch (err) {
       await Promise.all(reserved.map((r) => ctx.inner.release(r.job.id, r.token, now).catch(() => undefined)));
       throw err;
     }
-    return { reservations: await confirmedByJournal(ctx, reserved, now, logger), expired };
+    return { reservations: await confirmedByJournal(ctx, reserved, claimed, now, logger), expired };
   }
   return { reservations: reserved, expired };
 }

@@ -13,8 +13,16 @@ export interface JournalWriterOptions {
   onError(err: unknown, droppedAsync: number): void;
 }
 
+/** What a durable caller is told once its batch committed. */
+interface Answer {
+  /** Those of its inserts the batch created. */
+  created: Set<string>;
+  /** Its guarded upserts the batch wrote, with each row's token after the write; null: the journal does not say. */
+  claimed: Map<string, string | null> | null;
+}
+
 interface Waiter {
-  resolve(created: Set<string>): void;
+  resolve(answer: Answer): void;
   reject(err: unknown): void;
   /** Ids this caller inserted; it is told which of them the batch created. */
   insertIds: readonly string[];
@@ -69,7 +77,7 @@ export class JournalWriter {
     history: readonly (HistoryEntry & { jobId: string })[] = [],
   ): Promise<Set<string>> {
     return new Promise<Set<string>>((resolve, reject) => {
-      const waiter = { resolve, reject, insertIds: jobs.map((j) => j.id) };
+      const waiter = { resolve: (a: Answer) => resolve(a.created), reject, insertIds: jobs.map((j) => j.id) };
       this.groups.push({ inserts: jobs, upserts: [], history, durable: true, waiter, queuedAt: performance.now() });
       this.scheduleDurable();
     });
@@ -94,8 +102,34 @@ export class JournalWriter {
       this.scheduleAsync();
       return Promise.resolve();
     }
-    return new Promise<void>((resolve, reject) => {
-      const waiter = { resolve: () => resolve(), reject, insertIds: [] };
+    return this.durableUpsert(upserts, history).then(() => undefined);
+  }
+
+  /**
+   * A durable guarded upsert of reservations (reservation-claims.ts): resolves with the token each job's row holds
+   * as the batch wrote it, for the jobs it wrote (one the guard refused is absent), or null where the journal does
+   * not report its writes (the caller reads the rows back).
+   */
+  async claim(
+    jobs: readonly JournalJob[],
+    history: readonly (HistoryEntry & { jobId: string })[],
+  ): Promise<Map<string, string | null> | null> {
+    const { claimed } = await this.durableUpsert(
+      jobs.map((job) => ({ job, force: false })),
+      history,
+    );
+    if (!claimed) return null;
+    const mine = new Map<string, string | null>();
+    for (const job of jobs) if (claimed.has(job.id)) mine.set(job.id, claimed.get(job.id)!);
+    return mine;
+  }
+
+  private durableUpsert(
+    upserts: Group['upserts'],
+    history: readonly (HistoryEntry & { jobId: string })[],
+  ): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      const waiter = { resolve, reject, insertIds: [] };
       this.groups.push({ inserts: [], upserts, history, durable: true, waiter, queuedAt: performance.now() });
       this.scheduleDurable();
     });
@@ -221,17 +255,18 @@ export class JournalWriter {
     }
     batch.upserts = [...upserts.values()];
     try {
-      const created = await this.journal.write(batch);
+      const { created, claimed } = await this.journal.write(batch);
       if (this.observers.size) this.reportCommit(groups);
-      const claimed = new Set<string>();
+      const told = new Set<string>();
       for (const g of groups) {
         if (!g.waiter) continue;
         const mine = new Set<string>();
         for (const id of g.waiter.insertIds) {
-          if (created.has(id) && !claimed.has(id)) mine.add(id);
-          claimed.add(id);
+          if (created.has(id) && !told.has(id)) mine.add(id);
+          told.add(id);
         }
-        g.waiter.resolve(mine);
+        // The batch's whole report: a caller asks it only about its own ids (claim).
+        g.waiter.resolve({ created: mine, claimed });
       }
     } catch (err) {
       for (const g of groups) g.waiter?.reject(err);

@@ -10,7 +10,8 @@ import { giveBack, resolvedByJournal } from './ends.js';
  * leaves a row that another holder keeps reserved past this reservation's start, or that has ended (sql/*-batch.ts).
  * Two processes can each check the journal before the other's write lands: a Sentinel split brain, where the
  * old master answers a reserve from its stale copy while the new master hands the same job to someone else.
- * The claim makes the first write win, and this read-back tells the reserve whether it won.
+ * The claim makes the first write win, and the write's report (PostgreSQL's RETURNING: the rows the guard let it
+ * write) or else this read-back tells the reserve whether it won.
  *
  * A reservation whose row holds another token is resolved as the check before the write resolves it: the job
  * goes back to the journal's holder unless the inner store saw that holder's reservation and has moved on to
@@ -20,13 +21,17 @@ import { giveBack, resolvedByJournal } from './ends.js';
 export async function confirmedByJournal(
   ctx: RestoreContext,
   reserved: Reservation[],
+  claimed: ReadonlyMap<string, string | null> | null,
   now: EpochMs,
   logger: Logger,
 ): Promise<Reservation[]> {
+  // A row the claim's own write left holding this token is won (PostgreSQL reports its writes); the rest are read.
+  const unsure = claimed ? reserved.filter((r) => claimed.get(r.job.id) !== r.token) : reserved;
+  if (!unsure.length) return reserved;
   let rows;
   try {
     rows = await ctx.journal.endedOrReservedAmong(
-      reserved.map((r) => r.job.id),
+      unsure.map((r) => r.job.id),
       now,
     );
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
-import type { JobState, NewJob } from '../../core/job.js';
+import { isTerminal, type JobState, type NewJob, type TopicStats } from '../../core/job.js';
 import type { NumberedId } from '../../store/job-numbers.js';
 import type { KeptReservation, PushResult, Store, StoreWatcher } from '../../store/store.js';
 import type {
@@ -34,13 +34,15 @@ const RESTORE_REASON = 'restored from the journal';
 const RESTORE_PAGES_IN_FLIGHT = 3;
 
 /**
- * The seeds' /reStore. Pages through the journal's unfinished jobs in id order (keyset: id > the last id
- * of the page before) and pushes them into the inner store, whose push is idempotent by id, so running it
- * twice (or while serving, or from two processes) changes nothing the second time. The next page is read
- * while earlier ones are written, and up to RESTORE_PAGES_IN_FLIGHT pages are written at once (pages hold
- * different jobs). A job that was reserved goes back reserved under the same token, deadline and attempts
- * (journaled-store/kept-reservations.ts); the others start their attempts again from 0 (the inner push has no such field).
- * Each job's beanstalkd number comes back with it.
+ * The seeds' /reStore. Reads what the inner store should hold: the unfinished rows it was handed (loaded, in id
+ * order) and then the journal-only ones due within the horizon (in due order), each a keyset scan of its own
+ * index; the journal-only rows due later are not read (the loader brings them in when they near). The rows are
+ * pushed into the inner store, whose push is idempotent by id, so running it twice (or while serving, or from two
+ * processes) changes nothing the second time. The next page is read while earlier ones are written, and up to
+ * RESTORE_PAGES_IN_FLIGHT pages are written at once (pages hold different jobs). A job that was reserved goes
+ * back reserved under the same token, deadline and attempts (journaled-store/kept-reservations.ts); the others
+ * start their attempts again from 0 (the inner push has no such field). Each job's beanstalkd number comes back
+ * with it.
  */
 export async function restoreFromJournal(
   ctx: RestoreContext,
@@ -49,16 +51,36 @@ export async function restoreFromJournal(
 ): Promise<RestoreSummary> {
   const started = Date.now();
   const summary = emptySummary(now);
+  const horizonAt = now + ctx.horizonMs;
+  await ctx.journal.prepareRestoreScan();
+  await restorePages(ctx, options, now, summary, (last) => ctx.journal.listLoaded(last?.id ?? null, ctx.batchSize));
+  await restorePages(ctx, options, now, summary, (last) =>
+    ctx.journal.listJournalOnlyDue(horizonAt, last && { runAt: last.runAt, id: last.id }, ctx.batchSize),
+  );
+  await ctx.writer.flush(); // the restore history is part of the work
+  // What stays for the loader, counted (journal-only-counts) rather than read.
+  summary.leftInJournal = unfinishedCount(await ctx.journal.statsJournalOnly());
+  summary.durationMs = Date.now() - started;
+  return summary;
+}
+
+/** Restores the pages `next` reads (each after the last row of the one before) until a page comes back short. */
+async function restorePages(
+  ctx: RestoreContext,
+  options: RestoreOptions,
+  now: EpochMs,
+  summary: RestoreSummary,
+  next: (last: JournalJob | null) => Promise<JournalJob[]>,
+): Promise<void> {
   const writing = new Set<Promise<void>>();
   let failure: { err: unknown } | undefined;
-  await ctx.journal.prepareRestoreScan();
-  let reading: Promise<JournalJob[]> = ctx.journal.listUnfinished(null, ctx.batchSize);
+  let reading: Promise<JournalJob[]> = next(null);
   try {
     for (;;) {
       const rows = await reading;
       reading = Promise.resolve([]);
       if (!rows.length) break;
-      if (rows.length === ctx.batchSize) reading = ctx.journal.listUnfinished(rows[rows.length - 1]!.id, ctx.batchSize);
+      if (rows.length === ctx.batchSize) reading = next(rows[rows.length - 1]!);
       const written: Promise<void> = restoreRows(ctx, rows, options, now, summary)
         .catch((err: unknown) => void (failure ??= { err }))
         .finally(() => writing.delete(written));
@@ -72,9 +94,14 @@ export async function restoreFromJournal(
     await Promise.all(writing);
   }
   if (failure) throw failure.err;
-  await ctx.writer.flush(); // the restore history is part of the work
-  summary.durationMs = Date.now() - started;
-  return summary;
+}
+
+/** The unfinished jobs among per-topic counts. */
+function unfinishedCount(stats: readonly TopicStats[]): number {
+  let n = 0;
+  for (const s of stats)
+    for (const [state, count] of Object.entries(s.counts)) if (!isTerminal(state as JobState)) n += count;
+  return n;
 }
 
 /** A restore's counters before it has looked at any row. */

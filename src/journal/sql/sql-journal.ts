@@ -3,12 +3,14 @@ import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { type HistoryEntry, type JobState, type TopicStats } from '../../core/job.js';
 import type {
+  DueCursor,
   DueJournalQuery,
   Journal,
   JournalBatch,
   JournalFilter,
   JournalUpsert,
   JournalJob,
+  JournalWritten,
   JournalSchedule,
   SharedHistory,
 } from '../journal.js';
@@ -20,6 +22,7 @@ import { getMeta, setMeta, swapMeta } from './meta-rows.js';
 import { loadedJob } from '../journal-jobs.js';
 import { migrateJournal } from './migrate.js';
 import { listDueJournalOnly } from './listings.js';
+import { listJournalOnlyDue, listLoaded } from './restore-scans.js';
 import * as outcomes from './outcomes.js';
 import { journalDueHistogram } from './due-histogram.js';
 import { journalOnlyStats } from './journal-only-counts.js';
@@ -104,10 +107,11 @@ export class SqlJournal implements Journal {
     }
   }
 
-  async write(batch: JournalBatch): Promise<Set<string>> {
-    if (isEmptyBatch(batch)) return new Set();
+  async write(batch: JournalBatch): Promise<JournalWritten> {
+    if (isEmptyBatch(batch)) return { created: new Set(), claimed: new Map() };
     const parts = splitRowBatch(rowBatchOf(batch, Date.now()));
-    return new Set(await retryingDeadlocks(() => this.run(() => this.sqlDialect.writeBatch(parts))));
+    const { created, claimed } = await retryingDeadlocks(() => this.run(() => this.sqlDialect.writeBatch(parts)));
+    return { created: new Set(created), claimed: claimed && new Map(claimed.map((r) => [r.id, r.token])) };
   }
 
   async get(id: string): Promise<JournalJob | null> {
@@ -199,6 +203,14 @@ export class SqlJournal implements Journal {
       return q.orderBy('id').limit(limit).execute();
     });
     return rowsToJournalJobs(rows);
+  }
+
+  listLoaded(afterId: string | null, limit: number): Promise<JournalJob[]> {
+    return this.run((db) => listLoaded(db, afterId, limit));
+  }
+
+  listJournalOnlyDue(before: EpochMs, after: DueCursor | null, limit: number): Promise<JournalJob[]> {
+    return this.run((db) => listJournalOnlyDue(db, before, after, limit));
   }
 
   async listJournalOnly(filter: JournalFilter, afterId: string | null, limit: number): Promise<JournalJob[]> {

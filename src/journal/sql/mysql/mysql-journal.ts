@@ -58,7 +58,8 @@ export class MysqlJournal extends SqlJournal {
             id VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
             state VARCHAR(16) PATH '$[1]')) AS t`.execute(db);
       },
-      writeBatch: async (parts) => writeMysqlBatch(await pool(), parts),
+      // MySQL has no RETURNING: a reserve reads its claims back (journaled-store/reservation-claims.ts).
+      writeBatch: async (parts) => ({ created: await writeMysqlBatch(await pool(), parts), claimed: null }),
     };
     super(dialect, () => {
       current = undefined;

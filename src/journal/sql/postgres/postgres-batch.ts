@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { HistoryRow, JobRow } from '../schema.js';
 import type { RowBatch } from '../batch.js';
+import type { BatchWritten } from '../dialect.js';
 
 /** The job columns with their array types: each column is sent as one array parameter (unnest). */
 const JOB_COLUMNS = [
@@ -66,6 +67,8 @@ const N = JOB_COLUMNS.length;
  * the history, each from column arrays, a guarded upsert never over a terminal row nor over another holder's
  * live reservation (journaled-store/reservation-claims.ts), so the text and its 76 parameters are the same for any number of rows
  * and the statement is prepared once per connection. The writer never puts one job in two of these parts.
+ * The guarded upserts report the rows they wrote (RETURNING answers only the rows inserted or updated, not those
+ * the guard left), so a reserve learns which claims it won without reading them back.
  */
 const WRITE_BATCH_SQL = `WITH inserted AS (
     INSERT INTO delayq_jobs (${jobNames}) ${unnestJobs(1)}
@@ -78,24 +81,36 @@ const WRITE_BATCH_SQL = `WITH inserted AS (
     ON CONFLICT (id) DO UPDATE SET ${setUpdated} WHERE delayq_jobs.finished_at IS NULL
       AND NOT COALESCE(excluded.state = 'reserved' AND delayq_jobs.state = 'reserved'
         AND delayq_jobs.token IS DISTINCT FROM excluded.token AND delayq_jobs.deadline_at > excluded.reserved_at, FALSE)
+    RETURNING id, token
   ), history AS (
     INSERT INTO delayq_job_history (${HISTORY_COLUMNS.map(([c]) => c).join(', ')})
     SELECT * FROM unnest(${HISTORY_COLUMNS.map(([, t], i) => `$${1 + 3 * N + i}::${t}[]`).join(', ')})
   )
-  SELECT id FROM inserted`;
+  SELECT id, NULL AS token, TRUE AS created FROM inserted
+  UNION ALL SELECT id, token, FALSE FROM guarded`;
 
 function jobArrays(rows: readonly JobRow[]): unknown[][] {
   return JOB_COLUMNS.map(([c]) => rows.map((r) => r[c]));
 }
 
-/** Writes one batch in one statement; resolves with the ids of `inserts` it created. */
-export async function writePostgresBatch(db: pg.Pool | pg.PoolClient, batch: RowBatch): Promise<string[]> {
+/** Writes one batch in one statement; resolves with the ids of `inserts` it created and the `guarded` rows it wrote. */
+export async function writePostgresBatch(db: pg.Pool | pg.PoolClient, batch: RowBatch): Promise<BatchWritten> {
   const values = [
     ...jobArrays(batch.inserts),
     ...jobArrays(batch.forced),
     ...jobArrays(batch.guarded),
     ...HISTORY_COLUMNS.map(([c]) => batch.history.map((h) => h[c])),
   ];
-  const result = await db.query<{ id: string }>({ name: 'delayq_write_batch', text: WRITE_BATCH_SQL, values });
-  return result.rows.map((r) => r.id);
+  const result = await db.query<{ id: string; token: string | null; created: boolean }>({
+    name: 'delayq_write_batch',
+    text: WRITE_BATCH_SQL,
+    values,
+  });
+  const created: string[] = [];
+  const claimed: NonNullable<BatchWritten['claimed']> = [];
+  for (const r of result.rows) {
+    if (r.created) created.push(r.id);
+    else claimed.push({ id: r.id, token: r.token });
+  }
+  return { created, claimed };
 }

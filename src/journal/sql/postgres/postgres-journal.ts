@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
 import type { JournalDatabase } from '../schema.js';
-import type { JournalDialect } from '../dialect.js';
+import type { BatchWritten, JournalDialect } from '../dialect.js';
 import { SqlJournal } from '../sql-journal.js';
 import { writePostgresBatch } from './postgres-batch.js';
 
@@ -79,9 +79,14 @@ export class PostgresJournal extends SqlJournal {
         try {
           await client.query('BEGIN');
           const created: string[] = [];
-          for (const part of parts) created.push(...(await writePostgresBatch(client, part)));
+          const claimed: NonNullable<BatchWritten['claimed']> = [];
+          for (const part of parts) {
+            const written = await writePostgresBatch(client, part);
+            created.push(...written.created);
+            claimed.push(...(written.claimed ?? []));
+          }
           await client.query('COMMIT');
-          return created;
+          return { created, claimed };
         } catch (err) {
           await client.query('ROLLBACK').catch((e: Error) => (broken = e));
           throw err;
