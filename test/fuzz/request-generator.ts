@@ -403,6 +403,23 @@ const ROUTES: RouteTemplate[] = [
     body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000, '1m', -1, 'x']) } : {}),
   },
   { method: 'POST', pattern: '/v1/topics/:topic/resume', path: (g) => `/v1/topics/${enc(g.topic())}/resume` },
+  {
+    method: 'POST',
+    pattern: '/v1/topics/:topic/groups/:group/pause',
+    path: (g) =>
+      `/v1/topics/${enc(g.topic())}/groups/${enc(g.pick(['m-1', 'a:b@c', 'a b', '', 'x'.repeat(129)]))}/pause`,
+    body: (g) => (g.chance(0.5) ? { delayMs: g.pick([0, 1000, '1m', -1, 'x']) } : {}),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/topics/:topic/groups/:group/resume',
+    path: (g) => `/v1/topics/${enc(g.topic())}/groups/${enc(g.pick(['m-1', 'a b', '{t}']))}/resume`,
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/topics/:topic/groups/paused',
+    path: (g) => `/v1/topics/${enc(g.topic())}/groups/paused`,
+  },
   { method: 'GET', pattern: '/v1/topics/:topic/stats', path: (g) => `/v1/topics/${enc(g.topic())}/stats` },
   { method: 'GET', pattern: '/v1/topics/:topic/settings', path: (g) => `/v1/topics/${enc(g.topic())}/settings` },
   {

@@ -125,6 +125,12 @@ export const REST_PROBES: Record<string, Probe> = {
     expectForbidden(await w.a('PUT', `/v1/topics/${w.namedTopic}/settings`, {}), 'set settings'),
   'POST /v1/topics/{topic}/resume': async (w) =>
     expectForbidden(await w.a('POST', `/v1/topics/${w.namedTopic}/resume`, {}), 'resume'),
+  'POST /v1/topics/{topic}/groups/{group}/pause': async (w) =>
+    expectForbidden(await w.a('POST', `/v1/topics/${w.namedTopic}/groups/g-1/pause`, {}), 'pause group'),
+  'POST /v1/topics/{topic}/groups/{group}/resume': async (w) =>
+    expectForbidden(await w.a('POST', `/v1/topics/${w.namedTopic}/groups/g-1/resume`, {}), 'resume group'),
+  'GET /v1/topics/{topic}/groups/paused': async (w) =>
+    expectForbidden(await w.a('GET', `/v1/topics/${w.namedTopic}/groups/paused`), 'paused groups'),
   'GET /v1/dead': async (w) => {
     expectForbidden(await w.a('GET', `/v1/dead?topic=${w.namedTopic}`), 'dead');
     expectOwnOnly(await w.a('GET', `/v1/dead?topic=${w.ownTopic}`), 'own dead');
