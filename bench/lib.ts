@@ -46,6 +46,22 @@ export const fmt = (n: number, digits = 0): string =>
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `work`, or an error once `ms` have passed: a measurement that hangs (a client waiting on a server that died)
+ * is given up so the run goes on. The work itself is not stopped; its timer is cleared when it settles first.
+ */
+export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not end within ${Math.round(ms / 1000)} s (given up)`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A job for a store's pushMany in a probe: due at `runAt`, priority 0, a 30 s TTR, the default retry policy. */
 export function probeJob(id: string, topic: string, body: string, runAt: number): NewJob {
   return {

@@ -16,6 +16,8 @@ export interface BenchOptions {
   pending: number;
   withMariadb: boolean;
   only: string[] | undefined;
+  /** A subject's measurement that has not ended by then is given up, and the run goes on. */
+  measureLimitMs: number;
   /** Put the scenarios measured into the results file already there (merge-run.ts). */
   merge: boolean;
   systems: string[] | undefined;
@@ -140,6 +142,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         ? 420_000
         : (90 + 15 * Math.ceil(pending / 1_000_000)) * 60_000,
     quietMs: quick ? 100 : 1000,
+    // One subject through one scenario; the longest on record (a 1M preload, a 10M histogram) took minutes.
+    measureLimitMs: Number(option('measure-limit-s') ?? (quick ? 180 : 900)) * 1000,
     command: commandLine(quick, argv),
   };
 }

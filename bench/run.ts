@@ -5,10 +5,11 @@
 //   npm run bench                      full mode: 3 alternating rounds per scenario (≈ 35 min on an idle host)
 //   npm run bench:quick                quick mode (CI): small counts, 1 round
 //   npm run bench -- --render-only     BENCHMARKS.md again from bench/results/benchmarks.json, measuring nothing
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, relative } from 'node:path';
 import { ensureServerBuilt } from './build-server.js';
+import { withDeadline } from './lib.js';
 import { runBulkCancel } from './bulk-cancel.js';
 import { runDueHistogram, type DueStore } from './due-histogram-speed.js';
 import { API_BULK_RATE } from './figures.js';
@@ -60,6 +61,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const want = (scenario: string) =>
   opts.only ? opts.only.includes(scenario) : !(quick && NAMED_ONLY_WHEN_QUICK.includes(scenario));
+
+/** Where the run's checkpoint goes (checkpoint() in main). */
+const checkpointPath = opts.jsonPath.replace(/\.json$/, '.partial.json');
 
 async function main(): Promise<void> {
   const startedAt = new Date();
@@ -139,15 +143,21 @@ async function main(): Promise<void> {
     notes.set(subject.name, subject.note ?? '');
     roundEntry?.order.push(subject.name);
     try {
-      await subject.open();
-      await fn(subject);
+      await withDeadline(
+        (async () => {
+          await subject.open();
+          await fn(subject);
+        })(),
+        opts.measureLimitMs,
+        'its measurement',
+      );
     } catch (err) {
       failures.push(`${current} · ${subject.name}: ${(err as Error).message}`);
       log(`FAILED ${current} · ${subject.name}: ${(err as Error).stack ?? String(err)}`);
     } finally {
-      await subject
-        .close()
-        .catch((err: unknown) => failures.push(`${current} · ${subject.name}: close: ${(err as Error).message}`));
+      await withDeadline(subject.close(), 60_000, 'its close').catch((err: unknown) =>
+        failures.push(`${current} · ${subject.name}: close: ${(err as Error).message}`),
+      );
     }
   }
 
@@ -168,12 +178,49 @@ async function main(): Promise<void> {
     } finally {
       end();
       roundEntry = undefined;
+      checkpoint(`${scenario} round ${run}`);
     }
   }
 
   /** Each of `keys` through `fn`, in this round's order. */
   async function each(keys: readonly Key[], run: number, fn: (key: Key, s: Subject) => Promise<void>): Promise<void> {
     for (const key of rotate(pick(keys), run)) await measure(key, (s) => fn(key, s));
+  }
+
+  /** The run's record as it stands; `provenance` marks a checkpoint. */
+  function recordNow(provenance?: string): RunRecord {
+    return {
+      info: {
+        quick,
+        runs,
+        pending: opts.pending,
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        machine,
+        ...(provenance ? { provenance } : {}),
+        loadBefore: loadBefore.map((x) => Math.round(x * 100) / 100),
+        loadAfter: loadavg().map((x) => Math.round(x * 100) / 100),
+        command: opts.command,
+        mode,
+        notes: Object.fromEntries(notes),
+        failures,
+        chartFile: latenessRuns.size ? relative(REPO_ROOT, opts.chartPath) : '',
+      },
+      results,
+      rounds: hostLoad.rounds,
+    };
+  }
+
+  /**
+   * After each round, what the run has measured so far goes to a checkpoint file beside the results file (and
+   * the lateness chart so far), removed at the end: a run killed or stuck before its end still leaves its figures,
+   * rendered with `npm run bench -- --render-only --from=<checkpoint>`.
+   */
+  function checkpoint(after: string): void {
+    const note = `A checkpoint of a run that had not ended: the scenarios measured up to ${after}, ${new Date().toISOString().slice(11, 16)} UTC.`;
+    mkdirSync(dirname(checkpointPath), { recursive: true });
+    if (latenessRuns.size) writeFileSync(opts.chartPath, latenessSvg(results, latenessRuns, opts.pending));
+    writeFileSync(checkpointPath, toJson(recordNow(note)));
   }
 
   const profiled = profiler(add);
@@ -339,25 +386,7 @@ async function main(): Promise<void> {
       (run, fn) => inRound('schedules', run, `round ${run}/${runs}: ${mode['schedules']} schedules every second`, fn),
     );
 
-  const measured: RunRecord = {
-    info: {
-      quick,
-      runs,
-      pending: opts.pending,
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      machine,
-      loadBefore: loadBefore.map((x) => Math.round(x * 100) / 100),
-      loadAfter: loadavg().map((x) => Math.round(x * 100) / 100),
-      command: opts.command,
-      mode,
-      notes: Object.fromEntries(notes),
-      failures,
-      chartFile: latenessRuns.size ? relative(REPO_ROOT, opts.chartPath) : '',
-    },
-    results,
-    rounds: hostLoad.rounds,
-  };
+  const measured = recordNow();
   const record = opts.merge ? mergeIntoRun(opts.jsonPath, measured) : measured;
   // The lateness chart only when a lateness scenario ran.
   const chart = latenessRuns.size ? [opts.chartPath] : [];
@@ -367,6 +396,7 @@ async function main(): Promise<void> {
   writeFileSync(opts.jsonPath, toJson(record));
   for (const file of [opts.jsonPath, ...chart, ...writeReport(record, opts.jsonPath, opts.out)])
     log(`wrote ${relative(REPO_ROOT, file)}`);
+  rmSync(checkpointPath, { force: true });
   if (failures.length) {
     log(`${failures.length} measurement(s) failed:\n  ${failures.join('\n  ')}`);
     process.exitCode = 1;
