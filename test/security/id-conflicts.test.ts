@@ -172,7 +172,16 @@ describe.each(Object.keys(SHAPES))('ids and ticks across tenants · %s', (shape)
         `the job of tick ${tick}`,
         10_000,
       );
-    const fires = await admin('GET', `/v1/schedules/${name}/fires?next=0&last=3`);
+    // The runner pushes a tick's job before it records the fire: the listing catches up a moment later.
+    let fires = await admin('GET', `/v1/schedules/${name}/fires?next=0&last=3`);
+    await waitFor(
+      async () => {
+        fires = await admin('GET', `/v1/schedules/${name}/fires?next=0&last=3`);
+        return fires.body.last.length === next.length;
+      },
+      'the fires listing to hold every tick',
+      10_000,
+    );
     expect(fires.body.last.map((f: { jobId: string }) => f.jobId)).toEqual(
       [...next].reverse().map((t) => `${name}~${t}`),
     );
