@@ -2,16 +2,15 @@ import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type EpochMs } from '../core/clock.js';
 import { DelayqError } from '../core/errors.js';
-import { defaultNodeId, newJobId } from '../core/ids.js';
+import { defaultNodeId } from '../core/ids.js';
 import { DEFAULT_JOB_DEFAULTS } from '../config.js';
-import { normalizePush, validateJobId, validateTopic, type JobDefaults, type PushInput } from '../core/job-input.js';
+import type { JobDefaults, PushInput } from '../core/job-input.js';
 import type { HistoryEntry, HistoryEvent, Job, NewJob, Reservation } from '../core/job.js';
 import type { FailureDecision } from '../core/retry-policy.js';
 import { isJournaled } from '../journal/journal.js';
 import { JournalLoader } from '../timer/loader.js';
 import { TopicPauseFollower } from '../timer/topic-pause-follower.js';
 import { TopicSettingsFollower } from '../timer/topic-settings-follower.js';
-import { groupsUnsupported } from '../core/topic-settings.js';
 import { DispatchRateGate } from './dispatch-rate-gate.js';
 import { ReadyWaiters, type WaitOutcome } from '../timer/ready-waiters.js';
 import { DueTimer } from '../timer/due-timer.js';
@@ -20,18 +19,8 @@ import { observeStore } from './observed-store.js';
 import { JobEventFeed } from './job-event-feed.js';
 import { JobSeriesRecorder } from './job-series-recorder.js';
 import { StoreNoticeLog } from './store-notice-log.js';
-import { notDelayed, notFoundError, unwrap } from '../store/outcome-errors.js';
-import {
-  type CancelledJob,
-  type FinishItem,
-  type JobPage,
-  type JobQuery,
-  type PushResult,
-  type RedriveTarget,
-  type ReserveOptions,
-  type Store,
-} from '../store/store.js';
-import { refuseIdConflicts } from './id-conflict.js';
+import { notFoundError } from '../store/outcome-errors.js';
+import type { CancelledJob, FinishItem, JobPage, JobQuery, PushResult, RedriveTarget, Store } from '../store/store.js';
 import { BulkApi } from './bulk-api.js';
 import { JobListings } from './job-listings.js';
 import { JobOutcomes } from './job-outcomes.js';
@@ -39,28 +28,19 @@ import { JobRetention, type PushFieldNames } from './job-retention.js';
 import { cursorAfter, idOfCursor } from './job-list-cursor.js';
 import { JournalApi } from './journal-api.js';
 import { SettleApi, type ReleaseOptions } from './settle-api.js';
-import { SinglePushes } from './single-pushes.js';
+import { PushApi } from './push-api.js';
+import { JobsById } from './jobs-by-id.js';
 import { ServiceState } from './service-state.js';
 import { TopicApi } from './topic-api.js';
-import { ConsumerRegistry, type TrackedConsumer } from './consumer-registry.js';
-import {
-  checkReserve,
-  pickTime,
-  type FailRequest,
-  type ReserveRequest,
-  type ServiceOptions,
-} from './service-options.js';
+import { ConsumerRegistry } from './consumer-registry.js';
+import { ReserveApi, type WaitingConsumer } from './reserve-api.js';
+import type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
 
 export type { FailRequest, ReserveRequest, ServiceOptions } from './service-options.js';
-
 /** The transitions out of `reserved` (a cancel may be of a reserved job): each may free a place in a group. */
 const LEAVES_RESERVED: ReadonlySet<HistoryEvent> = new Set(['finish', 'retry', 'bury', 'release', 'cancel']);
 
-/** A long-poll's client, listed among the consumers (GET /v1/consumers) while its reserve waits. */
-export interface WaitingConsumer {
-  /** The client's address (`ip:port`). */
-  remote: string | null;
-}
+export type { WaitingConsumer } from './reserve-api.js';
 
 /**
  * delayq in one object: every operation of the API, over any Store, with the timer and the long-poll
@@ -102,8 +82,12 @@ export class DelayqService {
   readonly jobEvents: JobEventFeed;
   /** touch, finish, fail and release: settling a reservation (settle-api.ts). */
   private readonly settling: SettleApi;
-  /** Single pushes, one store call per event-loop turn (single-pushes.ts). */
-  private readonly singlePushes: SinglePushes;
+  /** Pushes, validated and stored a batch or a turn's single pushes at a time (push-api.ts). */
+  private readonly pushing: PushApi;
+  /** One job by its id outside a reservation (jobs-by-id.ts). */
+  private readonly byId: JobsById;
+  /** Reserve with long-poll, within pauses, group bounds and rate limits (reserve-api.ts). */
+  private readonly reserving: ReserveApi;
   /** This process's transitions into the store-wide figures over time (job-series-recorder.ts). */
   readonly series: JobSeriesRecorder;
   /** Who consumes which topics, this process's and, on a shared store, every process's (consumer-registry.ts). */
@@ -189,7 +173,21 @@ export class DelayqService {
       },
     });
     this.listings = new JobListings(calls);
-    this.singlePushes = new SinglePushes({ store: this.store, afterWrite: (jobs) => this.afterWrite(jobs) });
+    this.pushing = new PushApi({
+      ...{ store, clock: this.clock, defaults: this.defaults, run },
+      afterWrite: (jobs) => this.afterWrite(jobs),
+    });
+    this.byId = new JobsById({
+      ...{ store, clock: this.clock, run, afterWrite: (jobs) => this.afterWrite(jobs) },
+      normalize: (input, now) => this.normalize(input, now),
+      notFound: (id) => this.notFound(id),
+      wake: (topics) => this.waiters.notify(topics),
+    });
+    this.reserving = new ReserveApi({
+      ...{ store, clock: this.clock, waiters: this.waiters, pauses, topicSettings, rates: this.rates },
+      ...{ timer: this.timer, consumers: this.consumers, events: this.events, run },
+      isOpen: () => this.state.isOpen,
+    });
     this.settling = new SettleApi({
       store: this.store,
       clock: this.clock,
@@ -237,24 +235,6 @@ export class DelayqService {
   }
 
   /**
-   * Waits until jobs of `topics` may be ready (or the time is up, or `signal` aborts), without reserving: for
-   * a front end that batches its reserve tries itself (the beanstalkd listener). `seenEpoch` (readyEpoch before
-   * the try that found nothing) makes a notification in between return at once.
-   */
-  async waitReady(
-    topics: readonly string[],
-    waitMs: number,
-    signal?: AbortSignal,
-    seenEpoch?: number,
-  ): Promise<WaitOutcome> {
-    // A topic whose rate limit refused the last try: woken ('notified') when its next token comes.
-    const tokenInMs = this.rates.nextTokenInMs(topics);
-    if (tokenInMs === null || tokenInMs >= waitMs) return this.waiters.wait(topics, waitMs, signal, seenEpoch);
-    const outcome = await this.waiters.wait(topics, tokenInMs, signal, seenEpoch);
-    return outcome === 'timeout' ? 'notified' : outcome;
-  }
-
-  /**
    * Graceful shutdown: refuse new calls, wake long-polls (they answer empty), let in-flight calls
    * settle, stop the timer, close the store. Nothing acknowledged is lost; reserved jobs stay reserved
    * and lapse to a retry if their consumers never finish them.
@@ -282,48 +262,20 @@ export class DelayqService {
 
   /** Validates a push without storing it (the HTTP layer uses it to name bad fields in a batch). */
   normalize(input: PushInput, now: EpochMs = this.clock.now(), ownIds = false): NewJob {
-    const job = normalizePush(input, { now, defaults: this.defaults, newId: newJobId, ownIds });
-    if (job.group !== undefined && !this.store.capabilities.groups) throw groupsUnsupported('group', this.store.kind);
-    return job;
+    return this.pushing.normalize(input, now, ownIds);
   }
 
-  /**
-   * One job, validated alone (a refusal names its field), stored with the other single pushes of this
-   * event-loop turn in one store call (single-pushes.ts).
-   */
+  /** One job, validated alone (a refusal names its field), stored with the turn's other single pushes (push-api.ts). */
   push(input: PushInput): Promise<PushResult> {
-    return this.run(async () => {
-      const now = this.clock.now();
-      return this.singlePushes.push(this.normalize(input, now), now);
-    });
+    return this.pushing.push(input);
   }
 
-  /**
-   * Validates every job first, then stores them all in one call; an id held by a job of another topic is refused
-   * (id-conflict.ts). A refusal names `jobs[i].field` (a batch request, whatever its size) or, for `'single'`
-   * (one job's own request), the field alone. `ownIds`: delayq's own ids (ticks), which may hold `~`.
-   */
+  /** Validates every job first, then stores them all in one call (push-api.ts). */
   pushBatch(
     inputs: readonly PushInput[],
-    { fieldNames = 'batch', ownIds }: { fieldNames?: PushFieldNames; ownIds?: boolean } = {},
+    options: { fieldNames?: PushFieldNames; ownIds?: boolean } = {},
   ): Promise<PushResult[]> {
-    return this.run(async () => {
-      const now = this.clock.now();
-      const jobs = inputs.map((input, index) => {
-        try {
-          return this.normalize(input, now, ownIds);
-        } catch (err) {
-          if (err instanceof DelayqError && fieldNames === 'batch' && err.field !== undefined) {
-            throw new DelayqError(err.code, `jobs[${index}].${err.message}`, { field: `jobs[${index}].${err.field}` });
-          }
-          throw err;
-        }
-      });
-      const results = await this.store.pushMany(jobs, now);
-      this.afterWrite(results.filter((r) => r.created || r.change).map((r) => r.job));
-      refuseIdConflicts(jobs, results, fieldNames === 'batch');
-      return results;
-    });
+    return this.pushing.pushBatch(inputs, options);
   }
 
   /** Tells the timer and the waiters about jobs that were just stored or moved. */
@@ -342,11 +294,7 @@ export class DelayqService {
   }
 
   get(id: string): Promise<Job> {
-    return this.run(async () => {
-      const job = await this.store.get(validateJobId(id));
-      if (!job) throw this.notFound(id);
-      return job;
-    });
+    return this.byId.get(id);
   }
 
   /** The answer to a job id the store does not hold (a front end gives it for a job its caller may not see). */
@@ -355,19 +303,12 @@ export class DelayqService {
   }
 
   history(id: string): Promise<HistoryEntry[]> {
-    return this.run(async () => {
-      validateJobId(id);
-      const entries = await this.store.history(id);
-      if (entries.length === 0 && !(await this.store.get(id))) throw this.notFound(id);
-      return entries;
-    });
+    return this.byId.history(id);
   }
 
   /** Cancels a delayed, ready or reserved job; `dispatched` says whether it was out (reserved) at that moment. */
   cancel(id: string, reason?: string): Promise<CancelledJob> {
-    return this.run(async () =>
-      unwrap(await this.store.cancel(validateJobId(id), this.clock.now(), { reason }), id, 'cancel'),
-    );
+    return this.byId.cancel(id, reason);
   }
 
   /** Moves a delayed (or ready) job to a new due time. */
@@ -375,88 +316,30 @@ export class DelayqService {
     id: string,
     when: { delayMs?: number | string; runAt?: number | string; timeZone?: string },
   ): Promise<Job> {
-    return this.run(async () => {
-      const now = this.clock.now();
-      const probe = this.normalize({ topic: 'reschedule', ...pickTime(when) }, now);
-      const job = unwrap(await this.store.reschedule(validateJobId(id), probe.runAt, now), id, 'reschedule');
-      this.afterWrite([job]);
-      return job;
-    });
+    return this.byId.reschedule(id, when);
   }
 
   /** Makes a delayed job (waiting for its due time or for a retry) ready at once; its history records it. */
   runNow(id: string): Promise<Job> {
-    return this.run(async () => {
-      const outcome = await this.store.runNow(validateJobId(id), this.clock.now());
-      if (!outcome.ok && outcome.reason === 'wrong_state') throw notDelayed(id, outcome.state);
-      const job = unwrap(outcome, id, 'run now');
-      this.afterWrite([job]);
-      return job;
-    });
+    return this.byId.runNow(id);
   }
 
   /**
-   * Reserves up to `count` ready jobs of `topics`. With `waitMs`, waits (long-poll) until a job is
-   * ready or the time is up; `signal` aborts the wait (client gone). The caller must `release` what
-   * it got if it cannot hand the jobs over.
+   * Reserves up to `count` ready jobs of `topics`, waiting up to `waitMs` for one (reserve-api.ts). The caller
+   * must `release` what it got if it cannot hand the jobs over.
    */
   reserve(request: ReserveRequest, signal?: AbortSignal, consumer?: WaitingConsumer): Promise<Reservation[]> {
-    let waiting: TrackedConsumer | undefined;
-    return this.run(async () => {
-      const { topics, count, waitMs } = checkReserve(request);
-      const startedAt = performance.now();
-      const giveUpAt = startedAt + waitMs; // monotonic: immune to wall-clock steps
-      const options: ReserveOptions = { ttrMs: request.ttrMs };
-      for (;;) {
-        const epoch = this.waiters.epoch;
-        const now = this.clock.now();
-        const open = topics.filter((t) => !this.pauses.isPaused(t, now));
-        options.groupConcurrency = this.topicSettings.groupConcurrencyOf(open);
-        options.pausedGroups = this.pauses.pausedGroupsOf(open, now);
-        const reserved = open.length
-          ? await this.rates.reserve(open, count, now, async (some, n) => {
-              return (await this.store.reserve(some, n, now, options)).reservations;
-            })
-          : [];
-        if (reserved.length) {
-          let deadlineAt = reserved[0]!.deadlineAt;
-          for (const r of reserved) deadlineAt = Math.min(deadlineAt, r.deadlineAt);
-          this.timer.notifyDue(deadlineAt);
-          return this.waited(waitMs, startedAt, reserved);
-        }
-        const left = giveUpAt - performance.now();
-        if (left <= 0 || !this.state.isOpen || signal?.aborted) return this.waited(waitMs, startedAt, []);
-        // Listed among the consumers while it waits (not when jobs were ready at once).
-        if (consumer && !waiting)
-          waiting = this.consumers.track({ kind: 'long-poll', topics, remote: consumer.remote });
-        // A topic its rate limit refused is tried again when its next token comes, not before.
-        const tokenInMs = this.rates.nextTokenInMs(open);
-        const byToken = tokenInMs !== null && tokenInMs < left;
-        const outcome = await this.waiters.wait(topics, byToken ? tokenInMs : left, signal, epoch);
-        if (outcome === 'timeout' && byToken && this.state.isOpen) continue;
-        if (outcome !== 'notified' || !this.state.isOpen) return this.waited(waitMs, startedAt, []);
-      }
-    }).finally(() => waiting?.end());
+    return this.reserving.reserve(request, signal, consumer);
   }
 
-  /** A reserve's answer; a long-poll (waitMs > 0) also reports how long it waited. */
-  private waited(waitMs: number, startedAt: number, reserved: Reservation[]): Reservation[] {
-    if (waitMs > 0)
-      this.events.emit('reserveWait', { waitedMs: performance.now() - startedAt, count: reserved.length });
-    return reserved;
+  /** Waits until jobs of `topics` may be ready, without reserving (reserve-api.ts). */
+  waitReady(topics: readonly string[], waitMs: number, signal?: AbortSignal, seenEpoch?: number): Promise<WaitOutcome> {
+    return this.reserving.waitReady(topics, waitMs, signal, seenEpoch);
   }
 
   /** Reserves one ready, delayed or dead job by id (Store.reserveJob), whatever its topic's pause. */
   reserveJob(id: string, options: { ttrMs?: number | undefined } = {}): Promise<Reservation> {
-    return this.run(async () => {
-      const reservation = unwrap(
-        await this.store.reserveJob(validateJobId(id), this.clock.now(), { ttrMs: options.ttrMs }),
-        id,
-        'reserve',
-      );
-      this.timer.notifyDue(reservation.deadlineAt);
-      return reservation;
-    });
+    return this.reserving.reserveJob(id, options);
   }
 
   touch(id: string, token: string, ttrMs?: number): Promise<Job> {
@@ -489,22 +372,9 @@ export class DelayqService {
     return this.settling.release(id, token, options);
   }
 
+  /** Dead jobs (of a topic, or by id) made ready again. */
   redrive(target: RedriveTarget): Promise<number> {
-    return this.run(async () => {
-      if ('topic' in target) validateTopic(target.topic);
-      else target.ids.forEach((id, i) => validateJobId(id, `ids[${i}]`));
-      const count = await this.store.redrive(target, this.clock.now());
-      if (count > 0) {
-        const topics = 'topic' in target ? [target.topic] : await this.topicsOf(target.ids);
-        this.waiters.notify(topics);
-      }
-      return count;
-    });
-  }
-
-  private async topicsOf(ids: readonly string[]): Promise<string[]> {
-    const jobs = await Promise.all(ids.map((id) => this.store.get(id)));
-    return [...new Set(jobs.filter((j): j is Job => j !== null).map((j) => j.topic))];
+    return this.byId.redrive(target);
   }
 
   /** A page of jobs in id order; its `next` is a cursor (job-list-cursor.ts), not an id. */

@@ -24,6 +24,7 @@ import { migrateJournal } from './migrate.js';
 import { listDueJournalOnly } from './listings.js';
 import { listJournalOnlyDue, listLoaded } from './restore-scans.js';
 import * as outcomes from './outcomes.js';
+import { cancelAllUnfinished, purgeEnded } from './ended-rows.js';
 import { journalDueHistogram } from './due-histogram.js';
 import { journalOnlyStats } from './journal-only-counts.js';
 import { claimNumbers, idOfNumber } from './numbers.js';
@@ -341,56 +342,11 @@ export class SqlJournal implements Journal {
   async purge(before: EpochMs, limit: number): Promise<number> {
     // Claims whose window ended before the purge's cut answer nothing any more.
     await this.dedupClaims.purge(before);
-    return this.run((db) =>
-      db.transaction().execute(async (trx) => {
-        const ids = (
-          await trx
-            .selectFrom('delayq_jobs')
-            .select('id')
-            .where('finished_at', 'is not', null)
-            .where('finished_at', '<', before)
-            .orderBy('finished_at')
-            .limit(limit)
-            .execute()
-        ).map((r) => r.id);
-        if (!ids.length) return 0;
-        // finished_at IS NOT NULL again in the DELETE: a redrive in between makes the job live: keep it.
-        const deleted = await trx
-          .deleteFrom('delayq_jobs')
-          .where('id', 'in', ids)
-          .where('finished_at', 'is not', null)
-          .executeTakeFirst();
-        await trx.deleteFrom('delayq_job_history').where('job_id', 'in', ids).execute();
-        await trx.deleteFrom('delayq_job_outcomes').where('job_id', 'in', ids).execute();
-        return Number(deleted.numDeletedRows);
-      }),
-    );
+    return this.run((db) => purgeEnded(db, before, limit));
   }
 
   cancelAllUnfinished(now: EpochMs, limit: number): Promise<string[]> {
-    return this.run((db) =>
-      db.transaction().execute(async (trx) => {
-        const ids = (
-          await trx
-            .selectFrom('delayq_jobs')
-            .select('id')
-            .where('finished_at', 'is', null)
-            .orderBy('id')
-            .limit(limit)
-            .forUpdate()
-            .execute()
-        ).map((r) => r.id);
-        if (ids.length) {
-          await trx
-            .updateTable('delayq_jobs')
-            .set({ state: 'cancelled', finished_at: now, updated_at: Date.now() })
-            .where('id', 'in', ids)
-            .where('finished_at', 'is', null)
-            .execute();
-        }
-        return ids;
-      }),
-    );
+    return this.run((db) => cancelAllUnfinished(db, now, limit));
   }
 
   // Outcomes and deletions of ended jobs (outcomes.ts); the journal-only part of the due-time listing (listings.ts).
