@@ -15,14 +15,19 @@ interface Pending<T> {
 
 /**
  * Groups concurrent calls of one kind (push, finish): every call made during one event-loop turn goes out
- * as script calls per partition of at most `maxItems` each, instead of one EVALSHA per call. `send` gets
- * the items of one chunk and answers one reply per item, in order. Pending items are bounded by the
- * callers' own concurrency; nothing is held across a failed call: its callers are rejected with the error.
- * The chunk size bounds a script's run and its Lua unpack; why this size: docs/performance.md.
+ * as script calls per partition of at most `maxItems` each, instead of one EVALSHA per call. While a
+ * partition's calls are out, the items that arrive wait and go together when they are answered (a group
+ * commit): requests that arrive one per turn, as single pushes from plain clients do, then share a call
+ * instead of each paying a script's fixed work, and an idle partition sends at once. `send` gets the items
+ * of one chunk and answers one reply per item, in order. Pending items are bounded by the callers' own
+ * concurrency; nothing is held across a failed call: its callers are rejected with the error. The chunk size
+ * bounds a script's run and its Lua unpack; why this size: docs/performance.md.
  */
 export class PartitionBatcher<T> {
   private pending = new Map<number, Pending<T>[]>();
   private scheduled = false;
+  /** Partitions with calls out: their next items wait for the answer. */
+  private readonly busy = new Set<number>();
   private readonly send: (partition: number, items: T[]) => Promise<unknown[]>;
   private readonly maxItems: number;
 
@@ -66,28 +71,45 @@ export class PartitionBatcher<T> {
 
   private flush(): void {
     this.scheduled = false;
-    const batches = this.pending;
-    this.pending = new Map();
-    for (const [partition, entries] of batches) {
-      // Equal chunks (100 → 2 × 50, not 64 + 36): Redis replies to the first while it reads the next.
-      const size = Math.ceil(entries.length / Math.ceil(entries.length / this.maxItems));
-      for (let i = 0; i < entries.length; i += size) {
-        const chunk = entries.slice(i, i + size);
-        this.send(
+    for (const partition of [...this.pending.keys()]) if (!this.busy.has(partition)) this.sendPartition(partition);
+  }
+
+  /** Sends what waits for `partition` as one wave of chunks; when the wave is answered, what came meanwhile. */
+  private sendPartition(partition: number): void {
+    const entries = this.pending.get(partition);
+    if (!entries) return;
+    this.pending.delete(partition);
+    this.busy.add(partition);
+    // Equal chunks (100 → 2 × 50, not 64 + 36): Redis replies to the first while it reads the next.
+    const size = Math.ceil(entries.length / Math.ceil(entries.length / this.maxItems));
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < entries.length; i += size) {
+      const chunk = entries.slice(i, i + size);
+      let sent: Promise<unknown[]>;
+      try {
+        sent = this.send(
           partition,
           chunk.map((e) => e.item),
-        ).then(
-          (replies) => {
-            for (let k = 0; k < chunk.length; k++) {
-              const { sink, index } = chunk[k]!;
-              sink.replies[index] = replies[k];
-              if (--sink.left === 0) sink.resolve(sink.replies);
-            }
-          },
-          // A call is rejected once (its first failed chunk); a settled promise ignores the rest.
-          (err: unknown) => chunk.forEach((e) => e.sink.reject(err)),
         );
+      } catch (err) {
+        sent = Promise.reject(err); // a throw must not leave the partition busy for good
       }
+      const call = sent.then(
+        (replies) => {
+          for (let k = 0; k < chunk.length; k++) {
+            const { sink, index } = chunk[k]!;
+            sink.replies[index] = replies[k];
+            if (--sink.left === 0) sink.resolve(sink.replies);
+          }
+        },
+        // A call is rejected once (its first failed chunk); a settled promise ignores the rest.
+        (err: unknown) => chunk.forEach((e) => e.sink.reject(err)),
+      );
+      calls.push(call);
     }
+    void Promise.all(calls).then(() => {
+      this.busy.delete(partition);
+      if (this.pending.has(partition)) this.sendPartition(partition);
+    });
   }
 }
