@@ -2,7 +2,7 @@
 // `after`): what a push costs the server by client, the HTTP layer against a bare Fastify route, the
 // beanstalkd protocol against beanstalkd and the durable floor, and lateness over the API split by stage.
 import { BEANSTALKD, BULLMQ, n, type Figure } from './figure.js';
-import { FASTIFY_FLOOR } from './http-floor.js';
+import { FASTIFY_FLOOR, FLOOR_SINGLE, SDK_PUSHES } from './http-floor.js';
 import { HTTP_CONNECTIONS } from './http-bench.js';
 import { LATE_API_RATE } from './lateness-breakdown.js';
 import { fmt } from './lib.js';
@@ -158,6 +158,35 @@ export const FIGURES_WIRE: readonly { after: string; figure: Figure }[] = [
       only: 'http-floor',
       bounds: `Fastify's own floor per request; above it delayq's validation, auth, logging, metrics, serialisation and its store call`,
       boundsDoc: 'docs/performance.md#push-over-http',
+      page: 'detail',
+    },
+  },
+  {
+    after: 'http-floor',
+    figure: {
+      id: 'push-floor',
+      title: () => "A single push's server CPU against the SDK's batched push and against a bare Fastify route",
+      scenarios: ['push-floor'],
+      metric: 'serverUs',
+      unit: 'µs/push',
+      better: 'lower',
+      digits: 1,
+      peers: [SDK_PUSHES, FLOOR_SINGLE],
+      also: [
+        { metric: 'rate', header: 'pushes/s' },
+        { metric: 'redisUs', header: 'Redis CPU µs/push', digits: 1 },
+      ],
+      scenario: (m) =>
+        `In the rounds of the figure above, to the same three servers: ${n(m, 'enqueue')} pushes of one job due in ` +
+        `${FAR_MS / 60_000} min, ${IN_FLIGHT} in flight, from the benchmark process as the push scenario sends them: one ` +
+        `\`POST /v1/jobs\` a push over one kept-alive node:http agent, and (delayq on Redis) the SDK's \`client.push\`, which ` +
+        `sends a turn's pushes as one \`POST /v1/jobs/batch\`. Server CPU (/proc) ÷ pushes; the bare route parses the JSON ` +
+        `and answers a prepared 201, so its row is what any one-request-a-push server on Fastify spends before doing anything.`,
+      only: 'http-floor',
+      rounds: 'http-floor',
+      bounds: `a request's fixed cost in Node's HTTP server and Fastify, which only fewer requests (a batch) divide`,
+      boundsDoc: 'docs/performance.md#single-pushes-from-plain-clients',
+      page: 'detail',
     },
   },
 ];

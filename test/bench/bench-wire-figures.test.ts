@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { clientTable, ratioSpan } from '../../bench/client-table.js';
 import { figureRows, figureTable } from '../../bench/figure-table.js';
 import { FIGURES, type Figure } from '../../bench/figures.js';
+import { FLOOR_SINGLE, SDK_PUSHES } from '../../bench/http-floor.js';
 import { storeCalls } from '../../bench/lateness-breakdown.js';
 import { renderReport } from '../../bench/report.js';
 import { Results } from '../../bench/results.js';
@@ -68,6 +69,24 @@ describe('the wire figures', () => {
     expect(figureTable(figure('push-cost'), rows)).toContain(
       '| delayq · Redis · Python http.client | 15.0 | 20.0 | 20.0 | 20.0 | 25 % ⚠ | 1.50, 1.00, 2.00 → 1.50× | – | – | 1.00 | – |',
     );
+  });
+
+  it("set a single push's server CPU beside the SDK's batched push and the bare route's, round by round", () => {
+    const r = new Results();
+    for (const [subject, values] of [
+      [SDK_PUSHES, [10, 8, 12]],
+      [FLOOR_SINGLE, [30, 24, 30]],
+      ['delayq · Redis · node:http, one request per push', [40, 40, 36]],
+    ] as const)
+      values.forEach((v, i) => r.add('push-floor', subject, 'serverUs', v, i + 1));
+    const rows = figureRows(figure('push-floor'), r);
+    const single = rows.find((x) => x.subject.startsWith('delayq · Redis · node:http'))!;
+    expect(single.ratios.map((x) => [x.peer, x.byRound])).toEqual([
+      [SDK_PUSHES, [4, 5, 3]],
+      [FLOOR_SINGLE, [40 / 30, 40 / 24, 36 / 30]],
+    ]);
+    // The floor itself against the SDK: what no grouping behind one request a push can go below.
+    expect(rows.find((x) => x.subject === FLOOR_SINGLE)!.ratios[0]).toMatchObject({ peer: SDK_PUSHES, median: 3 });
   });
 
   it('set the beanstalkd protocol beside the durable floor and beanstalkd, the peers last', () => {

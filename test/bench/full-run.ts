@@ -5,6 +5,7 @@ import type { RoundLoad } from '../../bench/host-load.js';
 import { Results } from '../../bench/results.js';
 import type { RunRecord } from '../../bench/run-record.js';
 import { NODE_BARE } from '../../bench/cli-start.js';
+import { FLOOR_SINGLE, SDK_PUSHES } from '../../bench/http-floor.js';
 import { BULLMQ_DEBOUNCE } from '../../bench/debounce-storm.js';
 import { GROUPS_ROW, NO_GROUPS_ROW, WAIT_GROUPS_ROW, WAIT_READY_ORDER_ROW } from '../../bench/flow-control.js';
 
@@ -46,6 +47,12 @@ export const FULL_RUN_SUBJECTS: Record<string, readonly string[]> = {
     'bare Fastify route (prepared answer)',
     'delayq · Redis: POST /v1/jobs',
     'delayq · embedded: POST /v1/jobs',
+  ],
+  'push-floor': [
+    FLOOR_SINGLE,
+    'delayq · Redis · node:http, one request per push',
+    'delayq · embedded · node:http, one request per push',
+    SDK_PUSHES,
   ],
   restore: ['delayq · Redis + PostgreSQL', 'delayq · Redis + MariaDB'],
   'bulk-cancel': ['delayq · embedded', 'delayq · Redis', 'delayq · Redis + PostgreSQL'],
