@@ -165,4 +165,6 @@ export interface TopicSettings {
   rateLimit?: RateLimit;
   /** At most this many jobs of one group reserved at once (docs/flow-control.md "Groups"). */
   groupConcurrency?: number;
+  /** Each group's own rate limit (docs/flow-control.md "A rate per group"). */
+  groupRateLimit?: RateLimit;
 }

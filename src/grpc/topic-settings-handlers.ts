@@ -28,9 +28,11 @@ export function topicSettingsHandlers(context: HandlerContext): UntypedServiceIm
       const { topic } = validate<{ topic: string }>(TopicOnly, { topic: request['topic'] ?? '' });
       const rate = request['rateLimit'] as Record<string, unknown> | null | undefined;
       const groups = request['groupConcurrency'] as number | null | undefined;
+      const groupRate = request['groupRateLimit'] as Record<string, unknown> | null | undefined;
       const body = validate<TopicSettingsRequest>(TopicSettingsRequest, {
         ...(rate ? { rateLimit: bodyOf(rate, ['perSecond', 'burst']) } : {}),
         ...(groups !== undefined && groups !== null ? { groupConcurrency: groups } : {}),
+        ...(groupRate ? { groupRateLimit: bodyOf(groupRate, ['perSecond', 'burst']) } : {}),
       });
       authorizeTopic(caller, topic);
       return answerOf(topic, await service.topics.putSettings(topic, body));

@@ -39,6 +39,14 @@ export const TopicSettingsRequest = Type.Object(
           'consumer and push sink; groups are served in turn. Absent or null: no bound (docs/flow-control.md)',
       }),
     ),
+    groupRateLimit: Type.Optional(
+      Type.Union([RateLimitSchema, Type.Null()], {
+        description:
+          'a rate limit for each group of the topic on its own (a token bucket per group, over every instance on ' +
+          'the store: reserve and push sinks); a group out of tokens is passed over, its jobs stay ready. Absent or ' +
+          'null: none (docs/flow-control.md "A rate per group")',
+      }),
+    ),
   },
   { ...strict, description: "the topic's whole settings: a field left out is cleared" },
 );
@@ -50,5 +58,11 @@ export const TopicSettingsResponse = Type.Object({
     Type.Object({ perSecond: Type.Number(), burst: Type.Integer() }, { description: 'absent: no rate limit' }),
   ),
   groupConcurrency: Type.Optional(Type.Integer({ description: "absent: no bound on a group's reserved jobs" })),
+  groupRateLimit: Type.Optional(
+    Type.Object(
+      { perSecond: Type.Number(), burst: Type.Integer() },
+      { description: "each group's own rate limit; absent: none" },
+    ),
+  ),
 });
 export type TopicSettingsResponse = Static<typeof TopicSettingsResponse>;

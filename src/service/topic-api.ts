@@ -124,8 +124,9 @@ export class TopicApi {
     return this.host.run(async () => {
       const valid = validateTopic(topic, 'topic');
       const settings = validateTopicSettings(input);
-      if (settings.groupConcurrency !== undefined && !this.host.store.capabilities.groups)
-        throw groupsUnsupported('groupConcurrency', this.host.store.kind);
+      if (!this.host.store.capabilities.groups)
+        for (const field of ['groupConcurrency', 'groupRateLimit'] as const)
+          if (settings[field] !== undefined) throw groupsUnsupported(field, this.host.store.kind);
       await this.host.topicSettings.put(valid, settings);
       return settings;
     });

@@ -1,4 +1,5 @@
 import type { Clock, EpochMs } from '../core/clock.js';
+import type { RateLimit } from '../core/topic-settings.js';
 import type { DueCounts, DueHistogramQuery } from './due-histogram.js';
 import type { HistoryEntry, Job, JobState, NewJob, Reservation, TopicStats } from '../core/job.js';
 import type { JobEventLog } from './job-event-log.js';
@@ -269,12 +270,20 @@ export interface ReserveOptions {
    * topics' other jobs go on, whatever their groupConcurrency. Stores without `capabilities.groups` are never given it.
    */
   pausedGroups?: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+  /**
+   * The asked topics that have a groupRateLimit (topic → limit): each group of such a topic is handed out at most
+   * that fast, a token bucket per group; a group out of tokens is passed over as a group at its bound is.
+   * Stores without `capabilities.groups` are never given it.
+   */
+  groupRateLimits?: ReadonlyMap<string, RateLimit> | undefined;
 }
 
 /** What reserve answers: the jobs it reserved, and the ready jobs it expired on the way (their ttl ran out). */
 export interface ReserveResult {
   reservations: Reservation[];
   expired: JobRef[];
+  /** Ms until the next token of a group passed over for want of one (groupRateLimits): when to try again. */
+  groupTokenInMs?: number | undefined;
 }
 
 export interface LapsedReservation {

@@ -77,6 +77,16 @@ export class TopicSettingsFollower {
     return limits;
   }
 
+  /** The topics among `topics` with a groupRateLimit (topic → its limit per group), for Store.reserve. */
+  groupRateLimitOf(topics: readonly string[]): Map<string, RateLimit> | undefined {
+    let limits: Map<string, RateLimit> | undefined;
+    for (const topic of topics) {
+      const limit = this.settings.get(topic)?.groupRateLimit;
+      if (limit !== undefined) (limits ??= new Map()).set(topic, limit);
+    }
+    return limits;
+  }
+
   /** True when some topic has a rate limit (reserve's fast path skips the buckets otherwise). */
   get anyRateLimit(): boolean {
     for (const s of this.settings.values()) if (s.rateLimit) return true;

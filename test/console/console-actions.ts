@@ -355,6 +355,49 @@ export function actionTests(s: SuiteContext): void {
     });
   });
 
+  it("sets each group's own rate limit beside the topic's settings (or shows the store refusing it), and removes it", async () => {
+    const shown = page().locator('#group-rate-limit');
+    const form = page().locator('#group-rate-limit-form');
+    await api('PUT', '/v1/topics/tenants-rated/settings', { rateLimit: { perSecond: 5, burst: 2 } });
+    await s.open('/topic/tenants-rated');
+    await shown.getByText('none').waitFor();
+    await form.locator('input[name=perSecond]').fill('3');
+    await form.locator('input[name=burst]').fill('2');
+    await form.getByRole('button', { name: 'Set limit' }).click();
+    await s.confirm('Limit each group of tenants-rated to 3 jobs a second, burst 2, on every instance?');
+    if (!s.target().groups) {
+      const error = page().locator('#group-rate-limit-error');
+      await error.waitFor();
+      expect(await error.getAttribute('data-field')).toBe('groupRateLimit');
+      expect((await api('GET', '/v1/topics/tenants-rated/settings')).body).toEqual({
+        topic: 'tenants-rated',
+        rateLimit: { perSecond: 5, burst: 2 },
+      });
+      return;
+    }
+    await shown.getByText('3 jobs a second, burst 2').waitFor();
+    // The topic's own rate limit went along unchanged, and its panel still shows it.
+    expect((await api('GET', '/v1/topics/tenants-rated/settings')).body).toEqual({
+      topic: 'tenants-rated',
+      rateLimit: { perSecond: 5, burst: 2 },
+      groupRateLimit: { perSecond: 3, burst: 2 },
+    });
+    await page().locator('#rate-limit').getByText('5 jobs a second, burst 2').waitFor();
+    await form.locator('input[name=perSecond]').fill('0');
+    await form.getByRole('button', { name: 'Set limit' }).click();
+    await s.confirm('Limit each group of tenants-rated to 0 jobs a second');
+    const error = page().locator('#group-rate-limit-error');
+    await error.waitFor();
+    expect(await error.getAttribute('data-field')).toBe('groupRateLimit.perSecond');
+    await form.getByRole('button', { name: 'Remove limit' }).click();
+    await s.confirm('Remove the rate limit of each group of tenants-rated?');
+    await shown.getByText('none').waitFor();
+    expect((await api('GET', '/v1/topics/tenants-rated/settings')).body).toEqual({
+      topic: 'tenants-rated',
+      rateLimit: { perSecond: 5, burst: 2 },
+    });
+  });
+
   it('pauses one group of a topic after a confirmation, lists it and resumes it (or shows the store refusing it)', async () => {
     const form = page().locator('#group-pause-form');
     await s.open('/topic/tenants-paused');

@@ -255,9 +255,11 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
   });
 
   it("settings: shows a topic's settings, sets and removes its rate limit", async () => {
-    expect((await run('settings', 'rated')).stdout).toBe('rated\n  rate limit: none\n  group concurrency: none\n');
+    expect((await run('settings', 'rated')).stdout).toBe(
+      'rated\n  rate limit: none\n  group concurrency: none\n  rate per group: none\n',
+    );
     expect((await run('settings', 'rated', '--rate', '2.5', '--burst', '4')).stdout).toBe(
-      'rated\n  rate limit: 2.5/s, burst 4\n  group concurrency: none\n',
+      'rated\n  rate limit: 2.5/s, burst 4\n  group concurrency: none\n  rate per group: none\n',
     );
     expect(await json('settings', 'rated')).toEqual({ topic: 'rated', rateLimit: { perSecond: 2.5, burst: 4 } });
     const zero = await run('settings', 'rated', '--rate', '0');
@@ -269,7 +271,7 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
   it('groups: push --group, settings --group-concurrency keeps the rate limit, --no-group-concurrency', async () => {
     expect(await json('settings', 'grouped', '--rate', '5')).toMatchObject({ rateLimit: { perSecond: 5 } });
     expect((await run('settings', 'grouped', '--group-concurrency', '2')).stdout).toBe(
-      'grouped\n  rate limit: 5/s, burst 1\n  group concurrency: 2 per group\n',
+      'grouped\n  rate limit: 5/s, burst 1\n  group concurrency: 2 per group\n  rate per group: none\n',
     );
     const pushed = await json('push', 'grouped', '--group', 'tenant-9');
     expect(pushed.job.group).toBe('tenant-9');
@@ -280,6 +282,20 @@ describe('delayq CLI verbs', { timeout: 180_000 }, () => {
     expect(zero.code).toBe(3);
     expect(zero.stderr).toContain('groupConcurrency');
     expect(await json('settings', 'grouped', '--no-group-concurrency')).toEqual({
+      topic: 'grouped',
+      rateLimit: { perSecond: 5, burst: 1 },
+    });
+    // Each group's own rate: set beside the others, refused naming its field, removed.
+    expect((await run('settings', 'grouped', '--group-rate', '0.5', '--group-burst', '2')).stdout).toBe(
+      'grouped\n  rate limit: 5/s, burst 1\n  group concurrency: none\n  rate per group: 0.5/s, burst 2, each group\n',
+    );
+    const noRate = await run('settings', 'grouped', '--group-rate', '0');
+    expect(noRate.code).toBe(3);
+    expect(noRate.stderr).toContain('groupRateLimit.perSecond');
+    const lone = await run('settings', 'grouped', '--group-burst', '3');
+    expect(lone.code).toBe(2);
+    expect(lone.stderr).toContain('--group-burst: give it with --group-rate');
+    expect(await json('settings', 'grouped', '--no-group-rate')).toEqual({
       topic: 'grouped',
       rateLimit: { perSecond: 5, burst: 1 },
     });

@@ -82,6 +82,56 @@ describe('groups over HTTP and the SDK', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it('keeps groupRateLimit beside the other settings; refuses a bad one naming its field, storing nothing', async () => {
+    const settings = { groupConcurrency: 2, groupRateLimit: { perSecond: 5, burst: 3 } };
+    expect(await client.putTopicSettings('gr.rate', settings)).toEqual({ topic: 'gr.rate', ...settings });
+    expect(await client.putTopicSettings('gr.rate', { groupRateLimit: { perSecond: 0.5 } })).toEqual({
+      topic: 'gr.rate',
+      groupRateLimit: { perSecond: 0.5, burst: 1 },
+    });
+    for (const [groupRateLimit, field] of [
+      [{ perSecond: 0 }, 'groupRateLimit.perSecond'],
+      [{ perSecond: 'fast' }, 'groupRateLimit.perSecond'],
+      [{}, 'groupRateLimit.perSecond'],
+      [{ perSecond: 1, burst: 1.5 }, 'groupRateLimit.burst'],
+      [{ perSecond: 1, burst: 0 }, 'groupRateLimit.burst'],
+      [{ perSecond: 1, every: 2 }, 'groupRateLimit.every'],
+    ] as const) {
+      const answer = await http(server.url, 'PUT', '/v1/topics/gr.rate/settings', { json: { groupRateLimit } });
+      expect(answer.status, JSON.stringify(groupRateLimit)).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'E_VALIDATION', field });
+    }
+    expect(await client.getTopicSettings('gr.rate')).toEqual({
+      topic: 'gr.rate',
+      groupRateLimit: { perSecond: 0.5, burst: 1 },
+    });
+  });
+
+  it("hands each group's jobs out at its own rate; a long-poll wakes for the next token, the ungrouped go at once", async () => {
+    const topic = 'gr.rated';
+    await client.putTopicSettings(topic, { groupRateLimit: { perSecond: 4, burst: 1 } });
+    await client.pushBatch([
+      ...['x', 'y'].flatMap((group) => [1, 2, 3].map((n) => ({ topic, group, body: `${group}${n}` }))),
+      ...[1, 2].map((n) => ({ topic, body: `loose${n}` })),
+    ]);
+    const bodies = (got: { job: { body: unknown } }[]) => got.map((r) => r.job.body as string).sort();
+    const first = await client.reserve({ topics: [topic], count: 10 });
+    expect(bodies(first)).toEqual(['loose1', 'loose2', 'x1', 'y1']);
+    // Both groups out of tokens: the wait ends with the next token (250 ms), not after its 20 s.
+    const started = performance.now();
+    const next = await client.reserve({ topics: [topic], count: 10, waitMs: 20_000 });
+    const waited = performance.now() - started;
+    expect(waited).toBeLessThan(5000);
+    expect(next.length).toBeGreaterThanOrEqual(1);
+    expect(next.every((r) => ['x2', 'y2'].includes(r.job.body as string))).toBe(true);
+    // All six grouped jobs out takes at least 2 token periods after the first burst, so ≥ 500 ms from the start.
+    const seen = new Set([...bodies(first), ...bodies(next)]);
+    while (seen.size < 8)
+      for (const r of await client.reserve({ topics: [topic], count: 10, waitMs: 5000 }))
+        seen.add(r.job.body as string);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+  });
+
   it('many consumers at once never hold more than groupConcurrency jobs of one group; each job done once', async () => {
     const topic = 'gr.load';
     await client.putTopicSettings(topic, { groupConcurrency: 2 });
@@ -113,7 +163,7 @@ describe('groups over HTTP and the SDK', () => {
 });
 
 describe('groups on a store without them', () => {
-  it('refuses a group and a groupConcurrency naming the field, storing nothing', async () => {
+  it('refuses a group, a groupConcurrency and a groupRateLimit naming the field, storing nothing', async () => {
     const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'groups' });
     const service = new DelayqService({ store, clock: store.clock });
     await service.start();
@@ -125,6 +175,10 @@ describe('groups on a store without them', () => {
       await expect(service.topics.putSettings('gr.redis', { groupConcurrency: 2 })).rejects.toMatchObject({
         code: 'E_VALIDATION',
         field: 'groupConcurrency',
+      });
+      await expect(service.topics.putSettings('gr.redis', { groupRateLimit: { perSecond: 2 } })).rejects.toMatchObject({
+        code: 'E_VALIDATION',
+        field: 'groupRateLimit',
       });
       expect((await service.list({ topic: 'gr.redis', limit: 10 })).jobs).toEqual([]);
       expect(await service.topics.settings('gr.redis')).toEqual({});

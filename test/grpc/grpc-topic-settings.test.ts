@@ -71,6 +71,24 @@ describe('gRPC topic settings (embedded store)', () => {
     expect(await call(client, 'GetTopicSettings', { topic: 'gs-g' })).toEqual(put);
   });
 
+  it('puts groupRateLimit; each group gets its own tokens on reserve; a bad one names its field', async () => {
+    const put = await call(client, 'PutTopicSettings', {
+      topic: 'gs-r',
+      groupRateLimit: { perSecond: 0.001, burst: 1 },
+    });
+    expect(put).toEqual({ topic: 'gs-r', groupRateLimit: { perSecond: 0.001, burst: 1 } });
+    expect(await call(client, 'GetTopicSettings', { topic: 'gs-r' })).toEqual(put);
+    await call(client, 'PushBatch', {
+      jobs: ['a', 'a', 'b', 'b'].map((group) => ({ topic: 'gs-r', group })),
+    });
+    const got = await server.service.reserve({ topics: ['gs-r'], count: 4 });
+    expect(got.map((r) => r.job.group).sort()).toEqual(['a', 'b']);
+    expect(
+      await callError(client, 'PutTopicSettings', { topic: 'gs-r', groupRateLimit: { perSecond: 1, burst: 0 } }),
+    ).toMatchObject({ status: status.INVALID_ARGUMENT, code: 'E_VALIDATION', field: 'groupRateLimit.burst' });
+    expect(await call(client, 'GetTopicSettings', { topic: 'gs-r' })).toEqual(put);
+  });
+
   it('pauses one group, lists it, resumes it; the pause holds for reserve; a bad group names its field', async () => {
     await call(client, 'PushBatch', {
       jobs: [

@@ -68,14 +68,20 @@ final class DelayqClient
 
     /**
      * Replaces a topic's settings; `$rateLimit` as ['perSecond' => 50, 'burst' => 10], `$groupConcurrency` the
-     * most jobs of one group reserved at once; a setting left null is cleared.
+     * most jobs of one group reserved at once, `$groupRateLimit` each group's own rate limit (as `$rateLimit`);
+     * a setting left null is cleared.
      * @param array<string, mixed>|null $rateLimit
+     * @param array<string, mixed>|null $groupRateLimit
      * @return array<string, mixed>
      */
-    public function putTopicSettings(string $topic, ?array $rateLimit = null, ?int $groupConcurrency = null): array
-    {
+    public function putTopicSettings(
+        string $topic,
+        ?array $rateLimit = null,
+        ?int $groupConcurrency = null,
+        ?array $groupRateLimit = null,
+    ): array {
         $body = array_filter(
-            ['rateLimit' => $rateLimit, 'groupConcurrency' => $groupConcurrency],
+            ['rateLimit' => $rateLimit, 'groupConcurrency' => $groupConcurrency, 'groupRateLimit' => $groupRateLimit],
             fn ($value) => $value !== null,
         );
         return $this->request('PUT', '/v1/topics/' . rawurlencode($topic) . '/settings', $body ?: new \stdClass());

@@ -117,7 +117,8 @@ class Client:
         return self._request("POST", f"/v1/jobs/{_id(id)}/reschedule", body)["job"]
 
     def topic_settings(self, topic: str) -> Dict[str, Any]:
-        """A topic's flow-control settings: ``{"topic", "rateLimit"?: {"perSecond", "burst"}, "groupConcurrency"?}``."""
+        """A topic's flow-control settings: ``{"topic", "rateLimit"?: {"perSecond", "burst"}, "groupConcurrency"?,
+        "groupRateLimit"?: {"perSecond", "burst"}}``."""
         return self._request("GET", f"/v1/topics/{_id(topic)}/settings")
 
     def put_topic_settings(
@@ -126,10 +127,14 @@ class Client:
         *,
         rate_limit: Optional[Mapping[str, Any]] = None,
         group_concurrency: Optional[int] = None,
+        group_rate_limit: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]:
         """Replaces a topic's settings (``rate_limit={"perSecond": 50, "burst": 10}``, ``group_concurrency=2``: at
-        most 2 jobs of one group reserved at once); a setting left None is cleared."""
-        settings = _drop_none({"rateLimit": rate_limit, "groupConcurrency": group_concurrency})
+        most 2 jobs of one group reserved at once, ``group_rate_limit={"perSecond": 1}``: each group's jobs handed
+        out at most once a second); a setting left None is cleared."""
+        settings = _drop_none(
+            {"rateLimit": rate_limit, "groupConcurrency": group_concurrency, "groupRateLimit": group_rate_limit}
+        )
         return self._request("PUT", f"/v1/topics/{_id(topic)}/settings", settings)
 
     def pause_group(self, topic: str, group: str, *, delay_ms: Optional[Duration] = None) -> Dict[str, Any]:

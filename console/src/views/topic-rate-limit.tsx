@@ -5,23 +5,47 @@ import { numberOrText, useFollowedField } from './settings-form.js';
 const describe = (limit: RateLimit) =>
   `${limit.perSecond} job${limit.perSecond === 1 ? '' : 's'} a second, burst ${limit.burst}`;
 
+/** The words and element ids of each of a topic's two rate limits: the topic's, and each group's own. */
+const KINDS = {
+  rateLimit: {
+    heading: 'Dispatch rate limit',
+    id: 'rate-limit',
+    setText: (topic: string, rate: string, burst: string) =>
+      `Limit ${topic} to ${rate} jobs a second, burst ${burst}, on every instance? ` +
+      'Jobs beyond the rate stay ready until their turn.',
+    removeText: (topic: string) =>
+      `Remove the rate limit of ${topic}? Its jobs go out as fast as consumers and sinks take them.`,
+  },
+  groupRateLimit: {
+    heading: 'Rate per group',
+    id: 'group-rate-limit',
+    setText: (topic: string, rate: string, burst: string) =>
+      `Limit each group of ${topic} to ${rate} jobs a second, burst ${burst}, on every instance? ` +
+      "A group's jobs beyond its rate stay ready until its turn; other groups go meanwhile.",
+    removeText: (topic: string) => `Remove the rate limit of each group of ${topic}?`,
+  },
+} as const;
+
 /**
- * A topic's dispatch rate limit (PUT /v1/topics/{topic}/settings): the limit now, a form to set it and a
- * button to remove it, each change confirmed first; the API's refusal is shown naming its field. A PUT
- * replaces the whole settings, so the topic's other settings go along unchanged.
+ * A topic's dispatch rate limit, or each of its groups' own (`field`; PUT /v1/topics/{topic}/settings): the
+ * limit now, a form to set it and a button to remove it, each change confirmed first; the API's refusal is shown
+ * naming its field. A PUT replaces the whole settings, so the topic's other settings go along unchanged.
  */
 export function TopicRateLimit({
   topic,
   settings,
   ask,
   changed,
+  field = 'rateLimit',
 }: {
   topic: string;
   settings: TopicSettings;
   ask: (text: string, action: string) => Promise<boolean>;
   changed: () => void;
+  field?: keyof typeof KINDS;
 }) {
-  const { topic: _topic, rateLimit: current, ...others } = settings;
+  const kind = KINDS[field];
+  const { topic: _topic, [field]: current, ...others } = settings;
   const limit: RateLimit | null = current ?? null;
   const inForce = limit ? [String(limit.perSecond), String(limit.burst)] : ['', ''];
   const [perSecond, setPerSecond] = useFollowedField(topic, inForce[0]!);
@@ -29,11 +53,11 @@ export function TopicRateLimit({
   const [error, setError] = useState<{ message: string; field: string } | null>(null);
   const [saved, setSaved] = useState('');
 
-  const apply = async (rateLimit: Record<string, unknown> | null, done: string) => {
+  const apply = async (rate: Record<string, unknown> | null, done: string) => {
     setError(null);
     setSaved('');
     try {
-      await put(`/v1/topics/${encodeURIComponent(topic)}/settings`, rateLimit ? { ...others, rateLimit } : others);
+      await put(`/v1/topics/${encodeURIComponent(topic)}/settings`, rate ? { ...others, [field]: rate } : others);
       setSaved(done);
       changed();
     } catch (err) {
@@ -44,31 +68,23 @@ export function TopicRateLimit({
     e.preventDefault();
     const rate = numberOrText(perSecond);
     const size = numberOrText(burst);
-    const text =
-      `Limit ${topic} to ${rate ?? '(none given)'} jobs a second, burst ${size ?? 1}, on every instance? ` +
-      'Jobs beyond the rate stay ready until their turn.';
+    const text = kind.setText(topic, String(rate ?? '(none given)'), String(size ?? 1));
     if (!(await ask(text, 'Set limit'))) return;
     await apply({ perSecond: rate, ...(size === undefined ? {} : { burst: size }) }, 'limit set');
   };
   const remove = async () => {
-    if (
-      !(await ask(
-        `Remove the rate limit of ${topic}? Its jobs go out as fast as consumers and sinks take them.`,
-        'Remove limit',
-      ))
-    )
-      return;
+    if (!(await ask(kind.removeText(topic), 'Remove limit'))) return;
     await apply(null, 'limit removed');
   };
-  const invalid = (name: string) => (error?.field === `rateLimit.${name}` ? 'invalid' : '');
+  const invalid = (name: string) => (error?.field === `${field}.${name}` ? 'invalid' : '');
 
   return (
     <>
-      <h2>Dispatch rate limit</h2>
-      <p id="rate-limit" data-per-second={limit?.perSecond ?? ''} data-burst={limit?.burst ?? ''}>
+      <h2>{kind.heading}</h2>
+      <p id={kind.id} data-per-second={limit?.perSecond ?? ''} data-burst={limit?.burst ?? ''}>
         {limit ? describe(limit) : <span class="muted">none</span>}
       </p>
-      <form class="controls" id="rate-limit-form" onSubmit={set}>
+      <form class="controls" id={`${kind.id}-form`} onSubmit={set}>
         <label>
           per second{' '}
           <input
@@ -97,10 +113,10 @@ export function TopicRateLimit({
             Remove limit
           </button>
         )}
-        {saved && <span id="rate-limit-saved">{saved}</span>}
+        {saved && <span id={`${kind.id}-saved`}>{saved}</span>}
       </form>
       {error && (
-        <p class="error" id="rate-limit-error" data-field={error.field}>
+        <p class="error" id={`${kind.id}-error`} data-field={error.field}>
           {error.message}
         </p>
       )}

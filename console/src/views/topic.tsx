@@ -111,6 +111,7 @@ export function TopicPage({ topic, params }: { topic: string; params: URLSearchP
       <TopicCharts topic={topic} window={windowOf(params)} />
       <TopicRateLimit topic={topic} settings={settings} ask={ask} changed={reload} />
       <TopicGroupConcurrency topic={topic} settings={settings} ask={ask} changed={reload} />
+      <TopicRateLimit topic={topic} settings={settings} ask={ask} changed={reload} field="groupRateLimit" />
       <TopicGroupPauses topic={topic} ask={ask} />
       <h2>Consumers</h2>
       {consumers.length === 0 ? (

@@ -15,9 +15,11 @@ const asNumber = (value: string): number => {
 function settingsText(answer: TopicSettingsResponse): string {
   const rate = answer.rateLimit;
   const groups = answer.groupConcurrency;
+  const groupRate = answer.groupRateLimit;
   return (
     `${answer.topic}\n  rate limit: ${rate ? `${rate.perSecond}/s, burst ${rate.burst}` : 'none'}\n` +
-    `  group concurrency: ${groups === undefined ? 'none' : `${groups} per group`}\n`
+    `  group concurrency: ${groups === undefined ? 'none' : `${groups} per group`}\n` +
+    `  rate per group: ${groupRate ? `${groupRate.perSecond}/s, burst ${groupRate.burst}, each group` : 'none'}\n`
   );
 }
 
@@ -31,13 +33,19 @@ export function registerTopicSettingsCommands(program: Command<[], GlobalFlags>)
     .option('--no-rate', 'remove the rate limit')
     .option('--group-concurrency <n>', 'at most n jobs of one group reserved at once, over every instance', asInt)
     .option('--no-group-concurrency', "remove the bound on a group's reserved jobs")
+    .option('--group-rate <perSecond>', "each group's own rate limit: its jobs handed out per second", asNumber)
+    .option('--group-burst <n>', 'with --group-rate: jobs of one group that may go out back to back (default 1)', asInt)
+    .option('--no-group-rate', 'remove the rate limit per group')
     .action(async (topic, flags, command) => {
       const client = clientOf(command);
       const current = await client.getTopicSettings(topic);
       const changeRate = typeof flags.rate === 'number' || flags.rate === false;
       const changeGroups = typeof flags.groupConcurrency === 'number' || flags.groupConcurrency === false;
+      const changeGroupRate = typeof flags.groupRate === 'number' || flags.groupRate === false;
       if (flags.burst !== undefined && !changeRate) command.error('--burst: give it with --rate', { exitCode: 2 });
-      if (!changeRate && !changeGroups) {
+      if (flags.groupBurst !== undefined && !changeGroupRate)
+        command.error('--group-burst: give it with --group-rate', { exitCode: 2 });
+      if (!changeRate && !changeGroups && !changeGroupRate) {
         emit(jsonOf(command), current, settingsText);
         return;
       }
@@ -51,6 +59,12 @@ export function registerTopicSettingsCommands(program: Command<[], GlobalFlags>)
         };
       if (flags.groupConcurrency === false) delete next.groupConcurrency;
       else if (changeGroups) next.groupConcurrency = flags.groupConcurrency as number;
+      if (flags.groupRate === false) delete next.groupRateLimit;
+      else if (changeGroupRate)
+        next.groupRateLimit = {
+          perSecond: flags.groupRate as number,
+          ...(flags.groupBurst === undefined ? {} : { burst: flags.groupBurst }),
+        };
       emit(jsonOf(command), await client.putTopicSettings(topic, next), settingsText);
     });
 }

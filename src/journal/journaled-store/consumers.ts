@@ -31,7 +31,7 @@ export async function reserveJournaled(
   now: EpochMs,
   options: ReserveOptions | undefined,
 ): Promise<ReserveResult> {
-  const { reservations: held, expired } = await ctx.inner.reserve(topics, count, now, options);
+  const { reservations: held, expired, groupTokenInMs } = await ctx.inner.reserve(topics, count, now, options);
   const reserved = held.length ? await checkedByJournal(ctx.inner, ctx.journal, held, now, logger, ctx.nodeId) : held;
   if (reserved.length) {
     // Durable before the answer: a reservation a consumer holds is one a store loss cannot take from it.
@@ -45,9 +45,9 @@ export async function reserveJournaled(
       await Promise.all(reserved.map((r) => ctx.inner.release(r.job.id, r.token, now).catch(() => undefined)));
       throw err;
     }
-    return { reservations: await confirmedByJournal(ctx, reserved, claimed, now, logger), expired };
+    return { reservations: await confirmedByJournal(ctx, reserved, claimed, now, logger), expired, groupTokenInMs };
   }
-  return { reservations: reserved, expired };
+  return { reservations: reserved, expired, groupTokenInMs };
 }
 
 /** touch: the new deadline is journaled, so a restore keeps the reservation that long. */

@@ -1,3 +1,5 @@
+import type { EpochMs } from '../../core/clock.js';
+import type { RateLimit } from '../../core/topic-settings.js';
 import type { ReserveOptions } from '../store.js';
 import type { JobValues } from './job-row.js';
 import type { ReserveParams } from './reserve-rows.js';
@@ -26,20 +28,74 @@ function before(a: Head, b: Head): boolean {
   return a.id < b.id;
 }
 
-/** What the grouped reserve follows: each topic's bound on one group's reserved jobs, and its paused groups. */
+/**
+ * What the grouped reserve follows: each topic's bound on one group's reserved jobs, its paused groups and the
+ * rate limit of each of its groups.
+ */
 export interface GroupLimits {
-  /** Topic → the most jobs of one group reserved at once; Infinity for a topic with paused groups and no bound. */
+  /** Topic → the most jobs of one group reserved at once; Infinity for a topic with paused groups or a group rate and no bound. */
   concurrency: ReadonlyMap<string, number>;
   paused: ReadonlyMap<string, ReadonlySet<string>>;
+  rates: ReadonlyMap<string, RateLimit>;
 }
 
-/** The grouped reserve's limits from a reserve's options; undefined when no topic has a bound or a paused group. */
+/** The grouped reserve's limits from a reserve's options; undefined when no topic has a group limit of any kind. */
 export function groupLimits(options: ReserveOptions): GroupLimits | undefined {
   const paused = options.pausedGroups ?? new Map<string, ReadonlySet<string>>();
-  if (!options.groupConcurrency?.size && !paused.size) return undefined;
+  const rates = options.groupRateLimits ?? new Map<string, RateLimit>();
+  if (!options.groupConcurrency?.size && !paused.size && !rates.size) return undefined;
   const concurrency = new Map(options.groupConcurrency);
-  for (const topic of paused.keys()) if (!concurrency.has(topic)) concurrency.set(topic, Infinity);
-  return { concurrency, paused };
+  for (const topic of [...paused.keys(), ...rates.keys()])
+    if (!concurrency.has(topic)) concurrency.set(topic, Infinity);
+  return { concurrency, paused, rates };
+}
+
+/** One group's token bucket (groupRateLimit), with the limit it was last taken under. */
+interface Bucket {
+  tokens: number;
+  at: EpochMs;
+  limit: RateLimit;
+}
+
+/**
+ * The token buckets of the groups of rate-limited topics, keyed `topic\ngroup`, in memory (the embedded store
+ * serves one process). A group without one has a full bucket; one that has filled up again is dropped.
+ */
+export class GroupBuckets {
+  private readonly buckets = new Map<string, Bucket>();
+  private sweptAt = 0;
+
+  /** The group's tokens at `now` (refilled, at most the burst). */
+  tokens(key: string, limit: RateLimit, now: EpochMs): number {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return limit.burst;
+    return Math.min(limit.burst, bucket.tokens + (Math.max(0, now - bucket.at) * limit.perSecond) / 1000);
+  }
+
+  take(key: string, limit: RateLimit, now: EpochMs): void {
+    this.buckets.set(key, { tokens: this.tokens(key, limit, now) - 1, at: now, limit });
+    if (now - this.sweptAt >= SWEEP_EVERY_MS) this.sweep(now);
+  }
+
+  /** Ms until a group with `tokens` has a whole one. */
+  static waitMs(tokens: number, limit: RateLimit): number {
+    return Math.max(1, Math.ceil(((1 - tokens) * 1000) / limit.perSecond));
+  }
+
+  /** Drops the buckets that are full again, so groups served once long ago cost nothing. */
+  private sweep(now: EpochMs): void {
+    this.sweptAt = now;
+    for (const [key, bucket] of this.buckets)
+      if (this.tokens(key, bucket.limit, now) >= bucket.limit.burst) this.buckets.delete(key);
+  }
+}
+
+const SWEEP_EVERY_MS = 60_000;
+
+/** The grouped reserve's rows, and when a group passed over for want of a token has its next one. */
+export interface GroupedRows {
+  rows: JobValues[];
+  tokenInMs: number | undefined;
 }
 
 /**
@@ -47,16 +103,29 @@ export function groupLimits(options: ReserveOptions): GroupLimits | undefined {
  * once) or paused groups (never served). Each job is the first in the ready order among: each topic without a limit's first job; each limited
  * topic's first job without a group, and the first job of its next group in turn (`turns` keeps the group a
  * topic last served, across calls) that holds fewer than its limit reserved. So the groups of a topic are
- * served round-robin, and a group with a backlog never holds up another. Runs inside the reserve's
+ * served round-robin, and a group with a backlog never holds up another. A group of a topic with a group rate
+ * limit is served only while its bucket holds a token, and each job it gives takes one. Runs inside the reserve's
  * transaction: counts and picks see no other writer.
  */
 export function reserveGroupedRows(
   stmt: Statements,
   topics: readonly string[],
-  { concurrency: limits, paused }: GroupLimits,
+  { concurrency: limits, paused, rates }: GroupLimits,
   turns: Map<string, string>,
+  buckets: GroupBuckets,
   { count, now, base, ttrMs }: ReserveParams,
-): JobValues[] {
+): GroupedRows {
+  let tokenInMs: number | undefined;
+  /** True when the group may give a job now by its rate; otherwise notes when it may. */
+  const hasToken = (topic: string, group: string): boolean => {
+    const rate = rates.get(topic);
+    if (!rate) return true;
+    const tokens = buckets.tokens(`${topic}\n${group}`, rate, now);
+    if (tokens >= 1) return true;
+    const wait = GroupBuckets.waitMs(tokens, rate);
+    tokenInMs = tokenInMs === undefined ? wait : Math.min(tokenInMs, wait);
+    return false;
+  };
   const held = new Map<string, number>();
   const heldBy = (topic: string, group: string): number => {
     const key = `${topic}\n${group}`;
@@ -87,7 +156,11 @@ export function reserveGroupedRows(
         after = '';
         continue;
       }
-      if (!paused.get(topic)?.has(group) && (limit === Infinity || heldBy(topic, group) < limit)) {
+      if (
+        !paused.get(topic)?.has(group) &&
+        (limit === Infinity || heldBy(topic, group) < limit) &&
+        hasToken(topic, group)
+      ) {
         const head = stmt.firstOfGroup.get({ topic, group }) as Head | undefined;
         if (head) return { topic, group, head };
       }
@@ -119,8 +192,10 @@ export function reserveGroupedRows(
     if (chosen.group !== null && limits.has(chosen.topic)) {
       if (limits.get(chosen.topic) !== Infinity)
         held.set(`${chosen.topic}\n${chosen.group}`, heldBy(chosen.topic, chosen.group) + 1);
+      const rate = rates.get(chosen.topic);
+      if (rate) buckets.take(`${chosen.topic}\n${chosen.group}`, rate, now);
       turns.set(chosen.topic, chosen.group);
     }
   }
-  return rows;
+  return { rows, tokenInMs: rows.length < count ? tokenInMs : undefined };
 }

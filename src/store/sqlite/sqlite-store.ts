@@ -8,7 +8,6 @@ import { DelayqError } from '../../core/errors.js';
 import { newTokenBase } from '../../core/ids.js';
 import { compareReadyOrder } from '../ready-order.js';
 import {
-  pushedJob,
   type HistoryEntry,
   type Job,
   type HistoryEvent,
@@ -61,8 +60,8 @@ import type { SqliteOwnerLock } from './owner-lock.js';
 import { openStoreFile } from './store-file.js';
 import { GroupCommit } from './group-commit.js';
 import { reserveRows } from './reserve-rows.js';
-import { groupLimits, reserveGroupedRows } from './group-reserve.js';
-import { pushOntoExisting } from './sqlite-upsert.js';
+import { GroupBuckets, groupLimits, reserveGroupedRows } from './group-reserve.js';
+import { pushRows } from './sqlite-push.js';
 import { RAW_STATEMENTS, SQL } from './statements.js';
 import {
   buryRow,
@@ -78,11 +77,8 @@ import {
   touchRow,
   type FencedContext,
 } from './sqlite-fenced.js';
-import { claimedJob, claimKey } from './sqlite-dedup.js';
-import { dedupPushReason } from '../../core/push-dedup.js';
 import { lapsedReservations, listJobs, topicStats, wakeTimesOf, type Statements } from './sqlite-reads.js';
-
-const EXPIRED_REASON = 'ttl elapsed before a consumer reserved it';
+import { EXPIRED_REASON, expireDueRows, promoteDueRows, purgeEndedRows, redriveRows } from './sqlite-scheduling.js';
 
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per transition.
@@ -98,6 +94,8 @@ export class SqliteStore implements Store {
   };
   /** Each topic's group reserve served last (group-reserve.ts), so its groups take turns across calls. */
   private readonly groupTurns = new Map<string, string>();
+  /** Each rate-limited group's token bucket (group-reserve.ts). */
+  private readonly groupBuckets = new GroupBuckets();
   private db: Database.Database | undefined;
   private owner: SqliteOwnerLock | undefined;
   private stmt!: Statements;
@@ -202,59 +200,7 @@ export class SqliteStore implements Store {
   }
 
   pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
-    return this.write(() => {
-      const history: HistoryItem[] = [];
-      /** Jobs created per `state|topic`, added to topic_counts once per batch. */
-      const created = new Map<string, number>();
-      const results = jobs.map((job): PushResult => {
-        const claiming = job.dedup && !job.dedup.claimed;
-        if (claiming) {
-          const first = claimedJob(this.stmt, job, now);
-          if (first) return { created: false, job: first, duplicate: true };
-        }
-        const ready = job.runAt <= now;
-        const state: JobState = ready ? 'ready' : 'delayed';
-        const expireAt = ready && job.ttlMs !== null ? job.runAt + job.ttlMs : null;
-        const readyAt = ready ? now : null;
-        const inserted = this.stmt.insertJob.run({
-          id: job.id,
-          topic: job.topic,
-          tag: job.tag,
-          bizKey: job.bizKey,
-          body: job.body,
-          runAt: job.runAt,
-          priority: job.priority,
-          ttrMs: job.ttrMs,
-          ttlMs: job.ttlMs,
-          state,
-          retry: JSON.stringify(job.retry),
-          expireAt,
-          readyAt,
-          now,
-          group: job.group ?? null,
-        });
-        if (inserted.changes === 0) {
-          // The push entries so far first: a batch that names one id twice keeps its history in order.
-          if (job.onExists) this.recordMany('push', history.splice(0), now);
-          const held = this.row(job.id)!;
-          // As on the stores that claim first (store/dedup-claims.ts): the key names the job of its topic holding the id.
-          if (claiming && held.topic === job.topic) claimKey(this.stmt, job, now);
-          return pushOntoExisting(this.fencedContext, held, job, now);
-        }
-        if (job.dedup) this.record(job.id, now, 'push', state, 0, dedupPushReason(job.dedup));
-        else history.push([job.id, state, 0]);
-        if (claiming) claimKey(this.stmt, job, now);
-        const counted = `${state}|${job.topic}`;
-        created.set(counted, (created.get(counted) ?? 0) + 1);
-        return { created: true, job: pushedJob(job, now) };
-      });
-      for (const [counted, n] of created) {
-        const cut = counted.indexOf('|');
-        this.stmt.addTopicCount.run(counted.slice(cut + 1), counted.slice(0, cut), n);
-      }
-      this.recordMany('push', history, now);
-      return results;
-    });
+    return this.write(() => pushRows(this.fencedContext, jobs, now));
   }
 
   cancel(id: string, now: EpochMs, params: CancelParams = {}): Promise<Outcome<CancelledJob>> {
@@ -304,9 +250,10 @@ export class SqliteStore implements Store {
       this.recordMany('expire', historyOf(expired, 'expired'), now, EXPIRED_REASON);
       const params = { count, now, base: newTokenBase(), ttrMs: options.ttrMs ?? null };
       const groups = groupLimits(options);
-      const rows = groups
-        ? reserveGroupedRows(this.stmt, topics, groups, this.groupTurns, params)
-        : reserveRows(this.stmt, topics, topicList, params);
+      const grouped = groups
+        ? reserveGroupedRows(this.stmt, topics, groups, this.groupTurns, this.groupBuckets, params)
+        : undefined;
+      const rows = grouped ? grouped.rows : reserveRows(this.stmt, topics, topicList, params);
       const reserved = rows.map((v): Reservation => {
         const job = valuesToJob(v);
         return { job, token: tokenOf(v)!, deadlineAt: job.deadlineAt! };
@@ -320,7 +267,8 @@ export class SqliteStore implements Store {
         now,
       );
       reserved.sort((a, b) => compareReadyOrder(a.job, b.job));
-      return { reservations: reserved, expired: expired.map(({ id, topic }) => ({ id, topic })) };
+      const expiredRefs = expired.map(({ id, topic }) => ({ id, topic }));
+      return { reservations: reserved, expired: expiredRefs, groupTokenInMs: grouped?.tokenInMs };
     });
   }
 
@@ -374,30 +322,11 @@ export class SqliteStore implements Store {
   }
 
   redrive(target: RedriveTarget, now: EpochMs): Promise<number> {
-    return this.write((): number => {
-      const ids =
-        'ids' in target
-          ? target.ids
-          : (this.stmt.oldestDead.all(target.topic, target.limit) as { id: string }[]).map((r) => r.id);
-      let count = 0;
-      for (const id of ids) {
-        if (this.stmt.toRedriven.get({ id, now })) {
-          this.record(id, now, 'redrive', 'ready', 0);
-          count++;
-        }
-      }
-      return count;
-    });
+    return this.write(() => redriveRows(this.fencedContext, target, now));
   }
 
   promoteDue(now: EpochMs, limit: number): Promise<PromoteResult> {
-    return this.write((): PromoteResult => {
-      const rows = this.stmt.promoteDue.all({ now, limit }) as (JobRef & RowAttempts)[];
-      const topics = new Set<string>();
-      for (const row of rows) topics.add(row.topic);
-      this.recordMany('promote', historyOf(rows, 'ready'), now);
-      return { count: rows.length, topics: [...topics], next: wakeTimesOf(this.stmt) };
-    });
+    return this.write(() => promoteDueRows(this.fencedContext, now, limit));
   }
 
   /** One process uses this store: no other process's wake-ups to hear. */
@@ -411,11 +340,7 @@ export class SqliteStore implements Store {
   }
 
   expireDue(now: EpochMs, limit: number): Promise<JobRef[]> {
-    return this.write((): JobRef[] => {
-      const rows = this.stmt.expireDue.all({ now, limit }) as (JobRef & RowAttempts)[];
-      this.recordMany('expire', historyOf(rows, 'expired'), now, EXPIRED_REASON);
-      return rows.map(({ id, topic }) => ({ id, topic }));
-    });
+    return this.write(() => expireDueRows(this.fencedContext, now, limit));
   }
 
   async nextWakeAt(): Promise<EpochMs | null> {
@@ -423,17 +348,7 @@ export class SqliteStore implements Store {
   }
 
   purge(before: EpochMs, limit: number): Promise<number> {
-    return this.write((): number => {
-      const ids = this.stmt.purgeCandidates.all(before, limit) as { id: string }[];
-      for (const { id } of ids) {
-        this.stmt.deleteJob.run(id);
-        this.stmt.deleteHistory.run(id);
-        this.stmt.deleteNumber.run(id);
-      }
-      // Claims whose window ended answer nothing any more (a push replaces them too); the timer's purge drops them.
-      this.stmt.purgeDedupClaims.run(before, limit);
-      return ids.length;
-    });
+    return this.write(() => purgeEndedRows(this.fencedContext, before, limit));
   }
 
   async get(id: string): Promise<Job | null> {

@@ -12,11 +12,12 @@ export const GROUP_TESTS = [
   'a group with a backlog does not hold up a group with one job; jobs without a group still go',
   'without groupConcurrency groups change nothing',
   'a paused group is passed over, with or without groupConcurrency, while the rest goes',
+  'groupRateLimits: each group takes its own tokens; one out of them waits while the others go',
 ] as const;
 
 /** Part of the Store contract (store.contract.ts runs it): groups and groupConcurrency (docs/flow-control.md). */
 export function groupsContract(test: ContractTest, context: () => ContractContext): void {
-  const [keeps, one, lapse, two, fair, none, paused] = GROUP_TESTS;
+  const [keeps, one, lapse, two, fair, none, paused, rated] = GROUP_TESTS;
   const ids = (got: { reservations: { job: { id: string } }[] }): string[] => got.reservations.map((r) => r.job.id);
 
   test(keeps, async () => {
@@ -142,5 +143,34 @@ export function groupsContract(test: ContractTest, context: () => ContractContex
     const limits = { groupConcurrency: new Map([[topic, 1]]) };
     expect(ids(await store.reserve([topic], 10, T0, { ...limits, pausedGroups }))).toEqual([]);
     expect(ids(await store.reserve([topic], 10, T0, limits))).toEqual([hold[0]!.id]);
+  });
+
+  test(rated, async () => {
+    const { store, topic, other, job } = context();
+    const byGroup = (g: string) =>
+      [1, 2, 3, 4].map((i) => job({ id: `${topic}-${g}${i}`, runAt: T0 - 100 + i, group: g }));
+    const [a, b] = [byGroup('a'), byGroup('b')];
+    const loose = [1, 2, 3].map((i) => job({ id: `${topic}-loose${i}`, runAt: T0 - 50 + i }));
+    // The same group in another topic without a limit is another group.
+    const free = [1, 2, 3].map((i) => job({ id: `${other}-a${i}`, topic: other, runAt: T0, group: 'a' }));
+    await store.pushMany([...a, ...b, ...loose, ...free], T0);
+    // 2 a second, burst 2: each group gives 2 at once, then one every 500 ms.
+    const rates = { groupRateLimits: new Map([[topic, { perSecond: 2, burst: 2 }]]) };
+    const first = await store.reserve([topic, other], 100, T0, rates);
+    const got = ids(first);
+    expect(got.filter((id) => id.startsWith(`${topic}-a`)).sort()).toEqual([a[0]!.id, a[1]!.id]);
+    expect(got.filter((id) => id.startsWith(`${topic}-b`)).sort()).toEqual([b[0]!.id, b[1]!.id]);
+    expect(got.filter((id) => id.includes('-loose'))).toHaveLength(3);
+    expect(got.filter((id) => id.startsWith(other))).toHaveLength(3);
+    // Every group out of tokens: nothing, and when the next token comes.
+    const empty = await store.reserve([topic], 100, T0 + 100, rates);
+    expect(ids(empty)).toEqual([]);
+    expect(empty.groupTokenInMs).toBeGreaterThanOrEqual(350);
+    expect(empty.groupTokenInMs).toBeLessThanOrEqual(500);
+    // 500 ms on: one token each.
+    const next = ids(await store.reserve([topic], 100, T0 + 500, rates));
+    expect(next.sort()).toEqual([a[2]!.id, b[2]!.id].sort());
+    // Without the limit (settings removed) the rest go at once.
+    expect(ids(await store.reserve([topic], 100, T0 + 500)).sort()).toEqual([a[3]!.id, b[3]!.id].sort());
   });
 }

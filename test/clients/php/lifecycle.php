@@ -72,6 +72,13 @@ if (getenv('DELAYQ_GROUPS') === '1') {
     sort($groups);
     check($groups === ['t1', 't2'], 'one job of a group out at a time');
     check(refused(fn () => $client->putTopicSettings("{$p}-grp", null, 0))->field === 'groupConcurrency', 'groupConcurrency 0 refused');
+    // each group's own rate: one token per group, so one job of each of two groups, and a bad rate named
+    check($client->putTopicSettings("{$p}-gr", null, null, ['perSecond' => 0.001]) === ['topic' => "{$p}-gr", 'groupRateLimit' => ['perSecond' => 0.001, 'burst' => 1]], 'groupRateLimit put');
+    $client->pushBatch([['topic' => "{$p}-gr", 'group' => 'r1'], ['topic' => "{$p}-gr", 'group' => 'r1'], ['topic' => "{$p}-gr", 'group' => 'r2']]);
+    $rated = array_map(fn ($r) => $r['job']['group'], $client->reserve(["{$p}-gr"], 3, 0));
+    sort($rated);
+    check($rated === ['r1', 'r2'], 'one job of each group by its rate');
+    check(refused(fn () => $client->putTopicSettings("{$p}-gr", null, null, ['perSecond' => 0]))->field === 'groupRateLimit.perSecond', 'group rate 0 refused');
     // one group paused: its job stays ready while another group's goes; resumed, it goes
     $client->pushBatch([['topic' => "{$p}-gp", 'group' => 'held'], ['topic' => "{$p}-gp", 'group' => 'free']]);
     check($client->pauseGroup("{$p}-gp", 'held') === ['topic' => "{$p}-gp", 'group' => 'held', 'paused' => true, 'pausedUntil' => null], 'group paused');

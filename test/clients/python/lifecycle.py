@@ -91,6 +91,17 @@ if os.environ.get("DELAYQ_GROUPS") == "1":
         raise AssertionError("a groupConcurrency of 0 was accepted")
     except ValidationError as err:
         assert err.field == "groupConcurrency", err.field
+    # each group's own rate: one token per group, so one job of each of two groups, and a bad rate named
+    rated = client.put_topic_settings(f"{p}-gr", group_rate_limit={"perSecond": 0.001})
+    assert rated == {"topic": f"{p}-gr", "groupRateLimit": {"perSecond": 0.001, "burst": 1}}, rated
+    client.push_batch([client.job_spec(f"{p}-gr", {"n": i}, group=g) for i, g in enumerate(["r1", "r1", "r2"])])
+    got = client.reserve([f"{p}-gr"], count=3, wait_ms=0)
+    assert sorted(r["job"]["group"] for r in got) == ["r1", "r2"], got
+    try:
+        client.put_topic_settings(f"{p}-gr", group_rate_limit={"perSecond": 0})
+        raise AssertionError("a group rate of 0 was accepted")
+    except ValidationError as err:
+        assert err.field == "groupRateLimit.perSecond", err.field
     # one group paused: its job stays ready while another group's goes; resumed, it goes
     client.push_batch([client.job_spec(f"{p}-gp", {"n": i}, group=g) for i, g in enumerate(["held", "free"])])
     paused = client.pause_group(f"{p}-gp", "held")
