@@ -69,22 +69,25 @@ export class TopicSettingsFollower {
 
   /** The topics among `topics` with a groupConcurrency (topic → N), for Store.reserve; undefined when none has. */
   groupConcurrencyOf(topics: readonly string[]): Map<string, number> | undefined {
-    let limits: Map<string, number> | undefined;
-    for (const topic of topics) {
-      const n = this.settings.get(topic)?.groupConcurrency;
-      if (n !== undefined) (limits ??= new Map()).set(topic, n);
-    }
-    return limits;
+    return this.byTopic(topics, 'groupConcurrency');
   }
 
   /** The topics among `topics` with a groupRateLimit (topic → its limit per group), for Store.reserve. */
   groupRateLimitOf(topics: readonly string[]): Map<string, RateLimit> | undefined {
-    let limits: Map<string, RateLimit> | undefined;
+    return this.byTopic(topics, 'groupRateLimit');
+  }
+
+  /** One setting of the topics among `topics` that have it; undefined when none has. */
+  private byTopic<K extends keyof TopicSettings>(
+    topics: readonly string[],
+    field: K,
+  ): Map<string, NonNullable<TopicSettings[K]>> | undefined {
+    let found: Map<string, NonNullable<TopicSettings[K]>> | undefined;
     for (const topic of topics) {
-      const limit = this.settings.get(topic)?.groupRateLimit;
-      if (limit !== undefined) (limits ??= new Map()).set(topic, limit);
+      const value = this.settings.get(topic)?.[field];
+      if (value !== undefined && value !== null) (found ??= new Map()).set(topic, value);
     }
-    return limits;
+    return found;
   }
 
   /** True when some topic has a rate limit (reserve's fast path skips the buckets otherwise). */
