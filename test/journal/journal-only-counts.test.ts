@@ -96,8 +96,9 @@ for (const db of databases) {
         Array.from({ length: 50 }, (_, i) => aJob({ topic: 'fold', now, delayMs: HOUR + i })),
         now,
       );
-      // many writers' slots: as many connections would leave behind
-      const values = Array.from({ length: 400 }, (_, i) => `('fold', 'delayed', ${1000 + i}, ${i % 2 ? 1 : -1})`);
+      // many writers' slots: as many connections would leave behind (negative, so that no live connection's
+      // own slot, its backend pid or connection id, can be one of them)
+      const values = Array.from({ length: 400 }, (_, i) => `('fold', 'delayed', ${-1 - i}, ${i % 2 ? 1 : -1})`);
       await db.query(`INSERT INTO delayq_journal_counts (topic, state, slot, n) VALUES ${values.join(', ')}`);
       // the answer is the counters' (400 slots of +1 and −1: no change), and the read folds them
       expect((await store.journal.statsJournalOnly()).find((s) => s.topic === 'fold')!.counts.delayed).toBe(50);
