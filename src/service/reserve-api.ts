@@ -144,7 +144,13 @@ export class ReserveApi {
     let soonest: number | null = null;
     for (const topic of topics) {
       const at = this.groupTokenAt.get(topic);
-      if (at !== undefined) soonest = this.soonest(soonest, Math.max(0, at - performance.now()));
+      if (at === undefined) continue;
+      // A limit removed since: no token to wait for (a stale time would wake a waiting reserve again and again).
+      if (this.deps.topicSettings.of(topic).groupRateLimit === undefined) {
+        this.groupTokenAt.delete(topic);
+        continue;
+      }
+      soonest = this.soonest(soonest, Math.max(0, at - performance.now()));
     }
     return soonest;
   }

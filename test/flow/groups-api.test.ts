@@ -132,6 +132,23 @@ describe('groups over HTTP and the SDK', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(400);
   });
 
+  it("a wait for ready jobs (the beanstalkd listener's) runs its full time once the group rate limit is removed", async () => {
+    const topic = 'gr.unrated';
+    const { service } = server;
+    await client.putTopicSettings(topic, { groupRateLimit: { perSecond: 10, burst: 1 } });
+    await client.pushBatch([1, 2].map((n) => ({ topic, group: 'g', id: `gr-unrated-${n}` })));
+    expect(await service.reserve({ topics: [topic], count: 2 })).toHaveLength(1);
+    // Refused for want of a token: the next one is due in about 100 ms.
+    expect(await service.reserve({ topics: [topic], count: 2 })).toEqual([]);
+    await client.putTopicSettings(topic, {});
+    await client.cancel('gr-unrated-2');
+    await new Promise((r) => setTimeout(r, 150));
+    // Nothing ready and no limit: no token to wake for, though the refused try's token time has passed.
+    const started = performance.now();
+    expect(await service.waitReady([topic], 300)).toBe('timeout');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
   it('many consumers at once never hold more than groupConcurrency jobs of one group; each job done once', async () => {
     const topic = 'gr.load';
     await client.putTopicSettings(topic, { groupConcurrency: 2 });
