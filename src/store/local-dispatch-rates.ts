@@ -1,23 +1,16 @@
 import type { EpochMs } from '../core/clock.js';
 import type { RateLimit } from '../core/topic-settings.js';
 import type { DispatchRates, RateTake } from './dispatch-rates.js';
-
-interface Bucket {
-  tokens: number;
-  at: EpochMs;
-}
+import { msToWholeToken, tokensAt, type TokenBucket } from './token-bucket.js';
 
 /** The token buckets of a store only this process uses (the embedded SQLite store): in memory, on `now`. */
 export class LocalDispatchRates implements DispatchRates {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, TokenBucket>();
 
-  private refilled(topic: string, limit: RateLimit, now: EpochMs): Bucket {
-    const bucket = this.buckets.get(topic) ?? { tokens: limit.burst, at: now };
-    if (now > bucket.at) {
-      bucket.tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) * limit.perSecond) / 1000);
-      bucket.at = now;
-    }
-    bucket.tokens = Math.min(bucket.tokens, limit.burst);
+  private refilled(topic: string, limit: RateLimit, now: EpochMs): TokenBucket {
+    const last = this.buckets.get(topic);
+    // A clock that stepped back refills nothing and does not move the bucket's time back.
+    const bucket = { tokens: tokensAt(last, limit, now), at: Math.max(now, last?.at ?? now) };
     this.buckets.set(topic, bucket);
     return bucket;
   }
@@ -26,8 +19,7 @@ export class LocalDispatchRates implements DispatchRates {
     const bucket = this.refilled(topic, limit, now);
     const granted = Math.max(0, Math.min(want, Math.floor(bucket.tokens)));
     bucket.tokens -= granted;
-    const waitMs = bucket.tokens >= 1 ? 0 : Math.ceil(((1 - bucket.tokens) * 1000) / limit.perSecond);
-    return { granted, waitMs };
+    return { granted, waitMs: msToWholeToken(bucket.tokens, limit) };
   }
 
   async giveBack(topic: string, limit: RateLimit, count: number, now: EpochMs): Promise<void> {

@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock.js';
 import type { RateLimit } from '../../core/topic-settings.js';
 import type { ReserveOptions } from '../store.js';
+import { msToWholeToken, tokensAt, type TokenBucket } from '../token-bucket.js';
 import type { JobValues } from './job-row.js';
 import type { ReserveParams } from './reserve-rows.js';
 import type { Statements } from './sqlite-reads.js';
@@ -51,9 +52,7 @@ export function groupLimits(options: ReserveOptions): GroupLimits | undefined {
 }
 
 /** One group's token bucket (groupRateLimit), with the limit it was last taken under. */
-interface Bucket {
-  tokens: number;
-  at: EpochMs;
+interface Bucket extends TokenBucket {
   limit: RateLimit;
 }
 
@@ -67,9 +66,7 @@ export class GroupBuckets {
 
   /** The group's tokens at `now` (refilled, at most the burst). */
   tokens(key: string, limit: RateLimit, now: EpochMs): number {
-    const bucket = this.buckets.get(key);
-    if (!bucket) return limit.burst;
-    return Math.min(limit.burst, bucket.tokens + (Math.max(0, now - bucket.at) * limit.perSecond) / 1000);
+    return tokensAt(this.buckets.get(key), limit, now);
   }
 
   take(key: string, limit: RateLimit, now: EpochMs): void {
@@ -79,7 +76,7 @@ export class GroupBuckets {
 
   /** Ms until a group with `tokens` has a whole one. */
   static waitMs(tokens: number, limit: RateLimit): number {
-    return Math.max(1, Math.ceil(((1 - tokens) * 1000) / limit.perSecond));
+    return Math.max(1, msToWholeToken(tokens, limit));
   }
 
   /** Drops the buckets that are full again, so groups served once long ago cost nothing. */
