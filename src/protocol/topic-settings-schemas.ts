@@ -42,9 +42,9 @@ export const TopicSettingsRequest = Type.Object(
     groupRateLimit: Type.Optional(
       Type.Union([RateLimitSchema, Type.Null()], {
         description:
-          'a rate limit for each group of the topic on its own (a token bucket per group, over every instance on ' +
-          'the store: reserve and push sinks); a group out of tokens is passed over, its jobs stay ready. Absent or ' +
-          'null: none (docs/flow-control.md "A rate per group")',
+          'a rate limit for each group of the topic on its own (a token bucket per group, for reserve and push ' +
+          'sinks; on the embedded store, kept in its process); a group out of tokens is passed over, its jobs stay ' +
+          'ready. Absent or null: none (docs/flow-control.md "A rate per group")',
       }),
     ),
   },
