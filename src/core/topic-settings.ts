@@ -67,9 +67,15 @@ export function validateTopicSettings(input: TopicSettingsInput): TopicSettings 
   return settings;
 }
 
-/** The refusal of a group or groupConcurrency by a store that does not keep groups (StoreCapabilities.groups). */
+/**
+ * The refusal of a group or a group setting by a store that does not keep groups (StoreCapabilities.groups):
+ * today only a store on a Redis Cluster, as a group's reservations are counted on one master.
+ */
 export function groupsUnsupported(field: string, storeKind: string): DelayqError {
-  return invalid(field, `groups are not supported by the ${storeKind} store yet (docs/flow-control.md "Groups")`);
+  return invalid(
+    field,
+    `groups are not kept by the ${storeKind} store on a Redis Cluster: a group's reservations are counted on one Redis master (docs/flow-control.md "Groups")`,
+  );
 }
 
 /** True when the settings set nothing (the store then forgets the topic). */

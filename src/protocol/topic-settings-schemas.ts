@@ -43,7 +43,8 @@ export const TopicSettingsRequest = Type.Object(
       Type.Union([RateLimitSchema, Type.Null()], {
         description:
           'a rate limit for each group of the topic on its own (a token bucket per group, for reserve and push ' +
-          'sinks; on the embedded store, kept in its process); a group out of tokens is passed over, its jobs stay ' +
+          'sinks; kept in the process on the embedded store, shared by every process on Redis); a group out of tokens ' +
+          'is passed over, its jobs stay ' +
           'ready. Absent or null: none (docs/flow-control.md "A rate per group")',
       }),
     ),

@@ -57,7 +57,13 @@ export class ServiceState {
         ),
       );
     }
-    const promise = operation();
+    let promise: Promise<T>;
+    try {
+      promise = operation();
+    } catch (err) {
+      // A refusal thrown before the operation's first await is a rejection too, as for every other call.
+      return Promise.reject(err as Error);
+    }
     this.inFlight++;
     // Both outcomes count it out, and no derived promise is left to reject unhandled.
     promise.then(this.settled, this.settled);

@@ -1,19 +1,16 @@
 /**
  * Groups over HTTP and the SDK on the embedded SQLite store: a bad group or groupConcurrency is refused naming
  * its field, storing nothing; many consumers at once never hold more than groupConcurrency jobs of one group,
- * and every job is done exactly once. On a store without groups (Redis, for now) both fields are refused.
+ * and every job is done exactly once. (On Redis: test/flow/groups-processes.test.ts; a Redis Cluster store,
+ * which keeps no groups, refuses them: test/store/redis-cluster.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelayqClient } from '../../src/client/client.js';
-import { DelayqService } from '../../src/service/service.js';
-import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { http, startServer, type TestServer } from '../helpers/http-server.js';
-import { prefixPool } from '../helpers/redis-prefix.js';
 import { maxOverlap, type Interval } from '../helpers/overlap.js';
 
 let server: TestServer;
 let client: DelayqClient;
-const prefixes = prefixPool('groups');
 
 beforeAll(async () => {
   server = await startServer();
@@ -22,7 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client.close();
   await server.close();
-  await prefixes.sweep();
 });
 
 describe('groups over HTTP and the SDK', () => {
@@ -176,31 +172,5 @@ describe('groups over HTTP and the SDK', () => {
     expect([...done.values()].every((n) => n === 1)).toBe(true);
     for (const group of groups) expect(maxOverlap(intervals, group)).toBeLessThanOrEqual(2);
     expect(Math.max(...groups.map((g) => maxOverlap(intervals, g)))).toBe(2);
-  });
-});
-
-describe('groups on a store without them', () => {
-  it('refuses a group, a groupConcurrency and a groupRateLimit naming the field, storing nothing', async () => {
-    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: prefixes.next(), nodeId: 'groups' });
-    const service = new DelayqService({ store, clock: store.clock });
-    await service.start();
-    try {
-      await expect(service.push({ topic: 'gr.redis', group: 'a' })).rejects.toMatchObject({
-        code: 'E_VALIDATION',
-        field: 'group',
-      });
-      await expect(service.topics.putSettings('gr.redis', { groupConcurrency: 2 })).rejects.toMatchObject({
-        code: 'E_VALIDATION',
-        field: 'groupConcurrency',
-      });
-      await expect(service.topics.putSettings('gr.redis', { groupRateLimit: { perSecond: 2 } })).rejects.toMatchObject({
-        code: 'E_VALIDATION',
-        field: 'groupRateLimit',
-      });
-      expect((await service.list({ topic: 'gr.redis', limit: 10 })).jobs).toEqual([]);
-      expect(await service.topics.settings('gr.redis')).toEqual({});
-    } finally {
-      await service.close();
-    }
   });
 });

@@ -1,2 +1,2 @@
-/** Why the Redis store keeps no groups yet (capabilities.groups false): its contract runs check that instead. */
-export const REDIS_WITHOUT_GROUPS = 'the Redis store keeps no groups yet';
+/** Why a Redis Cluster store keeps no groups (capabilities.groups false): its contract runs check that instead. */
+export const REDIS_WITHOUT_GROUPS = "a group's reservations are counted on one Redis master, not across a Cluster";

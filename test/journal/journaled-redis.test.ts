@@ -13,7 +13,6 @@ import { aJob } from '../../src/testing/jobs.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 import { storeContract } from '../../src/testing/store-contract/store.contract.js';
 import { wipeUnderLoad } from './wipe-scenario.js';
-import { REDIS_WITHOUT_GROUPS } from '../helpers/redis-without-groups.js';
 import { redisReadCost } from '../helpers/redis-read-cost.js';
 
 // The decorator over the real RedisStore. The contract runs on the shared Redis (random prefix per test);
@@ -39,7 +38,6 @@ for (const db of databases) {
       return new JournaledStore(inner, db.journal({ maxConnections: 4 }), { nodeId: 'test-node' });
     },
     {
-      withoutGroups: REDIS_WITHOUT_GROUPS,
       // what the reads touch in the inner store (the journal's side: its counters and indexes, docs/journal.md)
       readCost: (store) => redisReadCost(((store as JournaledStore).inner as RedisStore).prefix),
     },

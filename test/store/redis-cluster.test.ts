@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { aJob } from '../../src/testing/jobs.js';
 import { startCluster, waitFor, type RedisServer } from '../helpers/redis-servers.js';
@@ -66,5 +67,30 @@ describe('RedisStore on Redis Cluster', () => {
     expect(heard).toContain('cluster-wake');
     await a.close();
     await b.close();
+  });
+
+  it('refuses a group, a groupConcurrency, a groupRateLimit and a group pause naming the field, storing nothing', async () => {
+    const store = make();
+    const service = new DelayqService({ store, clock: store.clock, runTimer: false });
+    await service.start();
+    try {
+      const refused = { code: 'E_VALIDATION', message: expect.stringContaining('Redis Cluster') };
+      await expect(service.push({ topic: 'gr.cluster', group: 'a' })).rejects.toMatchObject({
+        ...refused,
+        field: 'group',
+      });
+      await expect(service.topics.putSettings('gr.cluster', { groupConcurrency: 2 })).rejects.toMatchObject({
+        ...refused,
+        field: 'groupConcurrency',
+      });
+      await expect(
+        service.topics.putSettings('gr.cluster', { groupRateLimit: { perSecond: 2 } }),
+      ).rejects.toMatchObject({ ...refused, field: 'groupRateLimit' });
+      await expect(service.topics.pauseGroup('gr.cluster', 'a')).rejects.toMatchObject({ ...refused, field: 'group' });
+      expect((await service.list({ topic: 'gr.cluster', limit: 10 })).jobs).toEqual([]);
+      expect(await service.topics.settings('gr.cluster')).toEqual({});
+    } finally {
+      await service.close();
+    }
   });
 });

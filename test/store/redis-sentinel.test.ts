@@ -5,7 +5,6 @@ import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { currentMasterPort, startSentinels, waitFor, type SentinelSet } from '../helpers/redis-servers.js';
 import { redisReadCost } from '../helpers/redis-read-cost.js';
 import { storeContract } from '../../src/testing/store-contract/store.contract.js';
-import { REDIS_WITHOUT_GROUPS } from '../helpers/redis-without-groups.js';
 
 // Master 7010, replica 7011, sentinels 7020–7022: the store finds the master through Sentinel.
 let set: SentinelSet;
@@ -20,7 +19,6 @@ const make = () =>
   new RedisStore({ url: set.url, prefix: `s${Math.random().toString(36).slice(2, 8)}`, nodeId: 'sentinel-node' });
 
 storeContract('redis through sentinel', make, {
-  withoutGroups: REDIS_WITHOUT_GROUPS,
   readCost: (store) =>
     redisReadCost((store as RedisStore).prefix, currentMasterPort(set.sentinels[0]!.port, set.masterName)),
 });

@@ -10,7 +10,6 @@ import { redisReadCost } from '../helpers/redis-read-cost.js';
 import { waitFor } from '../helpers/redis-servers.js';
 import { backendContract, storeContract } from '../../src/testing/index.js';
 import { redisBackend } from '../../src/store/redis/redis-backend.js';
-import { REDIS_WITHOUT_GROUPS } from '../helpers/redis-without-groups.js';
 
 const prefixes = prefixPool('std');
 afterAll(() => prefixes.sweep());
@@ -35,11 +34,10 @@ backendContract(
       commandTimeoutMs: 2000,
       connectTimeoutMs: 2000,
     }),
-  { readCost: (store) => redisReadCost((store as RedisStore).prefix), withoutGroups: REDIS_WITHOUT_GROUPS },
+  { readCost: (store) => redisReadCost((store as RedisStore).prefix) },
 );
 storeContract('redis standalone (1 partition)', () => make(1), {
   readCost: (store) => redisReadCost((store as RedisStore).prefix),
-  withoutGroups: REDIS_WITHOUT_GROUPS,
 });
 
 describe('RedisStore on standalone Redis', () => {

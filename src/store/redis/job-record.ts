@@ -8,7 +8,7 @@ export const nul = (v: string | null | undefined): string => v ?? NULL_ARG;
 
 /** The job a decoded record stands for. */
 export function recordToJob(id: string, r: StoredRecord): Job {
-  return {
+  const job: Job = {
     id,
     topic: r.topic,
     tag: r.tag,
@@ -28,6 +28,8 @@ export function recordToJob(id: string, r: StoredRecord): Job {
     finishedAt: r.finishedAt,
     deadlineAt: r.deadlineAt,
   };
+  if (r.group !== null) job.group = r.group;
+  return job;
 }
 
 /** The record's history (decoded with it), node indexes named by `nodeName`. */

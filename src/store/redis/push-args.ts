@@ -48,7 +48,7 @@ export function pushArgs(entries: readonly PushArgsEntry[], node: number, firstS
     r = writeNewRecord(records, r, job, now, node, plan);
     const ready = job.runAt <= now;
     m = writeStr(meta, m, job.id, idBytes[i]!);
-    m = writeStr(meta, m, job.topic, plan.topicBytes);
+    m = writeStr(meta, m, plan.topicField, plan.topicBytes);
     m = writeInt(meta, m, job.runAt);
     m = writeInt(meta, m, (firstSlot + Math.floor(i / JOBS_PER_BUCKET)) % 0x40000000);
     m = ready ? writeInt(meta, m, job.priority) : writeFalse(meta, m);

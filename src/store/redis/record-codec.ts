@@ -1,6 +1,7 @@
 import type { EpochMs } from '../../core/clock.js';
 import type { HistoryEvent, JobState, NewJob } from '../../core/job.js';
 import { dedupPushReason } from '../../core/push-dedup.js';
+import { invalid } from '../../core/errors.js';
 import { encodeRetry } from './retry-text.js';
 import { strBytes, writeArray, writeFalse, writeStr } from './msgpack-write.js';
 import {
@@ -40,6 +41,8 @@ export interface StoredRecord {
   /** The reservation's token while reserved; the token that finished the job once finished. */
   token: string | null;
   topic: string;
+  /** The job's group (stored with the topic as `topic/group`), or null. */
+  group: string | null;
   tag: string | null;
   bizKey: string | null;
   body: string;
@@ -111,7 +114,7 @@ export function decodeRecord(b: Buffer, withHistory = false): StoredRecord {
     pos += 1 + n;
   }
   const topicLength = b[pos]!;
-  const topic = b.toString('utf8', pos + 1, pos + 1 + topicLength);
+  const { topic, group } = splitTopicField(b.toString('utf8', pos + 1, pos + 1 + topicLength));
   pos += 1 + topicLength;
   if (b[pos] !== MSGPACK_ARRAY_4)
     throw new Error(`record body: expected a 4-element msgpack array, found 0x${b[pos]?.toString(16)}`);
@@ -139,12 +142,22 @@ export function decodeRecord(b: Buffer, withHistory = false): StoredRecord {
     deadlineAt,
     token,
     topic,
+    group,
     tag,
     bizKey,
     body,
     retry,
     history: withHistory ? readEntries(b, stringEnd(b, retryAt)) : null,
   };
+}
+
+/** Between topic and group in a record's topic field: neither a topic nor a group holds it (core/limits.ts). */
+export const GROUP_SEPARATOR = '/';
+
+/** A record's topic field as topic and group (null: none). */
+export function splitTopicField(field: string): { topic: string; group: string | null } {
+  const cut = field.indexOf(GROUP_SEPARATOR);
+  return cut < 0 ? { topic: field, group: null } : { topic: field.slice(0, cut), group: field.slice(cut + 1) };
 }
 
 /** Bytes of the msgpack string header (fixstr, str8, str16, str32) at `pos`; 1 for false. */
@@ -209,6 +222,8 @@ export interface RecordPlan {
   tagBytes: number;
   bizKeyBytes: number;
   bodyBytes: number;
+  /** The record's topic field: the topic, or `topic/group` for a job with a group. */
+  topicField: string;
   topicBytes: number;
   /** The push entry's reason (a keyed push's, push-dedup.ts), or null. */
   reason: string | null;
@@ -220,9 +235,16 @@ export function planRecord(job: NewJob, now: EpochMs): RecordPlan {
   const tagBytes = job.tag == null ? 0 : Buffer.byteLength(job.tag);
   const bizKeyBytes = job.bizKey == null ? 0 : Buffer.byteLength(job.bizKey);
   const bodyBytes = Buffer.byteLength(job.body);
-  const topicBytes = Buffer.byteLength(job.topic);
-  if (topicBytes > TOPIC_MAX_BYTES)
+  const topicField = job.group === undefined ? job.topic : `${job.topic}${GROUP_SEPARATOR}${job.group}`;
+  const topicBytes = Buffer.byteLength(topicField);
+  if (topicBytes > TOPIC_MAX_BYTES) {
+    if (job.group !== undefined)
+      throw invalid(
+        'group',
+        `the Redis store keeps a job's topic and group in ${TOPIC_MAX_BYTES} bytes together: this one needs ${topicBytes}`,
+      );
     throw new RangeError(`topic of ${topicBytes} bytes: the record holds at most ${TOPIC_MAX_BYTES}`);
+  }
   const optional = (job.ttlMs != null ? TIME_BYTES : 0) + (job.runAt <= now ? TIME_BYTES : 0);
   const body =
     1 +
@@ -236,6 +258,7 @@ export function planRecord(job: NewJob, now: EpochMs): RecordPlan {
     tagBytes,
     bizKeyBytes,
     bodyBytes,
+    topicField,
     topicBytes,
     reason,
     size: HEAD_BYTES + optional + 1 + topicBytes + body + ENTRY_BYTES + (reason === null ? 0 : 4 + reason.length),
@@ -268,7 +291,7 @@ export function writeNewRecord(
   if (ttl !== null) pos = b.writeIntBE(ttl, pos, TIME_BYTES);
   if (ready) pos = b.writeIntBE(now, pos, TIME_BYTES); // readyAt
   b[pos++] = plan.topicBytes;
-  pos += b.write(job.topic, pos, 'utf8');
+  pos += b.write(plan.topicField, pos, 'utf8');
   pos = writeArray(b, pos, 4);
   pos = job.tag == null ? writeFalse(b, pos) : writeStr(b, pos, job.tag, plan.tagBytes);
   pos = job.bizKey == null ? writeFalse(b, pos) : writeStr(b, pos, job.bizKey, plan.bizKeyBytes);

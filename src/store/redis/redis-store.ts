@@ -150,7 +150,14 @@ export class RedisStore implements Store {
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
     checkLayout(this);
     // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
-    this.capabilities = { shared: true, journaled: false, reserveTakesDue: this.partitions === 1, groups: false };
+    // Groups are counted in keys beside the partitions (lua/record.lua), which a script reaches only when every
+    // partition is on one master: not on a Cluster.
+    this.capabilities = {
+      shared: true,
+      journaled: false,
+      reserveTakesDue: this.partitions === 1,
+      groups: connection.mode !== 'cluster',
+    };
     this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
@@ -308,8 +315,9 @@ export class RedisStore implements Store {
     if (code < OUTCOME_CODES.ok)
       return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
     const job = recordToJob(id, decodeRecord(payload as Buffer));
-    if (job.state === 'ready') this.bus.ready([job.topic]);
-    else if (job.state === 'delayed') this.bus.due(job.runAt);
+    // A job of a group out of `reserved` frees a place in its group: peers waiting on its topic try again.
+    if (job.state === 'ready' || (job.group !== undefined && job.state !== 'reserved')) this.bus.ready([job.topic]);
+    if (job.state === 'delayed') this.bus.due(job.runAt);
     return code === OUTCOME_CODES.repeated ? repeatedOk(job) : ok(job);
   }
 

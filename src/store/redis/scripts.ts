@@ -10,6 +10,7 @@ export const SCRIPT_NAMES = [
   'run-now',
   'upsert',
   'reserve',
+  'reserve-groups',
   'touch',
   'finish',
   'retry',

@@ -18,6 +18,7 @@ end
 h.state, h.token, h.deadline, h.finishedAt = STATE_DEAD, false, false, now
 if err then h.lastError = err end
 redis.call('ZREM', reserved, id)
+if h.group then groupHeld(groupKeyPrefix(tp), h.topic, h.group, -1) end
 logEnded(ended, now, { id })
 redis.call('ZADD', tp .. 'dead:' .. h.topic, now, id)
 redis.call('HINCRBY', counts, countOf(h.topic, STATE_RESERVED), -1)

@@ -19,10 +19,11 @@ if state == STATE_DELAYED then
   dueCount(topic, h.runAt, -1)
   dueFlush(tp)
 elseif state == STATE_READY then
-  redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
+  readyRemove(tp, counts, h, id)
   redis.call('ZREM', expiry, id)
 elseif state == STATE_RESERVED then
   redis.call('ZREM', reserved, id)
+  if h.group then groupHeld(groupKeyPrefix(tp), topic, h.group, -1) end
 else
   return { OUTCOME_WRONG_STATE, state }
 end

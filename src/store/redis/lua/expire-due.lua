@@ -13,7 +13,7 @@ local function expireDue(keys, tp, now, limit, node)
     local h = packed and readHead(packed)
     if h and h.state == STATE_READY then
       local at = stampAfter(h, now)
-      redis.call('ZREM', tp .. 'ready:' .. h.topic, readyMember(h, id))
+      readyRemove(tp, counts, h, id)
       h.state, h.finishedAt = STATE_EXPIRED, at
       ended[#ended + 1] = at
       ended[#ended + 1] = id

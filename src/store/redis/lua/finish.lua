@@ -6,7 +6,7 @@
            stored}: already finished with this token (nothing changes) | {OUTCOME_NOT_FOUND}
            | refuseUnlessReserved's refusal.
 ]]
-local jobs, reserved, endedKey, counts = KEYS[1], KEYS[3], KEYS[5], KEYS[6]
+local jobs, reserved, endedKey, counts, tp = KEYS[1], KEYS[3], KEYS[5], KEYS[6], ARGV[1]
 local node = tonumber(ARGV[2])
 local ids = {}
 for i = 3, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
@@ -14,7 +14,7 @@ for i = 3, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
 -- more than the command. `done` makes a job named twice in one batch finish once (the second sees it
 -- finished, as it would one call later).
 local packs = redis.call('HMGET', jobs, unpack(ids))
-local out, done, made, finished, stored, ended = {}, {}, {}, {}, {}, {}
+local out, done, made, finished, stored, ended, freed = {}, {}, {}, {}, {}, {}, {}
 local h = {} -- each job's head in turn
 for k = 1, #ids do
   local i = 3 * k
@@ -39,6 +39,11 @@ for k = 1, #ids do
       ended[#ended + 1] = now
       ended[#ended + 1] = id
       finished[h.topic] = (finished[h.topic] or 0) + 1
+      if h.group then
+        local groups = freed[h.topic] or {}
+        freed[h.topic] = groups
+        groups[h.group] = (groups[h.group] or 0) + 1
+      end
       local packedNow = rewrite(packed, h, now, EVENT_FINISH, false, node)
       stored[#stored + 1] = id
       stored[#stored + 1] = packedNow
@@ -53,6 +58,9 @@ if #stored > 0 then
   local gone = {}
   for i = 2, #ended, 2 do gone[#gone + 1] = ended[i] end
   redis.call('ZREM', reserved, unpack(gone))
+end
+for topic, groups in pairs(freed) do
+  for group, n in pairs(groups) do groupHeld(groupKeyPrefix(tp), topic, group, -n) end
 end
 for topic, n in pairs(finished) do
   redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), -n)

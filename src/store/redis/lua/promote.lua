@@ -22,8 +22,10 @@ if drainWindow then
     local topic = topicOfSet(member)
     local at = drainedAt[topic]
     if at == nil then
-      -- A topic with priorities (push.lua) is always promoted: its ready set orders jobs by priority.
-      at = not redis.call('HGET', counts, topic .. '|prio') and tonumber(redis.call('HGET', tp .. 'draining', topic)) or false
+      -- A topic with priorities (push.lua) is always promoted: its ready set orders jobs by priority; so is
+      -- a topic with groups: its lanes are how reserve keeps groups' limits (record.lua).
+      at = not redis.call('HGET', counts, topic .. '|prio') and not holdsGroups(counts, topic)
+        and tonumber(redis.call('HGET', tp .. 'draining', topic)) or false
       drainedAt[topic] = at
     end
     if not at or at + drainWindow <= now or headAt + hold <= now then return false end
@@ -51,6 +53,7 @@ for i = 1, taken, 4000 do
   for k = 1, #part do packs[#packs + 1] = part[k] end
 end
 local topics, out, leaving, arriving, withTtl, stored = {}, { 0, false, false, false }, {}, {}, {}, {}
+local laned = {} -- lane (laneOf) → its arriving (priority, lane member) pairs, for topics with groups
 local h = {} -- each job's head in turn
 for i = 1, taken do
   local id, member = ids[i], setOf[i]
@@ -67,8 +70,20 @@ for i = 1, taken do
     arriving[topic] = ready
     out[#out + 1] = topic
   end
+  local readyAs = readyMember(h, id)
   ready[#ready + 1] = h.priority
-  ready[#ready + 1] = readyMember(h, id)
+  ready[#ready + 1] = readyAs
+  local lane = laneOf(counts, topic, h.group)
+  if lane then
+    local list = laned[lane]
+    if not list then
+      list = {}
+      laned[lane] = list
+      if h.group then redis.call('ZADD', groupKeyPrefix(tp) .. 'lanes:' .. topic, 0, h.group) end
+    end
+    list[#list + 1] = h.priority
+    list[#list + 1] = laneMember(tp, readyAs)
+  end
   if h.ttl then
     withTtl[#withTtl + 1] = int(h.runAt + h.ttl)
     withTtl[#withTtl + 1] = id
@@ -85,6 +100,7 @@ end
 call('HSET', jobs, stored)
 for member, gone in pairs(leaving) do call('ZREM', tp .. 'delayed:' .. member, gone) end
 for topic, ready in pairs(arriving) do call('ZADD', tp .. 'ready:' .. topic, ready) end
+for lane, list in pairs(laned) do call('ZADD', groupKeyPrefix(tp) .. lane, list) end
 call('ZADD', expiry, withTtl)
 for topic, n in pairs(topics) do
   redis.call('HINCRBY', counts, countOf(topic, STATE_DELAYED), -n)

@@ -1,7 +1,7 @@
 --[[ push: stores each job as delayed (or ready when runAt <= now) unless its id exists.
   KEYS[1] jobs hash  KEYS[2] due index  KEYS[3] reserved  KEYS[4] expiry  KEYS[5] ended  KEYS[6] counts
   ARGV[1] topic key prefix  ARGV[2] fewest delay buckets a topic has (delayBuckets)
-  ARGV[3] msgpack array, 9 per job: id, topic, runAt, bucket hash, priority (false = delayed, a number =
+  ARGV[3] msgpack array, 9 per job: id, topic (`topic/group` for a job with a group), runAt, bucket hash, priority (false = delayed, a number =
           ready now), ttlMs (false = none), length of its record in ARGV[4], bizKey and tag (false = none:
           a job with one is added to that label's index, label-index.lua, which list.lua reads;
           every job to its topic's id index, id-index.lua). Runs of consecutive jobs share
@@ -42,10 +42,33 @@ head = head and tonumber(head)
 -- Many members a call (one HMGET, one HSET, one ZADD per set): a redis.call per job and command cost
 -- more than the command. A call holds at most the batcher's chunk (64 jobs), under Lua's unpack limit.
 local ids = {}
-for i = 1, #meta, 9 do ids[#ids + 1] = meta[i] end
+for i = 1, #meta, 9 do
+  ids[#ids + 1] = meta[i]
+  -- A topic's first job with a group in this partition gives it lanes here (record.lua): the ready jobs
+  -- it holds already, all without a group, join its loose lane.
+  local cut = string.find(meta[i + 1], '/', 1, true)
+  if cut then
+    local topic = string.sub(meta[i + 1], 1, cut - 1)
+    if not holdsGroups(counts, topic) then
+      local ready, loose = redis.call('ZRANGE', tp .. 'ready:' .. topic, 0, -1, 'WITHSCORES'), {}
+      for r = 1, #ready, 2 do
+        loose[#loose + 1] = ready[r + 1]
+        loose[#loose + 1] = laneMember(tp, ready[r])
+        if #loose >= 4000 then
+          redis.call('ZADD', groupKeyPrefix(tp) .. 'loose:' .. topic, unpack(loose))
+          loose = {}
+        end
+      end
+      if #loose > 0 then redis.call('ZADD', groupKeyPrefix(tp) .. 'loose:' .. topic, unpack(loose)) end
+      redis.call('HSET', counts, topic .. '|grp', 1)
+      topicHoldsGroups[topic] = true
+    end
+  end
+end
 local existing = redis.call('HMGET', jobs, unpack(ids))
 local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
 local stored, made, delayedIn, readyIn, expiring, prioritized, created = {}, {}, {}, {}, {}, {}, {}
+local laned = {} -- lane (laneOf) → this call's ready (priority, lane member) pairs, for topics with groups
 local labelled = { bizkey = {}, tag = {} } -- family → label → ids
 local function listOf(lists, key)
   local list = lists[key]
@@ -58,6 +81,8 @@ end
 for k = 1, #ids do
   local i = 9 * k - 8
   local id, topic, runAt, hash, priority, ttl, len = meta[i], meta[i + 1], meta[i + 2], meta[i + 3], meta[i + 4], meta[i + 5], meta[i + 6]
+  local group, cut = false, string.find(topic, '/', 1, true)
+  if cut then topic, group = string.sub(topic, 1, cut - 1), string.sub(topic, cut + 1) end
   local bizKey, tag = meta[i + 7], meta[i + 8]
   local from = pos
   pos = pos + len
@@ -90,7 +115,15 @@ for k = 1, #ids do
       state = STATE_READY
       local ready = listOf(readyIn, topic)
       ready[#ready + 1] = priority
-      ready[#ready + 1] = struct.pack('>i6', runAt) .. string.sub(blob, from + HEAD_CREATED_AT_AT - 1, from + HEAD_RUN_AT_AT - 2) .. id -- readyMember
+      local member = struct.pack('>i6', runAt) .. string.sub(blob, from + HEAD_CREATED_AT_AT - 1, from + HEAD_RUN_AT_AT - 2) .. id -- readyMember
+      ready[#ready + 1] = member
+      local lane = laneOf(counts, topic, group)
+      if lane then
+        local list = listOf(laned, lane)
+        if #list == 0 and group then redis.call('ZADD', groupKeyPrefix(tp) .. 'lanes:' .. topic, 0, group) end
+        list[#list + 1] = priority
+        list[#list + 1] = laneMember(tp, member)
+      end
       if ttl then
         expiring[#expiring + 1] = int(runAt + ttl)
         expiring[#expiring + 1] = id
@@ -114,6 +147,7 @@ end
 if #stored > 0 then redis.call('HSET', jobs, unpack(stored)) end
 for member, list in pairs(delayedIn) do redis.call('ZADD', tp .. 'delayed:' .. member, unpack(list)) end
 for topic, list in pairs(readyIn) do redis.call('ZADD', tp .. 'ready:' .. topic, unpack(list)) end
+for lane, list in pairs(laned) do redis.call('ZADD', groupKeyPrefix(tp) .. lane, unpack(list)) end
 if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
 for family, labels in pairs(labelled) do
   for label, list in pairs(labels) do

@@ -14,13 +14,25 @@ local RESERVED_HEAD = HEAD .. 'i6i6i6Bc0'
 local FINISHED_FLAGS = STATE_FINISHED + FLAG_READY_AT + FLAG_RESERVED_AT + FLAG_FINISHED_AT
 local FINISHED_HEAD = HEAD .. 'i6i6i6Bc0'
 
+-- A job with a group stores `topic/group` where the topic goes (neither holds a '/'): h.topic and h.group
+-- (false: none) from it. The field is copied as bytes, so the group stays with the job.
+local function splitGroup(h)
+  local cut = string.find(h.topic, '/', 1, true)
+  if cut then
+    h.topic, h.group = string.sub(h.topic, 1, cut - 1), string.sub(h.topic, cut + 1)
+  else
+    h.group = false
+  end
+  return h
+end
+
 local function readReservedHead(s, h)
   local _, pos
   _, h.attempts, h.priority, h.ttr, h.createdAt, h.runAt, h.bucket, h.readyAt, h.reservedAt, h.deadline, h.token, pos =
     struct.unpack(RESERVED_HEAD, s)
   h.state, h.ttl, h.finishedAt, h.lastError, h.topicAt = STATE_RESERVED, false, false, false, pos
   h.topic, h.bodyAt = struct.unpack('>Bc0', s, pos)
-  return h
+  return splitGroup(h)
 end
 
 -- The head's fields, into h (a table the script reuses for each job of a batch) or a new table; absent
@@ -47,7 +59,7 @@ local function readHead(s, h)
   end
   h.topicAt = pos
   h.topic, h.bodyAt = struct.unpack('>Bc0', s, pos)
-  return h
+  return splitGroup(h)
 end
 
 -- The head up to the topic, for h's fields (false = absent); deadline only while reserved, token while
@@ -114,6 +126,10 @@ local function loadReserved(jobs, id, token)
   return packed, h
 end
 
+-- The reserved set's marker member (reserve.lua, reserve-groups.lua): over 64 bytes, at +inf, it keeps the set
+-- a skiplist, where a listpack would be scanned and reallocated whole by each ZADD.
+local RESERVED_MARKER = '# a marker, not a job: it keeps this sorted set a skiplist (reserve.lua)'
+
 -- A number as redis.call's argument, printed with "%d" once per distinct value: Redis prints a Lua
 -- number with "%.17g", which costs far more. Integers only (ms times, counts).
 local intTexts = {}
@@ -166,4 +182,88 @@ end
 local function readBody(s, h)
   local _, fields = cmsgpack.unpack_one(s, h.bodyAt - 1)
   return fields
+end
+
+-- Groups (docs/flow-control.md "Groups"; docs/redis-store.md "Groups"). A store keeps groups only when all
+-- its partitions are on one Redis master (redis-store.ts), so a script may reach keys beside its partition:
+-- those under `{prefix:groups}:` (groupKeyPrefix). Once a topic has held a job with a group in a partition
+-- (its counts `topic|grp`, set by push.lua), each of its ready jobs there is also in one lane, beside the
+-- topic's ready set: its group's `lane:topic/group` (the group then named in `lanes:topic`) or, without a
+-- group, `loose:topic`. Lanes gather every partition's jobs: a member is the ready member, a space and the
+-- partition. reserve-groups.lua reads them for topics with group limits, so each group's jobs come in the
+-- ready order whichever partition holds them, and a group's backlog never stands before another's job.
+-- A topic that never held a group pays nothing.
+local topicHoldsGroups = {}
+local function holdsGroups(counts, topic)
+  local held = topicHoldsGroups[topic]
+  if held == nil then
+    held = redis.call('HGET', counts, topic .. '|grp') and true or false
+    topicHoldsGroups[topic] = held
+  end
+  return held
+end
+
+-- `{prefix:groups}:` for partition keys `{prefix:p}:`.
+local function groupKeyPrefix(tp)
+  return (string.gsub(tp, ':[^:]*}:$', ':groups}:'))
+end
+
+-- A ready member as a lane holds it: the member, a space (no id holds one) and the partition's number.
+local function laneMember(tp, member)
+  return member .. ' ' .. string.match(tp, ':(%d+)}:$')
+end
+
+-- A reserved job of a group counted (n > 0) or let go (n < 0) in `held:topic` (group → its jobs reserved in
+-- every partition), which bounds the group's reservations (groupConcurrency).
+local function groupHeld(gp, topic, group, n)
+  local key = gp .. 'held:' .. topic
+  if redis.call('HINCRBY', key, group, n) <= 0 then redis.call('HDEL', key, group) end
+end
+
+-- Lane members (laneMember) leaving a group's lane; an emptied lane leaves the topic's list of lanes.
+local function laneRemove(gp, topic, group, members)
+  local lane = gp .. 'lane:' .. topic .. '/' .. group
+  redis.call('ZREM', lane, unpack(members))
+  if redis.call('EXISTS', lane) == 0 then redis.call('ZREM', gp .. 'lanes:' .. topic, group) end
+end
+
+-- The lane a ready job of this partition joins, relative to groupKeyPrefix: false when its topic has none here.
+local function laneOf(counts, topic, group)
+  if group then return 'lane:' .. topic .. '/' .. group end
+  return holdsGroups(counts, topic) and 'loose:' .. topic
+end
+
+-- A job into its topic's ready set (and its lane): h holds its topic, group, priority, runAt, createdAt.
+local function readyAdd(tp, counts, h, id)
+  local member = readyMember(h, id)
+  redis.call('ZADD', tp .. 'ready:' .. h.topic, h.priority, member)
+  local lane = laneOf(counts, h.topic, h.group)
+  if lane then
+    local gp = groupKeyPrefix(tp)
+    redis.call('ZADD', gp .. lane, h.priority, laneMember(tp, member))
+    if h.group then redis.call('ZADD', gp .. 'lanes:' .. h.topic, 0, h.group) end
+  end
+end
+
+-- A ready job out of its topic's ready set (and its lane), with the runAt it was added under.
+local function readyRemove(tp, counts, h, id)
+  local member = readyMember(h, id)
+  redis.call('ZREM', tp .. 'ready:' .. h.topic, member)
+  if h.group then
+    laneRemove(groupKeyPrefix(tp), h.topic, h.group, { laneMember(tp, member) })
+  elseif holdsGroups(counts, h.topic) then
+    redis.call('ZREM', groupKeyPrefix(tp) .. 'loose:' .. h.topic, laneMember(tp, member))
+  end
+end
+
+-- After reserving: lane members taken out of their lanes (lane → members, as laneOf names lanes) and each
+-- group's jobs taken counted (topic → group → n).
+local function leaveLanes(gp, laneGone, heldBy)
+  for lane, members in pairs(laneGone) do
+    local topic, group = string.match(lane, '^lane:([^/]*)/(.*)$')
+    if topic then laneRemove(gp, topic, group, members) else redis.call('ZREM', gp .. lane, unpack(members)) end
+  end
+  for topic, groups in pairs(heldBy) do
+    for group, n in pairs(groups) do groupHeld(gp, topic, group, n) end
+  end
 end

@@ -15,7 +15,7 @@ for i = 4, #ARGV do
     -- Its entry in the ended log stays (a list cannot drop one id cheaply): purge skips it, as the job is
     -- no longer terminal, or ended again in a later slot.
     redis.call('ZREM', tp .. 'dead:' .. topic, id)
-    redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
+    readyAdd(tp, counts, h, id)
     if h.ttl then redis.call('ZADD', expiry, at + h.ttl, id) end
     redis.call('HINCRBY', counts, countOf(topic, STATE_DEAD), -1)
     redis.call('HINCRBY', counts, countOf(topic, STATE_READY), 1)

@@ -20,6 +20,7 @@ local delayed = runAt ~= nil and runAt > now
 local state = delayed and STATE_DELAYED or STATE_READY
 h.state, h.attempts, h.token, h.deadline = state, math.max(h.attempts - 1, 0), false, false
 redis.call('ZREM', reserved, id)
+if h.group then groupHeld(groupKeyPrefix(tp), h.topic, h.group, -1) end
 local reason = 'consumer gone before delivery'
 if delayed then
   h.runAt, h.readyAt, reason = runAt, false, 'released until ' .. runAt
@@ -30,7 +31,7 @@ if delayed then
   dueFlush(tp)
 else
   if runAt ~= nil then h.runAt, reason = runAt, 'released' end
-  redis.call('ZADD', tp .. 'ready:' .. h.topic, h.priority, readyMember(h, id))
+  readyAdd(tp, counts, h, id)
   if h.ttl then redis.call('ZADD', expiry, h.runAt + h.ttl, id) end
 end
 if ARGV[8] ~= nil and ARGV[8] ~= '' then reason = ARGV[8] end

@@ -16,7 +16,7 @@ if old == STATE_DELAYED then
   redis.call('ZREM', delayed, id)
   dueCount(topic, h.runAt, -1)
 elseif old == STATE_READY then
-  redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
+  readyRemove(tp, counts, h, id)
   redis.call('ZREM', expiry, id)
 else
   return { OUTCOME_WRONG_STATE, old }
@@ -25,7 +25,7 @@ local state = runAt <= now and STATE_READY or STATE_DELAYED
 h.state, h.runAt = state, runAt
 if state == STATE_READY then
   h.readyAt = now
-  redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
+  readyAdd(tp, counts, h, id)
   if h.ttl then redis.call('ZADD', expiry, runAt + h.ttl, id) end
 else
   h.readyAt = false

@@ -28,7 +28,7 @@ if old == STATE_DELAYED then
   h.runAt, h.readyAt = math.min(h.runAt, now), now
   before = entry(now, EVENT_PROMOTE, STATE_READY, h.attempts, node, false)
 elseif old == STATE_READY then
-  redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
+  readyRemove(tp, counts, h, id)
   redis.call('ZREM', expiry, id)
 else
   -- Its entry in the ended log stays: purge skips a job that is no longer terminal (redrive.lua).
@@ -39,6 +39,7 @@ else
 end
 h.state, h.attempts, h.token, h.deadline, h.reservedAt = STATE_RESERVED, h.attempts + 1, token, now + (ttr or h.ttr), now
 redis.call('ZADD', reserved, h.deadline, id)
+if h.group then groupHeld(groupKeyPrefix(tp), topic, h.group, 1) end
 redis.call('HINCRBY', counts, countOf(topic, old), -1)
 redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), 1)
 local rec = writeHead(h) .. string.sub(packed, h.topicAt) .. before .. entry(now, EVENT_RESERVE, STATE_RESERVED, h.attempts, node, false)

@@ -11,9 +11,10 @@
   client): the i-th job reserved by this call gets token base .. %08x(i), unique and unguessable per call
   Returns: {{id1, packed record1, id2, packed record2, …}, {id, topic, id, topic, …}}: the jobs reserved (the
   records as stored; empty when nothing is ready), and the jobs expired on the way (for their events).
+  Topics with group limits go to reserve-groups.lua instead; here a job of a group is counted as its group's
+  and leaves its lane (record.lua), as every reservation does.
 ]]
 local jobs, reserved, expiry, counts, tp = KEYS[1], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
-local RESERVED_MARKER = '# a marker, not a job: it keeps this sorted set a skiplist (reserve.lua)'
 -- Ttl expiries handled per call before reserving; more (a rare pile-up) are left to the scheduler's expire,
 -- and any such job met below is passed over.
 local EXPIRE_AT_RESERVE = 1000
@@ -39,7 +40,8 @@ for t = 1, nt do
       local n = #ids + 1
       ids[n], setOf[n], memberOf[n] = string.sub(members[i], READY_ID_AT), key, members[i]
     end
-    if not redis.call('HGET', counts, topic .. '|prio') then
+    -- A topic with priorities or groups has its due jobs promoted first (promote.lua).
+    if not redis.call('HGET', counts, topic .. '|prio') and not holdsGroups(counts, topic) then
       dueTopics[topic], anyDue = true, true
     end
   end
@@ -75,6 +77,7 @@ end
 -- than the command itself. At most 100 jobs, under Lua's unpack limit.
 local out, tokenBase, moved, deadlines, stored, withTtl = {}, ARGV[7 + nt], {}, {}, {}, {}
 local fromDelayed, delayedGone, leaving = {}, {}, {}
+local laneGone, heldBy = {}, {} -- lane (laneOf) → lane members taken; topic → group → jobs taken
 local h = {} -- each job's head in turn (when not read for the merge)
 local taken = 0
 for _, i in ipairs(order) do
@@ -111,6 +114,17 @@ for _, i in ipairs(order) do
         local gone = leaving[setOf[i]] or {}
         leaving[setOf[i]] = gone
         gone[#gone + 1] = memberOf[i]
+        local lane = laneOf(counts, h.topic, h.group)
+        if lane then
+          local members = laneGone[lane] or {}
+          laneGone[lane] = members
+          members[#members + 1] = laneMember(tp, memberOf[i])
+        end
+      end
+      if h.group then
+        local groups = heldBy[h.topic] or {}
+        heldBy[h.topic] = groups
+        groups[h.group] = (groups[h.group] or 0) + 1
       end
       stored[#stored + 1] = id
       stored[#stored + 1] = packed
@@ -121,6 +135,7 @@ for _, i in ipairs(order) do
 end
 if #out == 0 then return {out, expired} end
 for key, gone in pairs(leaving) do redis.call('ZREM', key, unpack(gone)) end
+if next(laneGone) or next(heldBy) then leaveLanes(groupKeyPrefix(tp), laneGone, heldBy) end
 -- The marker (a member over 64 bytes) keeps the reserved set a skiplist: as a listpack each ZADD would scan
 -- and reallocate the whole set. Its score, +inf, keeps it out of every deadline query.
 redis.call('ZADD', reserved, '+inf', RESERVED_MARKER, unpack(deadlines))

@@ -25,7 +25,7 @@ if old == STATE_DELAYED then
   dueCount(topic, h.runAt, -1)
   dueFlush(tp)
 elseif old == STATE_READY then
-  redis.call('ZREM', tp .. 'ready:' .. topic, readyMember(h, id))
+  readyRemove(tp, counts, h, id)
   redis.call('ZREM', expiry, id)
 end
 h.state, h.token, h.attempts = STATE_RESERVED, token, tonumber(ARGV[7])
@@ -33,6 +33,7 @@ h.reservedAt, h.deadline, h.runAt = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumb
 h.readyAt = h.readyAt or h.reservedAt
 redis.call('ZADD', reserved, h.deadline, id)
 if old ~= STATE_RESERVED then
+  if h.group then groupHeld(groupKeyPrefix(tp), topic, h.group, 1) end
   redis.call('HINCRBY', counts, countOf(topic, old), -1)
   redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), 1)
 end

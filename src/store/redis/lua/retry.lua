@@ -15,9 +15,10 @@ local state = runAt <= now and STATE_READY or STATE_DELAYED
 h.state, h.runAt, h.token, h.deadline = state, runAt, false, false
 if err then h.lastError = err end
 redis.call('ZREM', reserved, id)
+if h.group then groupHeld(groupKeyPrefix(tp), topic, h.group, -1) end
 if state == STATE_READY then
   h.readyAt = now
-  redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
+  readyAdd(tp, counts, h, id)
   if h.ttl then redis.call('ZADD', expiry, runAt + h.ttl, id) end
 else
   h.readyAt = false

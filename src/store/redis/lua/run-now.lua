@@ -17,7 +17,7 @@ redis.call('ZREM', delayed, id)
 dueCount(topic, h.runAt, -1)
 dueFlush(tp)
 h.state, h.runAt, h.readyAt = STATE_READY, now, now
-redis.call('ZADD', tp .. 'ready:' .. topic, h.priority, readyMember(h, id))
+readyAdd(tp, counts, h, id)
 if h.ttl then redis.call('ZADD', expiry, now + h.ttl, id) end
 refreshDueHead(dueidx, tp, member)
 redis.call('HINCRBY', counts, countOf(topic, STATE_DELAYED), -1)
