@@ -3,16 +3,11 @@ import { DEFAULTS } from '../../config.js';
 import { RedisJobEventLog } from './redis-job-event-log.js';
 import { DelayqError, isDelayqError } from '../../core/errors.js';
 import { toStoreError, unavailable } from './redis-errors.js';
-import { type Job, type NewJob, type Reservation } from '../../core/job.js';
-import { OUTCOME_CODES, refusal } from '../outcome-codes.js';
-import { ok, repeatedOk, RUN_NOW_REASON, type CancelledJob, type Outcome } from '../store.js';
+import { type NewJob, type Reservation } from '../../core/job.js';
+import type { Outcome } from '../store.js';
 import type {
-  BuryParams,
-  CancelParams,
   PromoteResult,
   PushResult,
-  ReleaseParams,
-  RetryParams,
   ReserveOptions,
   ReserveResult,
   Store,
@@ -27,8 +22,6 @@ import {
   type RedisClient,
   type RedisConnection,
 } from './connection.js';
-import { nul, recordToJob } from './job-record.js';
-import { withDispatched } from '../cancelled.js';
 import {
   DEFAULT_DELAY_BUCKETS,
   DEFAULT_PARTITIONS,
@@ -37,10 +30,8 @@ import {
   wakeChannel,
   type PartitionKeys,
 } from './keys.js';
-import { PartitionBatcher } from './partition-batcher.js';
-import { decodeRecord } from './record-codec.js';
-import { STATE_CODE, stateOf } from './record-layout.js';
 import { RedisPusher } from './redis-push.js';
+import { RedisTransitions } from './redis-transitions.js';
 import { checkLayout, type RedisStoreOptions } from './redis-store-options.js';
 import { reserveJobs } from './redis-reserve.js';
 import { RedisClock } from './redis-clock.js';
@@ -71,12 +62,6 @@ import { bulkBySelector } from '../bulk-by-selector.js';
 
 export type { RedisStoreOptions } from './redis-store-options.js';
 
-interface FinishItem {
-  id: string;
-  token: string;
-  now: EpochMs;
-}
-
 /**
  * The shared store: jobs live in Redis, every transition is one Lua script on one partition (one Cluster
  * slot), and several delayq processes hear each other through pub/sub (WakeBus). Reads and writes that span
@@ -99,7 +84,7 @@ export class RedisStore implements Store {
   private readonly nodeNames = new Map<string, string>();
   private readonly bus: WakeBus;
   private readonly pusher: RedisPusher;
-  private readonly finishes: PartitionBatcher<FinishItem>;
+  private readonly transitions: RedisTransitions;
   private reserveStart = 0;
   /** The read side's view of this store (redis-reads.ts). */
   private readonly access: PartitionAccess;
@@ -168,7 +153,6 @@ export class RedisStore implements Store {
       options.eventsMaxLength ?? DEFAULTS.events.maxLength,
       Math.max(50, Math.floor((options.commandTimeoutMs ?? DEFAULTS.redis.commandTimeoutMs) / 2)),
     );
-    this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
     // After a wipe the node names are gone too: register again, so history names the right nodes.
     this.marker = new ResetMarker(
       this.parts.map((k) => k.marker),
@@ -192,6 +176,7 @@ export class RedisStore implements Store {
       madeReady: (topics) => this.bus.ready(topics),
     };
     this.pusher = new RedisPusher(this.access, this.delayBuckets, (at) => this.bus.due(at));
+    this.transitions = new RedisTransitions(this.access, this.bus, () => this.client !== undefined);
   }
 
   open(): Promise<void> {
@@ -309,41 +294,10 @@ export class RedisStore implements Store {
     return pushClaiming(this.dedupClaims, jobs, now, push, (id) => this.get(id));
   }
 
-  /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
-  private outcome(id: string, reply: unknown): Outcome<Job> {
-    const [code, payload] = reply as [number, unknown];
-    if (code < OUTCOME_CODES.ok)
-      return refusal(code, payload === null || payload === undefined ? undefined : stateOf(Number(payload)));
-    const job = recordToJob(id, decodeRecord(payload as Buffer));
-    // A job of a group out of `reserved` frees a place in its group: peers waiting on its topic try again.
-    if (job.state === 'ready' || (job.group !== undefined && job.state !== 'reserved')) this.bus.ready([job.topic]);
-    if (job.state === 'delayed') this.bus.due(job.runAt);
-    return code === OUTCOME_CODES.repeated ? repeatedOk(job) : ok(job);
-  }
-
-  async cancel(id: string, now: EpochMs, params: CancelParams = {}): Promise<Outcome<CancelledJob>> {
-    const reply = (await this.run(
-      'cancel',
-      this.part(id),
-      [id, now, this.nodeIndex[this.part(id)]!, nul(params.reason)],
-      true,
-    )) as unknown[];
-    return withDispatched(this.outcome(id, reply), reply[2] === STATE_CODE.reserved);
-  }
-
-  async reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {
-    return this.outcome(
-      id,
-      await this.run('reschedule', this.part(id), [id, runAt, now, this.nodeIndex[this.part(id)]!], true),
-    );
-  }
-
-  async runNow(id: string, now: EpochMs): Promise<Outcome<Job>> {
-    return this.outcome(
-      id,
-      await this.run('run-now', this.part(id), [id, now, this.nodeIndex[this.part(id)]!, RUN_NOW_REASON], true),
-    );
-  }
+  /** The transitions of one job by id (redis-transitions.ts). */
+  cancel: Store['cancel'] = (id, now, params) => this.transitions.cancel(id, now, params);
+  reschedule: Store['reschedule'] = (id, runAt, now) => this.transitions.reschedule(id, runAt, now);
+  runNow: Store['runNow'] = (id, now) => this.transitions.runNow(id, now);
 
   // ---- consumers
 
@@ -357,60 +311,19 @@ export class RedisStore implements Store {
     return reserveJobs(this.access, topics, count, now, options, this.reserveStart++ % this.partitions);
   }
 
-  private fenced(name: ScriptName, id: string, args: (string | number)[]): Promise<Outcome<Job>> {
-    return this.run(name, this.part(id), [id, ...args], true).then((reply) => this.outcome(id, reply));
-  }
-
   restoreReservation: Store['restoreReservation'] = (id, kept, now) =>
-    this.fenced('restore-reservation', id, [
-      now,
-      kept.token,
-      kept.reservedAt,
-      kept.deadlineAt,
-      kept.attempts,
-      this.nodeIndex[this.part(id)]!,
-      kept.runAt,
-    ]);
-
-  touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {
-    return this.fenced('touch', id, [token, now, ttrMs ?? '']);
-  }
-
+    this.transitions.restoreReservation(id, kept, now);
+  touch: Store['touch'] = (id, token, now, ttrMs) => this.transitions.touch(id, token, now, ttrMs);
   /** Batched: the finishes of one event-loop turn share one script call per partition. */
-  finish(id: string, token: string, now: EpochMs): Promise<Outcome<Job>> {
-    if (!this.client) return Promise.reject(new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open'));
-    return this.finishes.add(this.part(id), { id, token, now }).then((reply) => this.outcome(id, reply));
-  }
-
+  finish: Store['finish'] = (id, token, now) => this.transitions.finish(id, token, now);
   /** The finishes of one call share the batcher's one script call per partition, as concurrent finishes do. */
   finishMany: Store['finishMany'] = (items, now) => Promise.all(items.map((f) => this.finish(f.id, f.token, now)));
-
-  private async finishPartition(partition: number, items: FinishItem[]): Promise<unknown[]> {
-    const args: (string | number)[] = [this.nodeIndex[partition]!];
-    for (const { id, token, now } of items) args.push(id, token, now);
-    return (await this.run('finish', partition, args, true)) as unknown[];
-  }
-
-  retry(id: string, token: string, now: EpochMs, { runAt, error }: RetryParams): Promise<Outcome<Job>> {
-    return this.fenced('retry', id, [token, runAt, now, this.nodeIndex[this.part(id)]!, nul(error)]);
-  }
-
-  bury(id: string, token: string, now: EpochMs, { error, priority }: BuryParams): Promise<Outcome<Job>> {
-    return this.fenced('bury', id, [token, now, this.nodeIndex[this.part(id)]!, nul(error), priority ?? '']);
-  }
-
-  release(
-    id: string,
-    token: string,
-    now: EpochMs,
-    { runAt, priority, reason }: ReleaseParams = {},
-  ): Promise<Outcome<Job>> {
-    const node = this.nodeIndex[this.part(id)]!;
-    return this.fenced('release', id, [token, now, node, runAt ?? '', priority ?? '', reason ?? '']);
-  }
+  retry: Store['retry'] = (id, token, now, params) => this.transitions.retry(id, token, now, params);
+  bury: Store['bury'] = (id, token, now, params) => this.transitions.bury(id, token, now, params);
+  release: Store['release'] = (id, token, now, params) => this.transitions.release(id, token, now, params);
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
-    return reserveJob(this.access, (i, reply) => this.outcome(i, reply), id, now, options);
+    return reserveJob(this.access, (i, reply) => this.transitions.outcome(i, reply), id, now, options);
   }
 
   redrive: Store['redrive'] = (target, now) => redrive(this.access, target, now);
