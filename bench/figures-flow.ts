@@ -3,19 +3,17 @@
 // groups, so there is no peer), and the debounce storm beside BullMQ's deduplication.
 import { n, type Figure } from './figure.js';
 import { DEBOUNCE_DELAY_MS, DEBOUNCE_MAX_WAIT_MS, BULLMQ_DEBOUNCE } from './debounce-storm.js';
-import {
-  DRAIN_GROUP_CONCURRENCY,
-  DRAIN_GROUPS,
-  NO_GROUPS_ROW,
-  ONE_JOB_RATE,
-  WAIT_READY_ORDER_ROW,
-} from './flow-control.js';
+import { DRAIN_GROUP_CONCURRENCY, DRAIN_GROUPS, groupRows, groupScenario, ONE_JOB_RATE } from './flow-control.js';
+import type { FlowStore } from './flow-server.js';
 import { fmt } from './lib.js';
 import { BULK_SIZE, CONSUMER_CONCURRENCY, IN_FLIGHT } from './scenarios.js';
 
 const NO_BULLMQ =
   'BullMQ has no open-source groups (groups, their concurrency and their round-robin are BullMQ Pro features), so there is no BullMQ row.';
-const SERVER = `delayq's built server in its own process on the embedded store, fresh each round; the SDK \`Worker\` (concurrency ${CONSUMER_CONCURRENCY}) consumes`;
+/** " on Redis" in the title of a Redis figure; the embedded store's keep their titles. */
+const on = (store: FlowStore) => (store === 'embedded' ? '' : ' on Redis');
+const serverOn = (store: FlowStore) =>
+  `delayq's built server in its own process on ${store === 'embedded' ? 'the embedded store' : "the benchmark's own Redis (8 partitions, emptied before)"}, fresh each round; the SDK \`Worker\` (concurrency ${CONSUMER_CONCURRENCY}) consumes`;
 
 export const FIGURES_FLOW: readonly Figure[] = [
   {
@@ -46,50 +44,63 @@ export const FIGURES_FLOW: readonly Figure[] = [
     bounds: `a push that finds its id taken rewrites the job's due time in the push's own transaction (SQLite) or a second script (Redis)`,
     boundsDoc: 'docs/performance.md#debounce-storm',
   },
-  {
-    id: 'groups',
-    page: 'detail',
-    title: (m) =>
-      `Groups: ${n(m, 'groupsJobs')} ready jobs in ${fmt(DRAIN_GROUPS)} groups, groupConcurrency ${DRAIN_GROUP_CONCURRENCY}, drained`,
-    scenarios: ['groups'],
-    metric: 'rate',
-    unit: 'jobs/s',
-    better: 'higher',
-    peers: [NO_GROUPS_ROW],
-    also: [{ metric: 'missing', header: 'not finished' }],
-    scenario: (m) =>
-      `${SERVER}. Per row a fresh topic of ${n(m, 'groupsJobs')} jobs ready at once, pushed in batches of ${fmt(BULK_SIZE)}: ` +
-      `job i of group \`g<i mod ${fmt(DRAIN_GROUPS)}>\` in a topic with \`groupConcurrency: ${DRAIN_GROUP_CONCURRENCY}\`, and the same ` +
-      `jobs without groups; then drained. Rate = jobs ÷ (last finish answered − the Worker's start). Goal: groups ≥ 0.8× no groups. ` +
-      NO_BULLMQ,
-    only: 'groups',
-    bounds: `a reserve of a topic with groupConcurrency takes its jobs one at a time, each group's count and next job an index seek`,
-    boundsDoc: 'docs/performance.md#groups',
-  },
-  {
-    id: 'group-wait',
-    page: 'detail',
-    title: (m) => `Groups: a one-job group's wait beside a group of ${n(m, 'groupWaitBacklog')} ready jobs: p99`,
-    scenarios: ['group-wait'],
-    metric: 'p99',
-    unit: 'ms',
-    better: 'lower',
-    peers: [],
-    also: [
-      { metric: 'p50', header: 'p50 ms' },
-      { metric: 'max', header: 'max ms' },
-      { metric: 'samples', header: 'one-job groups' },
-      { metric: 'missing', header: 'not delivered' },
-      { metric: 'backlogPerS', header: 'backlog drained, jobs/s' },
-    ],
-    scenario: (m) =>
-      `${SERVER}. Per row a fresh topic: ${n(m, 'groupWaitBacklog')} ready jobs of one group pushed in batches of ` +
-      `${fmt(BULK_SIZE)}, then the Worker starts and one producer pushes ${ONE_JOB_RATE} jobs/s (single pushes, each due at once) ` +
-      `each of a fresh group, until 90 % of the backlog is delivered. Wait = delivery − the instant before the push. With ` +
-      `\`groupConcurrency: ${CONSUMER_CONCURRENCY}\` (the big group may take every slot of the consumer); the row "${WAIT_READY_ORDER_ROW}" ` +
-      `is the same without it, where each one-job group waits behind the backlog. Goal: p99 ≤ 50 ms. ${NO_BULLMQ}`,
-    only: 'group-wait',
-    bounds: `groups are served in turn: a new group's job is taken by the next reserve, after a free slot of the consumer`,
-    boundsDoc: 'docs/performance.md#groups',
-  },
+  ...groupFigures('embedded'),
+  ...groupFigures('redis'),
 ];
+
+/** The two groups figures of one store: the drain with groups against without, and a one-job group's wait. */
+function groupFigures(store: FlowStore): Figure[] {
+  const rows = groupRows(store);
+  return [
+    {
+      id: groupScenario('groups', store),
+      page: 'detail',
+      title: (m) =>
+        `Groups${on(store)}: ${n(m, 'groupsJobs')} ready jobs in ${fmt(DRAIN_GROUPS)} groups, groupConcurrency ${DRAIN_GROUP_CONCURRENCY}, drained`,
+      scenarios: [groupScenario('groups', store)],
+      metric: 'rate',
+      unit: 'jobs/s',
+      better: 'higher',
+      peers: [rows.noGroups],
+      also: [{ metric: 'missing', header: 'not finished' }],
+      scenario: (m) =>
+        `${serverOn(store)}. Per row a fresh topic of ${n(m, 'groupsJobs')} jobs ready at once, pushed in batches of ${fmt(BULK_SIZE)}: ` +
+        `job i of group \`g<i mod ${fmt(DRAIN_GROUPS)}>\` in a topic with \`groupConcurrency: ${DRAIN_GROUP_CONCURRENCY}\`, and the same ` +
+        `jobs without groups; then drained. Rate = jobs ÷ (last finish answered − the Worker's start). Goal: groups ≥ 0.8× no groups. ` +
+        NO_BULLMQ,
+      only: groupScenario('groups', store),
+      bounds:
+        store === 'embedded'
+          ? `a reserve of a topic with groupConcurrency takes its jobs one at a time, each group's count and next job an index seek`
+          : `a reserve of a topic with groupConcurrency is one script over every partition, reading each group's count and lane in turn`,
+      boundsDoc: 'docs/performance.md#groups',
+    },
+    {
+      id: groupScenario('group-wait', store),
+      page: 'detail',
+      title: (m) =>
+        `Groups${on(store)}: a one-job group's wait beside a group of ${n(m, 'groupWaitBacklog')} ready jobs: p99`,
+      scenarios: [groupScenario('group-wait', store)],
+      metric: 'p99',
+      unit: 'ms',
+      better: 'lower',
+      peers: [],
+      also: [
+        { metric: 'p50', header: 'p50 ms' },
+        { metric: 'max', header: 'max ms' },
+        { metric: 'samples', header: 'one-job groups' },
+        { metric: 'missing', header: 'not delivered' },
+        { metric: 'backlogPerS', header: 'backlog drained, jobs/s' },
+      ],
+      scenario: (m) =>
+        `${serverOn(store)}. Per row a fresh topic: ${n(m, 'groupWaitBacklog')} ready jobs of one group pushed in batches of ` +
+        `${fmt(BULK_SIZE)}, then the Worker starts and one producer pushes ${ONE_JOB_RATE} jobs/s (single pushes, each due at once) ` +
+        `each of a fresh group, until 90 % of the backlog is delivered. Wait = delivery − the instant before the push. With ` +
+        `\`groupConcurrency: ${CONSUMER_CONCURRENCY}\` (the big group may take every slot of the consumer); the row "${rows.waitReadyOrder}" ` +
+        `is the same without it, where each one-job group waits behind the backlog. Goal: p99 ≤ 50 ms. ${NO_BULLMQ}`,
+      only: groupScenario('group-wait', store),
+      bounds: `groups are served in turn: a new group's job is taken by the next reserve, after a free slot of the consumer`,
+      boundsDoc: 'docs/performance.md#groups',
+    },
+  ];
+}

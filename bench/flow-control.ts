@@ -11,7 +11,7 @@
 import { fmt, sleep, summarize } from './lib.js';
 import { rotate } from './host-load.js';
 import { debounceRounds } from './debounce-storm.js';
-import { FlowServer } from './flow-server.js';
+import { FlowServer, type FlowStore } from './flow-server.js';
 import type { RunContext } from './run-context.js';
 import { BULK_SIZE, CONSUMER_CONCURRENCY } from './scenarios.js';
 import { bodyFor } from './subject.js';
@@ -29,10 +29,32 @@ const WARM_UP_DRAIN = 5000;
 /** A timer that never holds the process open (the drain's give-up outlives a drain that ended). */
 const giveUp = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
-export const GROUPS_ROW = `delayq · embedded · SDK, ${fmt(DRAIN_GROUPS)} groups, groupConcurrency ${DRAIN_GROUP_CONCURRENCY}`;
-export const NO_GROUPS_ROW = 'delayq · embedded · SDK, no groups';
-export const WAIT_GROUPS_ROW = `delayq · embedded · SDK, groupConcurrency ${CONSUMER_CONCURRENCY}`;
-export const WAIT_READY_ORDER_ROW = 'delayq · embedded · SDK, no groupConcurrency (ready order)';
+const STORE_NAME: Record<FlowStore, string> = { embedded: 'embedded', redis: 'Redis' };
+/** The rows of the groups figures for one store: groups and no groups drained, a one-job group's wait with and without. */
+export function groupRows(store: FlowStore) {
+  const on = `delayq · ${STORE_NAME[store]} · SDK`;
+  return {
+    groups: `${on}, ${fmt(DRAIN_GROUPS)} groups, groupConcurrency ${DRAIN_GROUP_CONCURRENCY}`,
+    noGroups: `${on}, no groups`,
+    waitGroups: `${on}, groupConcurrency ${CONSUMER_CONCURRENCY}`,
+    waitReadyOrder: `${on}, no groupConcurrency (ready order)`,
+  };
+}
+export const {
+  groups: GROUPS_ROW,
+  noGroups: NO_GROUPS_ROW,
+  waitGroups: WAIT_GROUPS_ROW,
+  waitReadyOrder: WAIT_READY_ORDER_ROW,
+} = groupRows('embedded');
+export const {
+  groups: GROUPS_ROW_REDIS,
+  noGroups: NO_GROUPS_ROW_REDIS,
+  waitGroups: WAIT_GROUPS_ROW_REDIS,
+  waitReadyOrder: WAIT_READY_ORDER_ROW_REDIS,
+} = groupRows('redis');
+/** The results scenario of a groups figure on a store: the embedded store's keep their first names. */
+export const groupScenario = (scenario: 'groups' | 'group-wait', store: FlowStore) =>
+  store === 'embedded' ? scenario : `${scenario}-redis`;
 
 let topics = 0;
 const freshTopic = (label: string) => `flow-${label}-${++topics}`;
@@ -124,54 +146,68 @@ export async function groupWait(server: FlowServer, backlog: number, grouped: bo
   return { ...s, samples: s.n, missing: pushed - waits.length + (backlog - big), backlogPerS: big / backlogS };
 }
 
-/** The flow-control scenarios of bench/run.ts that run: each round on a fresh embedded server, subjects rotated. */
-export async function flowControlRounds(
-  ctx: RunContext,
-  wanted: { groups: boolean; groupWait: boolean; debounce: boolean },
-): Promise<void> {
+/** Which flow-control scenarios of bench/run.ts run: groups and group-wait on each store, and the debounce storm. */
+export interface FlowWanted {
+  groups: boolean;
+  groupWait: boolean;
+  groupsRedis: boolean;
+  groupWaitRedis: boolean;
+  debounce: boolean;
+}
+
+/** The flow-control scenarios of bench/run.ts that run: each round on a fresh server, subjects rotated. */
+export async function flowControlRounds(ctx: RunContext, wanted: FlowWanted): Promise<void> {
   const { add, failures, inRound, mode, runs } = ctx;
   const variants = [true, false];
-  const rowOf = (scenario: string, grouped: boolean) =>
-    scenario === 'groups' ? (grouped ? GROUPS_ROW : NO_GROUPS_ROW) : grouped ? WAIT_GROUPS_ROW : WAIT_READY_ORDER_ROW;
-  const rounds: [string, boolean, string, (server: FlowServer, grouped: boolean, run: number) => Promise<void>][] = [
-    [
-      'groups',
-      wanted.groups,
-      `${fmt(mode['groupsJobs']!)} ready jobs in ${fmt(DRAIN_GROUPS)} groups, groupConcurrency ${DRAIN_GROUP_CONCURRENCY}, and without groups`,
-      async (server, grouped) => {
-        const r = await groupsDrain(server, mode['groupsJobs']!, grouped);
-        add('groups', rowOf('groups', grouped), 'rate', r.jobsPerS);
-        add('groups', rowOf('groups', grouped), 'missing', r.missing);
-        if (r.missing > 0) failures.push(`groups · ${rowOf('groups', grouped)}: ${r.missing} job(s) not finished`);
-      },
-    ],
-    [
-      'group-wait',
-      wanted.groupWait,
-      `one-job groups at ${ONE_JOB_RATE}/s beside a group of ${fmt(mode['groupWaitBacklog']!)} ready jobs`,
-      async (server, grouped) => {
-        const r = await groupWait(server, mode['groupWaitBacklog']!, grouped);
-        const row = rowOf('group-wait', grouped);
-        for (const metric of ['p50', 'p99', 'max', 'samples', 'missing', 'backlogPerS'] as const)
-          add('group-wait', row, metric, r[metric]);
-        if (r.missing > 0) failures.push(`group-wait · ${row}: ${r.missing} job(s) never delivered`);
-      },
-    ],
+  type Measure = (server: FlowServer, grouped: boolean) => Promise<void>;
+  const drain = (store: FlowStore): Measure => {
+    const rows = groupRows(store);
+    const scenario = groupScenario('groups', store);
+    return async (server, grouped) => {
+      const row = grouped ? rows.groups : rows.noGroups;
+      const r = await groupsDrain(server, mode['groupsJobs']!, grouped);
+      add(scenario, row, 'rate', r.jobsPerS);
+      add(scenario, row, 'missing', r.missing);
+      if (r.missing > 0) failures.push(`${scenario} · ${row}: ${r.missing} job(s) not finished`);
+    };
+  };
+  const wait = (store: FlowStore): Measure => {
+    const rows = groupRows(store);
+    const scenario = groupScenario('group-wait', store);
+    return async (server, grouped) => {
+      const row = grouped ? rows.waitGroups : rows.waitReadyOrder;
+      const r = await groupWait(server, mode['groupWaitBacklog']!, grouped);
+      for (const metric of ['p50', 'p99', 'max', 'samples', 'missing', 'backlogPerS'] as const)
+        add(scenario, row, metric, r[metric]);
+      if (r.missing > 0) failures.push(`${scenario} · ${row}: ${r.missing} job(s) never delivered`);
+    };
+  };
+  const drained = `${fmt(mode['groupsJobs']!)} ready jobs in ${fmt(DRAIN_GROUPS)} groups, groupConcurrency ${DRAIN_GROUP_CONCURRENCY}, and without groups`;
+  const waited = `one-job groups at ${ONE_JOB_RATE}/s beside a group of ${fmt(mode['groupWaitBacklog']!)} ready jobs`;
+  const rounds: [boolean, FlowStore, 'groups' | 'group-wait', string, Measure][] = [
+    [wanted.groups, 'embedded', 'groups', drained, drain('embedded')],
+    [wanted.groupWait, 'embedded', 'group-wait', waited, wait('embedded')],
+    [wanted.groupsRedis, 'redis', 'groups', drained, drain('redis')],
+    [wanted.groupWaitRedis, 'redis', 'group-wait', waited, wait('redis')],
   ];
-  for (const [scenario, on, what, measure] of rounds) {
+  for (const [on, store, kind, what, measure] of rounds) {
     if (!on) continue;
+    const scenario = groupScenario(kind, store);
+    const rows = groupRows(store);
+    const rowOf = (grouped: boolean) =>
+      kind === 'groups' ? (grouped ? rows.groups : rows.noGroups) : grouped ? rows.waitGroups : rows.waitReadyOrder;
     for (let run = 1; run <= runs; run++) {
       await inRound(scenario, run, `round ${run}/${runs}: ${scenario}: ${what}`, async (order) => {
-        const server = new FlowServer('embedded', ctx.redisPort);
+        const server = new FlowServer(store, ctx.redisPort);
         try {
           await server.open();
           // Unrecorded: the first drain of a fresh server ran up to 30 % slower than the next (its JIT, SQLite's
           // page cache), which would count against whichever variant a round begins with.
           for (const grouped of variants) await groupsDrain(server, WARM_UP_DRAIN, grouped);
           for (const grouped of rotate(variants, run)) {
-            order.push(rowOf(scenario, grouped));
-            await measure(server, grouped, run).catch((err: unknown) => {
-              failures.push(`${scenario} · ${rowOf(scenario, grouped)}: ${(err as Error).message}`);
+            order.push(rowOf(grouped));
+            await measure(server, grouped).catch((err: unknown) => {
+              failures.push(`${scenario} · ${rowOf(grouped)}: ${(err as Error).message}`);
             });
           }
         } catch (err) {

@@ -125,6 +125,8 @@ async function main(): Promise<void> {
     want('late-api') ||
     want('groups') ||
     want('group-wait') ||
+    want('groups-redis') ||
+    want('group-wait-redis') ||
     want('debounce') ||
     want('cli') ||
     ((want('enqueue') || want('late1k') || want('burst')) && pick([...api, ...pushClients]).length > 0)
@@ -363,8 +365,14 @@ async function main(): Promise<void> {
   if (want('drain')) await drainRounds(ctx);
   if (want('bs-drain')) await beanstalkdRounds(ctx);
   if (want('late-api')) await latenessBreakdownRounds(ctx);
-  if (want('groups') || want('group-wait') || want('debounce'))
-    await flowControlRounds(ctx, { groups: want('groups'), groupWait: want('group-wait'), debounce: want('debounce') });
+  const flow = {
+    groups: want('groups'),
+    groupWait: want('group-wait'),
+    groupsRedis: want('groups-redis'),
+    groupWaitRedis: want('group-wait-redis'),
+    debounce: want('debounce'),
+  };
+  if (Object.values(flow).some(Boolean)) await flowControlRounds(ctx, flow);
 
   if (want('cli')) await cliStartRounds(ctx);
 

@@ -7,7 +7,16 @@ import type { RunRecord } from '../../bench/run-record.js';
 import { NODE_BARE } from '../../bench/cli-start.js';
 import { FLOOR_SINGLE, SDK_PUSHES } from '../../bench/http-floor.js';
 import { BULLMQ_DEBOUNCE } from '../../bench/debounce-storm.js';
-import { GROUPS_ROW, NO_GROUPS_ROW, WAIT_GROUPS_ROW, WAIT_READY_ORDER_ROW } from '../../bench/flow-control.js';
+import {
+  GROUPS_ROW,
+  GROUPS_ROW_REDIS,
+  NO_GROUPS_ROW,
+  NO_GROUPS_ROW_REDIS,
+  WAIT_GROUPS_ROW,
+  WAIT_GROUPS_ROW_REDIS,
+  WAIT_READY_ORDER_ROW,
+  WAIT_READY_ORDER_ROW_REDIS,
+} from '../../bench/flow-control.js';
 
 const IN_PROCESS = ['delayq · embedded', 'delayq · Redis', 'delayq · Redis + PostgreSQL', 'delayq · Redis + MariaDB'];
 const PEERS = ['BullMQ · hz 10', 'beanstalkd'];
@@ -61,6 +70,8 @@ export const FULL_RUN_SUBJECTS: Record<string, readonly string[]> = {
   debounce: ['delayq · embedded · SDK', 'delayq · Redis · SDK', BULLMQ_DEBOUNCE],
   groups: [GROUPS_ROW, NO_GROUPS_ROW],
   'group-wait': [WAIT_GROUPS_ROW, WAIT_READY_ORDER_ROW],
+  'groups-redis': [GROUPS_ROW_REDIS, NO_GROUPS_ROW_REDIS],
+  'group-wait-redis': [WAIT_GROUPS_ROW_REDIS, WAIT_READY_ORDER_ROW_REDIS],
   cli: [NODE_BARE, 'delayq --help', 'delayq stats', 'delayq get (missing id)'],
 };
 

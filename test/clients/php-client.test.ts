@@ -12,7 +12,7 @@ afterAll(async () => {
 // The third column: whether the store keeps groups (the lifecycle checks them, or that they are refused).
 describe.each([
   ['embedded store', () => ({}), '1'],
-  ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } }), '0'],
+  ['Redis', () => ({ store: { kind: 'redis' }, redis: { prefix: prefixes.next() } }), '1'],
 ])('PHP client, %s', (_name, overrides, groups) => {
   let server: TestServer | undefined;
   afterEach(async () => {

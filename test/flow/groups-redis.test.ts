@@ -1,7 +1,8 @@
 /**
  * Groups on two delayq nodes sharing one Redis: a long-poll on one node, waiting behind a group at its bound, is
  * woken by the other node's finish of the job the group had out; a group's rate tokens are shared by both nodes;
- * a group paused through one node is passed over by the other's reserves.
+ * a group paused through one node is passed over by the other's reserves; a topic and group too long for the
+ * record's topic field are refused by name.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DelayqService } from '../../src/service/service.js';
@@ -94,5 +95,17 @@ describe('groups on two nodes sharing one Redis', () => {
     await a.topics.resumeGroup(topic, 'hold');
     const back = await b.reserve({ topics: [topic], count: 10, waitMs: 5000 });
     expect(back.map((r) => r.job.id)).toEqual(['hold-1']);
+  });
+
+  it('refuses a topic and group over 255 bytes together naming group, storing nothing; 255 are kept', async () => {
+    const [a] = await twoNodes();
+    const topic = `t${'x'.repeat(199)}`;
+    await expect(a.push({ topic, group: 'g'.repeat(55), id: 'too-long' })).rejects.toMatchObject({
+      code: 'E_VALIDATION',
+      field: 'group',
+    });
+    await expect(a.get('too-long')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    const kept = await a.push({ topic, group: 'g'.repeat(54), id: 'just-fits' });
+    expect((await a.get(kept.job.id)).group).toBe('g'.repeat(54));
   });
 });

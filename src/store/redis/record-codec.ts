@@ -235,6 +235,9 @@ export function planRecord(job: NewJob, now: EpochMs): RecordPlan {
   const tagBytes = job.tag == null ? 0 : Buffer.byteLength(job.tag);
   const bizKeyBytes = job.bizKey == null ? 0 : Buffer.byteLength(job.bizKey);
   const bodyBytes = Buffer.byteLength(job.body);
+  // The service refuses such a topic; a caller that hands one to the store itself would have it read back as a group.
+  if (job.topic.includes(GROUP_SEPARATOR))
+    throw invalid('topic', `must not contain "${GROUP_SEPARATOR}": the Redis store keeps a job's group after it`);
   const topicField = job.group === undefined ? job.topic : `${job.topic}${GROUP_SEPARATOR}${job.group}`;
   const topicBytes = Buffer.byteLength(topicField);
   if (topicBytes > TOPIC_MAX_BYTES) {
