@@ -1,3 +1,4 @@
+import { JournaledTopicPauses, JournaledTopicSettings } from '../journaled-topic-state.js';
 import { DEFAULTS } from '../../config.js';
 import type { JobEventLog } from '../../store/job-event-log.js';
 import type { JobSeries } from '../../store/job-series.js';
@@ -111,9 +112,9 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   private readonly monitor: InnerMonitor;
   private readonly reconciler: JournalReconciler;
   private readonly restoreSteps: ((now: EpochMs) => Promise<void>)[] = [];
-  /** Paused topics live in the inner store only (not journaled: docs/journal.md); job numbers are journaled. */
+  /** Paused topics and groups are the inner store's, each change journaled too, so a restore puts them back. */
   readonly pauses: TopicPauses;
-  /** So do topic settings and the rate limits' token buckets (docs/flow-control.md). */
+  /** So are topic settings (docs/flow-control.md); the rate limits' token buckets are the inner store's only. */
   readonly topicSettings: TopicSettingsStore;
   readonly dispatchRates: DispatchRates;
   readonly numbers: JobNumbers;
@@ -127,8 +128,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   constructor(inner: Store, journal: Journal, options: JournaledStoreOptions) {
     this.inner = inner;
     this.journal = journal;
-    this.pauses = inner.pauses;
-    this.topicSettings = inner.topicSettings;
+    this.pauses = new JournaledTopicPauses(inner.pauses, journal.topicState);
+    this.topicSettings = new JournaledTopicSettings(inner.topicSettings, journal.topicState);
     this.dispatchRates = inner.dispatchRates;
     this.numbers = new JournaledJobNumbers(inner.numbers, journal);
     this.jobEvents = inner.jobEvents;

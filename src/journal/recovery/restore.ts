@@ -1,3 +1,4 @@
+import { restoreTopicState } from '../journaled-topic-state.js';
 import type { EpochMs } from '../../core/clock.js';
 import { DelayqError } from '../../core/errors.js';
 import { isTerminal, type JobState, type NewJob, type TopicStats } from '../../core/job.js';
@@ -42,7 +43,7 @@ const RESTORE_PAGES_IN_FLIGHT = 3;
  * RESTORE_PAGES_IN_FLIGHT pages are written at once (pages hold different jobs). A job that was reserved goes
  * back reserved under the same token, deadline and attempts (journaled-store/kept-reservations.ts); the others
  * start their attempts again from 0 (the inner push has no such field). Each job's beanstalkd number comes back
- * with it.
+ * with it. Topics' settings and pauses are put back before the jobs (journaled-topic-state.ts).
  */
 export async function restoreFromJournal(
   ctx: RestoreContext,
@@ -52,6 +53,8 @@ export async function restoreFromJournal(
   const started = Date.now();
   const summary = emptySummary(now);
   const horizonAt = now + ctx.horizonMs;
+  // Topics' settings and pauses first: a group's bound or a paused topic holds before its jobs come back.
+  await restoreTopicState(ctx.journal.topicState, ctx.inner, now);
   await ctx.journal.prepareRestoreScan();
   await restorePages(ctx, options, now, summary, (last) => ctx.journal.listLoaded(last?.id ?? null, ctx.batchSize));
   await restorePages(ctx, options, now, summary, (last) =>

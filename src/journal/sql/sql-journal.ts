@@ -31,6 +31,7 @@ import { claimNumbers, idOfNumber } from './numbers.js';
 import { endedOrReservedAmong, listReserved } from './reserved-rows.js';
 import type { NumberedId } from '../../store/job-numbers.js';
 import { JournalDedupClaims } from './dedup-claims.js';
+import { JournalTopicState } from './topic-state.js';
 import { JournalCancels } from './cancels.js';
 import type { DueCounts, DueHistogramQuery } from '../../store/due-histogram.js';
 
@@ -67,6 +68,7 @@ export class SqlJournal implements Journal {
   private db: Db | undefined;
   private readonly cancels = new JournalCancels((query) => this.run(query));
   readonly dedupClaims = new JournalDedupClaims((query) => this.run(query));
+  readonly topicState = new JournalTopicState((query) => this.run(query));
 
   constructor(dialect: JournalDialect, makeDb: () => Db) {
     this.sqlDialect = dialect;
