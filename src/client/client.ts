@@ -10,18 +10,18 @@ import type {
   ReserveAndAckRequest,
   ReserveAndAckResponse,
 } from '../protocol/ack-schemas.js';
-import { fetchTransport, nodeHttpTransport, poolTransport } from './transport.js';
+import { DEFAULT_CLIENT_URL, transportFor, type DelayqClientOptions } from './client-options.js';
 import { ApiRequester, queryString, type RequestOptions } from './api-request.js';
 import { PushCoalescer } from './push-coalescer.js';
+import { JobRequests } from './job-requests.js';
+import { ScheduleRequests } from './schedule-requests.js';
+import { FlowControlRequests } from './flow-control-requests.js';
 import { followEvents, type FollowOptions } from './event-stream.js';
 import type { WireJobEvent } from '../protocol/job-event-schemas.js';
 import type {
-  CancelRequest,
   CancelResponse,
   CountResponse,
-  GetJobResponse,
   HealthResponse,
-  HistoryResponse,
   JobResponse,
   ListQuery,
   ListResponse,
@@ -55,53 +55,24 @@ import type { DelayedQuery, DelayedResponse, ReservedQuery, ReservedResponse } f
 import type { BulkRequest, BulkResponse } from '../protocol/bulk-schemas.js';
 import type { GroupPauseResponse, GroupPausesResponse } from '../protocol/group-pause-schemas.js';
 
-export interface DelayqClientOptions {
-  /** Base URL of the server. @defaultValue http://127.0.0.1:7750 (the server's default listener, config.ts) */
-  url?: string;
-  /** Bearer token, when the server requires one. */
-  token?: string | undefined;
-  /** A fetch implementation to send requests through. @defaultValue kept-alive connections of an undici Pool */
-  fetch?: typeof fetch;
-  /**
-   * How requests travel when no `fetch` is given: `pool`, an undici Pool (the cheapest per request), or
-   * `node`, node:http with a kept-alive agent (dearer per request, but nothing to load: for a program that
-   * sends a few requests and exits, as the CLI does). @defaultValue 'pool'
-   */
-  http?: 'pool' | 'node';
-  /**
-   * Sends the `push()` calls of one event-loop turn (or of `pushWindowMs`) as one batch request; each call
-   * still gets its own job or its own error (push-coalescer.ts). Pushes with a `signal` go out alone.
-   * @defaultValue true
-   */
-  coalescePushes?: boolean;
-  /** How long a push waits for others to go out with, ms; 0: those of the same event-loop turn. @defaultValue 0 */
-  pushWindowMs?: number;
-}
-
+export { DEFAULT_CLIENT_URL, type DelayqClientOptions } from './client-options.js';
 export type { RequestOptions } from './api-request.js';
-
-/**
- * config.ts's default listener, written out so the SDK does not load the config schema (TypeBox);
- * test/house/defaults.test.ts keeps the two equal.
- */
-export const DEFAULT_CLIENT_URL = 'http://127.0.0.1:7750';
-
-const groupPath = (topic: string, group: string) =>
-  `/v1/topics/${encodeURIComponent(topic)}/groups/${encodeURIComponent(group)}`;
 
 export class DelayqClient {
   readonly url: string;
   private readonly http: ApiRequester;
   private readonly pushes: PushCoalescer | undefined;
+  /** Paths and bodies by resource: job-requests.ts, schedule-requests.ts, flow-control-requests.ts. */
+  private readonly jobs: JobRequests;
+  private readonly schedules: ScheduleRequests;
+  private readonly flowControl: FlowControlRequests;
 
   constructor(options: DelayqClientOptions = {}) {
     this.url = (options.url ?? DEFAULT_CLIENT_URL).replace(/\/+$/, '');
-    const transport = options.fetch
-      ? fetchTransport(this.url, options.fetch)
-      : options.http === 'node'
-        ? nodeHttpTransport(this.url)
-        : poolTransport(this.url);
-    this.http = new ApiRequester(this.url, options.token, transport);
+    this.http = new ApiRequester(this.url, options.token, transportFor(this.url, options));
+    this.jobs = new JobRequests(this.http);
+    this.schedules = new ScheduleRequests(this.http);
+    this.flowControl = new FlowControlRequests(this.http);
     if (options.coalescePushes !== false) {
       this.pushes = new PushCoalescer(
         {
@@ -137,44 +108,31 @@ export class DelayqClient {
     return (await this.http.request<PushBatchResponse>('POST', '/v1/jobs/batch', { jobs }, options)).results;
   }
 
-  async get(id: string, options?: RequestOptions): Promise<WireJob> {
-    return (await this.http.request<GetJobResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}`, undefined, options))
-      .job;
+  get(id: string, options?: RequestOptions): Promise<WireJob> {
+    return this.jobs.get(id, options);
   }
 
   /** A job with its history (every transition). */
-  async getWithHistory(id: string, options?: RequestOptions): Promise<{ job: WireJob; history: WireHistoryEntry[] }> {
-    const answer = await this.http.request<GetJobResponse>(
-      'GET',
-      `/v1/jobs/${encodeURIComponent(id)}?history=true`,
-      undefined,
-      options,
-    );
-    return { job: answer.job, history: answer.history ?? [] };
+  getWithHistory(id: string, options?: RequestOptions): Promise<{ job: WireJob; history: WireHistoryEntry[] }> {
+    return this.jobs.getWithHistory(id, options);
   }
 
-  async history(id: string, options?: RequestOptions): Promise<WireHistoryEntry[]> {
-    return (
-      await this.http.request<HistoryResponse>('GET', `/v1/jobs/${encodeURIComponent(id)}/history`, undefined, options)
-    ).history;
+  history(id: string, options?: RequestOptions): Promise<WireHistoryEntry[]> {
+    return this.jobs.history(id, options);
   }
 
   /** Cancels a job; `dispatched` says whether it had already gone out (was reserved), `attempts` how often. */
-  async cancel(id: string, reason?: string, options?: RequestOptions): Promise<CancelResponse> {
-    const body: CancelRequest = reason === undefined ? {} : { reason };
-    return this.http.request<CancelResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, body, options);
+  cancel(id: string, reason?: string, options?: RequestOptions): Promise<CancelResponse> {
+    return this.jobs.cancel(id, reason, options);
   }
 
-  async reschedule(id: string, when: RescheduleRequest, options?: RequestOptions): Promise<WireJob> {
-    return (
-      await this.http.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/reschedule`, when, options)
-    ).job;
+  reschedule(id: string, when: RescheduleRequest, options?: RequestOptions): Promise<WireJob> {
+    return this.jobs.reschedule(id, when, options);
   }
 
   /** Makes a delayed job (waiting for its due time or a retry) ready at once; any other state is E_WRONG_STATE. */
-  async runNow(id: string, options?: RequestOptions): Promise<WireJob> {
-    return (await this.http.request<JobResponse>('POST', `/v1/jobs/${encodeURIComponent(id)}/run-now`, {}, options))
-      .job;
+  runNow(id: string, options?: RequestOptions): Promise<WireJob> {
+    return this.jobs.runNow(id, options);
   }
 
   /** Jobs in id order (GET /v1/jobs): a page may hold fewer than `limit`, or none, while `next` is set. */
@@ -221,14 +179,8 @@ export class DelayqClient {
   }
 
   /** A job with what its consumer reported (a finish's result, a fail's error), if anything. */
-  async getWithOutcome(id: string, options?: RequestOptions): Promise<{ job: WireJob; outcome: WireOutcome | null }> {
-    const answer = await this.http.request<GetJobResponse>(
-      'GET',
-      `/v1/jobs/${encodeURIComponent(id)}`,
-      undefined,
-      options,
-    );
-    return { job: answer.job, outcome: answer.outcome ?? null };
+  getWithOutcome(id: string, options?: RequestOptions): Promise<{ job: WireJob; outcome: WireOutcome | null }> {
+    return this.jobs.getWithOutcome(id, options);
   }
 
   /** One bounded slice of a bulk operation by selector; call again with `next` until it is null. */
@@ -286,11 +238,11 @@ export class DelayqClient {
     pause: { delayMs?: number | string } = {},
     options?: RequestOptions,
   ): Promise<TopicPauseResponse> {
-    return this.http.request('POST', `/v1/topics/${encodeURIComponent(topic)}/pause`, pause, options);
+    return this.flowControl.pauseTopic(topic, pause, options);
   }
 
   resumeTopic(topic: string, options?: RequestOptions): Promise<TopicPauseResponse> {
-    return this.http.request('POST', `/v1/topics/${encodeURIComponent(topic)}/resume`, undefined, options);
+    return this.flowControl.resumeTopic(topic, options);
   }
 
   /** Pauses one group of a topic (its jobs stay ready, the others go on) until resumeGroup, or for `delayMs`. */
@@ -300,22 +252,21 @@ export class DelayqClient {
     pause: { delayMs?: number | string } = {},
     options?: RequestOptions,
   ): Promise<GroupPauseResponse> {
-    return this.http.request('POST', `${groupPath(topic, group)}/pause`, pause, options);
+    return this.flowControl.pauseGroup(topic, group, pause, options);
   }
 
   resumeGroup(topic: string, group: string, options?: RequestOptions): Promise<GroupPauseResponse> {
-    return this.http.request('POST', `${groupPath(topic, group)}/resume`, undefined, options);
+    return this.flowControl.resumeGroup(topic, group, options);
   }
 
   /** A topic's paused groups, by name, each with when its pause ends (null: until resumed). */
-  async pausedGroups(topic: string, options?: RequestOptions): Promise<GroupPausesResponse['groups']> {
-    const path = `/v1/topics/${encodeURIComponent(topic)}/groups/paused`;
-    return (await this.http.request<GroupPausesResponse>('GET', path, undefined, options)).groups;
+  pausedGroups(topic: string, options?: RequestOptions): Promise<GroupPausesResponse['groups']> {
+    return this.flowControl.pausedGroups(topic, options);
   }
 
   /** A topic's flow-control settings (docs/flow-control.md): its dispatch rate limit and groupConcurrency, if any. */
   getTopicSettings(topic: string, options?: RequestOptions): Promise<TopicSettingsResponse> {
-    return this.http.request('GET', `/v1/topics/${encodeURIComponent(topic)}/settings`, undefined, options);
+    return this.flowControl.getTopicSettings(topic, options);
   }
 
   /** Replaces a topic's settings (a field left out is cleared), for every instance on the store. */
@@ -324,7 +275,7 @@ export class DelayqClient {
     settings: TopicSettingsRequest,
     options?: RequestOptions,
   ): Promise<TopicSettingsResponse> {
-    return this.http.request('PUT', `/v1/topics/${encodeURIComponent(topic)}/settings`, settings, options);
+    return this.flowControl.putTopicSettings(topic, settings, options);
   }
 
   async purge(before: number, limit?: number, options?: RequestOptions): Promise<number> {
@@ -343,76 +294,39 @@ export class DelayqClient {
   }
 
   /** Creates or replaces a schedule (docs/schedules.md); it applies from its first tick not yet pushed. */
-  async putSchedule(name: string, schedule: PutScheduleRequest, options?: RequestOptions): Promise<Schedule> {
-    return (
-      await this.http.request<{ schedule: Schedule }>(
-        'PUT',
-        `/v1/schedules/${encodeURIComponent(name)}`,
-        schedule,
-        options,
-      )
-    ).schedule;
+  putSchedule(name: string, schedule: PutScheduleRequest, options?: RequestOptions): Promise<Schedule> {
+    return this.schedules.putSchedule(name, schedule, options);
   }
 
-  async getSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
-    return (
-      await this.http.request<{ schedule: Schedule }>(
-        'GET',
-        `/v1/schedules/${encodeURIComponent(name)}`,
-        undefined,
-        options,
-      )
-    ).schedule;
+  getSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return this.schedules.getSchedule(name, options);
   }
 
-  async listSchedules(options?: RequestOptions): Promise<Schedule[]> {
-    return (await this.http.request<{ schedules: Schedule[] }>('GET', '/v1/schedules', undefined, options)).schedules;
+  listSchedules(options?: RequestOptions): Promise<Schedule[]> {
+    return this.schedules.listSchedules(options);
   }
 
   /** Deletes a schedule; jobs it already pushed stay. E_NOT_FOUND when there is none. */
-  async deleteSchedule(name: string, options?: RequestOptions): Promise<void> {
-    await this.http.request<{ deleted: boolean }>(
-      'DELETE',
-      `/v1/schedules/${encodeURIComponent(name)}`,
-      undefined,
-      options,
-    );
+  deleteSchedule(name: string, options?: RequestOptions): Promise<void> {
+    return this.schedules.deleteSchedule(name, options);
   }
 
-  async pauseSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
-    return (
-      await this.http.request<{ schedule: Schedule }>(
-        'POST',
-        `/v1/schedules/${encodeURIComponent(name)}/pause`,
-        undefined,
-        options,
-      )
-    ).schedule;
+  pauseSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return this.schedules.pauseSchedule(name, options);
   }
 
   /** A schedule's coming ticks and its latest fires with their jobs (newest first); 5 of each by default. */
-  async scheduleFires(
+  scheduleFires(
     name: string,
     counts: ScheduleFiresQuery = {},
     options?: RequestOptions,
   ): Promise<ScheduleFiresResponse> {
-    const query = new URLSearchParams(
-      Object.entries(counts).map(([k, v]): [string, string] => [k, String(v)]),
-    ).toString();
-    const path = `/v1/schedules/${encodeURIComponent(name)}/fires${query ? `?${query}` : ''}`;
-    return this.http.request<ScheduleFiresResponse>('GET', path, undefined, options);
+    return this.schedules.scheduleFires(name, counts, options);
   }
 
   /** Resumes a paused schedule; ticks due while it was paused are not fired. */
-  async resumeSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
-    return (
-      await this.http.request<{ schedule: Schedule }>(
-        'POST',
-        `/v1/schedules/${encodeURIComponent(name)}/resume`,
-        undefined,
-        options,
-      )
-    ).schedule;
+  resumeSchedule(name: string, options?: RequestOptions): Promise<Schedule> {
+    return this.schedules.resumeSchedule(name, options);
   }
 
   /**
