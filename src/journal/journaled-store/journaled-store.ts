@@ -35,15 +35,6 @@ import {
 } from '../../store/store.js';
 import type { Journal, JournalCommitObserver, JournalMaintenance, JournalOperations } from '../journal.js';
 import { MARKER_RUN_AT, toNewJob } from '../journal-jobs.js';
-import {
-  clearAllJobs,
-  restoreFromJournal,
-  restoreJob,
-  type ClearAllOptions,
-  type ClearAllSummary,
-  type RestoreOptions,
-  type RestoreSummary,
-} from '../recovery/restore.js';
 import { JournalWriter } from './journal-writer.js';
 import {
   finishManyJournaled,
@@ -54,37 +45,15 @@ import {
   type SettleStep,
 } from './consumers.js';
 import { JournaledJobNumbers } from './numbers.js';
-import { InnerMonitor, type InnerCheck, type JournalStatus, type RestoreMode } from '../recovery/inner-monitor.js';
 import { mergedDueHistogram, mergedGet, mergedList, mergedListDue, mergedStats } from './merge-reads.js';
-import { JournalReconciler, type ReconcileSummary } from '../recovery/reconciler.js';
+import { JournalRecovery } from '../recovery/journal-recovery.js';
 import { redriveJournaled } from './redrive.js';
 import { cancelJournaled, pushJournaled, rescheduleJournaled, runNowJournaled } from './producers.js';
-import type { StoreNoticeListener } from '../../store/store-notices.js';
 import { JournaledOutcomes } from './outcomes.js';
 import { bulkBySelector } from '../../store/bulk-by-selector.js';
+import type { JournaledStoreOptions } from './journaled-store-options.js';
 
-export interface JournaledStoreOptions {
-  /** Name of this process in the journal's history. */
-  nodeId: string;
-  /** Jobs due further away than this stay only in the journal until the loader brings them in. @defaultValue config's journal.horizonMs */
-  horizonMs?: number;
-  /** What to do when the inner store comes back empty: restore at once, or only report it. @defaultValue config's journal.restoreMode */
-  restoreMode?: RestoreMode;
-  /** Terminal jobs are purged from the inner store this long after they ended (the journal keeps them). @defaultValue config's journal.innerRetentionMs */
-  innerRetentionMs?: number;
-  /** Delay allowed to batch asynchronous journal entries (retry, release). @defaultValue 20 ms */
-  asyncFlushMs?: number;
-  /** Journal batches (transactions) written at once by the group commit. @defaultValue 4 */
-  writeConcurrency?: number;
-  /** Jobs per page when restoring. @defaultValue 5000 */
-  restoreBatchSize?: number;
-  /** Unfinished journal rows compared with the inner store per reconciliation pass. @defaultValue config's journal.reconcileBatchSize */
-  reconcileBatchSize?: number;
-  /** A journal row missing from the inner store is pushed back only once it was not written for this long. @defaultValue config's journal.reconcileSettleMs */
-  reconcileSettleMs?: number;
-  clock?: Clock;
-  logger?: Logger;
-}
+export type { JournaledStoreOptions } from './journaled-store-options.js';
 
 /**
  * A Store decorator that makes an inner store (Redis) rebuildable from a SQL journal.
@@ -106,12 +75,10 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   /** The inner store's authoritative clock (Redis TIME for a shared store), else the given or steady one. */
   readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly innerRetentionMs: number;
   private readonly restoreBatchSize: number;
   private readonly writer: JournalWriter;
-  private readonly monitor: InnerMonitor;
-  private readonly reconciler: JournalReconciler;
-  private readonly restoreSteps: ((now: EpochMs) => Promise<void>)[] = [];
+  /** Loss detection, restore, reconciliation and the purges (recovery/journal-recovery.ts). */
+  private readonly recovery: JournalRecovery;
   /** Paused topics and groups are the inner store's, each change journaled too, so a restore puts them back. */
   readonly pauses: TopicPauses;
   /** So are topic settings (docs/flow-control.md); the rate limits' token buckets are the inner store's only. */
@@ -146,7 +113,6 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     this.horizonMs = options.horizonMs ?? DEFAULTS.journal.horizonMs;
     this.clock = options.clock ?? inner.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: 'silent' });
-    this.innerRetentionMs = options.innerRetentionMs ?? DEFAULTS.journal.innerRetentionMs;
     this.restoreBatchSize = options.restoreBatchSize ?? 5000;
     this.writer = new JournalWriter(journal, {
       nodeId: options.nodeId,
@@ -156,19 +122,15 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
       onError: (err, dropped) =>
         this.logger.error({ err, dropped }, 'journal write failed; asynchronous entries kept for retry'),
     });
-    this.monitor = new InnerMonitor(
-      inner,
-      journal,
-      options.restoreMode ?? DEFAULTS.journal.restoreMode,
-      this.logger,
-      (now) => this.restore({ expire: true }, now),
-      () => this.reconciler.expedite(),
-    );
+    this.recovery = new JournalRecovery(this.context(), {
+      clock: this.clock,
+      logger: this.logger,
+      restoreMode: options.restoreMode ?? DEFAULTS.journal.restoreMode,
+      innerRetentionMs: options.innerRetentionMs ?? DEFAULTS.journal.innerRetentionMs,
+      reconcileBatchSize: options.reconcileBatchSize ?? DEFAULTS.journal.reconcileBatchSize,
+      reconcileSettleMs: options.reconcileSettleMs ?? DEFAULTS.journal.reconcileSettleMs,
+    });
     this.outcomes = new JournaledOutcomes(inner, journal);
-    this.reconciler = new JournalReconciler(
-      { ...this.context(), batchSize: options.reconcileBatchSize ?? DEFAULTS.journal.reconcileBatchSize },
-      options.reconcileSettleMs ?? DEFAULTS.journal.reconcileSettleMs,
-    );
   }
 
   // Outcomes and retention (outcomes.ts), bulk by selector (store/bulk-by-selector.ts), the merged listing.
@@ -185,11 +147,11 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   async open(): Promise<void> {
     await this.journal.open();
     await this.inner.open();
-    await this.monitor.check(this.clock.now());
+    await this.recovery.checkInner(this.clock.now());
   }
 
   async close(): Promise<void> {
-    await this.monitor.settled();
+    await this.recovery.settled();
     await this.writer.close();
     await this.inner.close();
     await this.journal.close();
@@ -310,15 +272,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return at === null || at >= MARKER_RUN_AT ? null : at;
   }
 
-  async purge(before: EpochMs, limit: number): Promise<number> {
-    // Without the loader's pass just before it: one pass of its own, so a cycle can complete.
-    if (((await this.reconciler.purgeBefore(before)) ?? -1) < before) await this.reconcile(this.clock.now());
-    const [inner, journal] = await Promise.all([
-      this.reconciler.purgeInner(before, limit),
-      this.journal.purge(before, limit),
-    ]);
-    return Math.max(inner, journal);
-  }
+  /** Both sides, no further than reconciliation has seen (recovery/journal-recovery.ts). */
+  purge: Store['purge'] = (before, limit) => this.recovery.purge(before, limit);
 
   // ——— reads: the inner store, then the journal for what only it holds ———
 
@@ -355,58 +310,19 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
     return loaded.length;
   }
 
-  /** Terminal jobs leave the inner store soon after they end; the journal keeps them for the retention. */
-  purgeInner(now: EpochMs, limit: number): Promise<number> {
-    return this.reconciler.purgeInner(now - this.innerRetentionMs, limit);
-  }
-
-  /** One reconciliation pass (docs/journal.md): journal rows brought in line with the inner store. Not while it is lost. */
-  reconcile(now: EpochMs): Promise<ReconcileSummary | null> {
-    return this.monitor.status(0).inner === 'ok' ? this.reconciler.pass(now) : Promise.resolve(null);
-  }
-
-  /** Checks the inner store's marker; restores (auto) or reports (manual) when it is gone. */
-  checkInner(now: EpochMs): Promise<InnerCheck> {
-    return this.monitor.check(now);
-  }
-
-  /** The inner store's notices (resets, risky setup); a reset also triggers the marker check, so the restore. */
-  notices(listener: StoreNoticeListener): void {
-    this.monitor.forwardNotices(listener, () => this.clock.now());
-  }
+  // Detection, reconciliation, restore and clearAll (recovery/journal-recovery.ts).
+  purgeInner: JournalRecovery['purgeInner'] = (now, limit) => this.recovery.purgeInner(now, limit);
+  reconcile: JournalRecovery['reconcile'] = (now) => this.recovery.reconcile(now);
+  checkInner: JournalRecovery['checkInner'] = (now) => this.recovery.checkInner(now);
+  notices: JournalRecovery['notices'] = (listener) => this.recovery.notices(listener);
+  status: JournalRecovery['status'] = () => this.recovery.status();
+  restore: JournalRecovery['restore'] = (options, now) => this.recovery.restore(options, now);
+  onRestore: JournalRecovery['onRestore'] = (step) => this.recovery.onRestore(step);
+  restoreJob: JournalRecovery['restoreJob'] = (id, options, now) => this.recovery.restoreJob(id, options, now);
+  clearAll: JournalRecovery['clearAll'] = (options, now) => this.recovery.clearAll(options, now);
 
   observeCommits(observer: JournalCommitObserver): () => void {
     return this.writer.observeCommits(observer);
-  }
-
-  status(): JournalStatus {
-    return this.monitor.status(this.writer.pending);
-  }
-
-  /** The seeds' /reStore: every unfinished journaled job back into the inner store. Idempotent. */
-  async restore(options: RestoreOptions, now: EpochMs = this.clock.now()): Promise<RestoreSummary> {
-    await this.writer.flush();
-    await this.monitor.restoring(now);
-    const summary = await restoreFromJournal(this.context(), options, now);
-    for (const step of this.restoreSteps) await step(now);
-    await this.monitor.restored(summary);
-    return summary;
-  }
-
-  onRestore(step: (now: EpochMs) => Promise<void>): void {
-    this.restoreSteps.push(step);
-  }
-
-  /** The seeds' /reStore/{id}. */
-  async restoreJob(id: string, options: RestoreOptions, now: EpochMs = this.clock.now()): Promise<RestoreSummary> {
-    await this.writer.flush();
-    return restoreJob(this.context(), id, options, now);
-  }
-
-  /** The seeds' /clearAll: cancels every unfinished job; needs `confirm: 'clear-all'`; audited in history. */
-  async clearAll(options: ClearAllOptions, now: EpochMs = this.clock.now()): Promise<ClearAllSummary> {
-    await this.writer.flush();
-    return clearAllJobs(this.context(), options, now);
   }
 
   private context() {
