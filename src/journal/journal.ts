@@ -4,7 +4,7 @@ import type { HistoryEntry, Job, JobState, TopicStats } from '../core/job.js';
 import type { NumberedId } from '../store/job-numbers.js';
 import type { Store } from '../store/store.js';
 import type { DedupClaims } from '../store/dedup-claims.js';
-import type { JournalTopicState } from './sql/topic-state.js';
+import type { TopicStateJournal } from './topic-state-journal.js';
 
 /**
  * The SQL journal: a durable copy of every job (body included) and of its history, beside a fast inner
@@ -16,7 +16,7 @@ export interface Journal {
   /** The dedup window's claims (store/dedup-claims.ts): kept here, so a wipe of the inner store keeps them. */
   readonly dedupClaims: DedupClaims;
   /** Topics' settings and pauses (sql/topic-state.ts): kept here too, so a wipe of the inner store keeps them. */
-  readonly topicState: JournalTopicState;
+  readonly topicState: TopicStateJournal;
 
   /** Connect and apply the numbered migrations. Safe to call twice. */
   open(): Promise<void>;

@@ -2,7 +2,7 @@ import type { EpochMs } from '../core/clock.js';
 import { isEmptySettings, type TopicSettings } from '../core/topic-settings.js';
 import type { TopicPauses } from '../store/topic-pauses.js';
 import type { TopicSettingsStore } from '../store/topic-settings.js';
-import type { JournalTopicState } from './sql/topic-state.js';
+import type { TopicStateJournal } from './topic-state-journal.js';
 
 /**
  * Topics' settings on a journaled store: the inner store's, each change written to the journal first, so a wipe
@@ -10,9 +10,9 @@ import type { JournalTopicState } from './sql/topic-state.js';
  */
 export class JournaledTopicSettings implements TopicSettingsStore {
   private readonly inner: TopicSettingsStore;
-  private readonly journal: JournalTopicState;
+  private readonly journal: TopicStateJournal;
 
-  constructor(inner: TopicSettingsStore, journal: JournalTopicState) {
+  constructor(inner: TopicSettingsStore, journal: TopicStateJournal) {
     this.inner = inner;
     this.journal = journal;
   }
@@ -30,9 +30,9 @@ export class JournaledTopicSettings implements TopicSettingsStore {
 /** Topics' (and groups') pauses on a journaled store, kept as JournaledTopicSettings keeps settings. */
 export class JournaledTopicPauses implements TopicPauses {
   private readonly inner: TopicPauses;
-  private readonly journal: JournalTopicState;
+  private readonly journal: TopicStateJournal;
 
-  constructor(inner: TopicPauses, journal: JournalTopicState) {
+  constructor(inner: TopicPauses, journal: TopicStateJournal) {
     this.inner = inner;
     this.journal = journal;
   }
@@ -63,7 +63,7 @@ export interface RestoredTopicState {
  * it holds already written again with the same values; pauses that have ended are left out.
  */
 export async function restoreTopicState(
-  journal: JournalTopicState,
+  journal: TopicStateJournal,
   inner: { topicSettings: TopicSettingsStore; pauses: TopicPauses },
   now: EpochMs,
 ): Promise<RestoredTopicState> {

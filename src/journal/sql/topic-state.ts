@@ -1,8 +1,6 @@
+import type { TopicStateJournal, TopicStateKind } from '../topic-state-journal.js';
 import type { Db } from './dialect.js';
 import { isDuplicateKey } from './meta-rows.js';
-
-/** What a row of delayq_topic_state holds: a topic's settings, or a pause (of a topic or of one of its groups). */
-export type TopicStateKind = 'settings' | 'pause';
 
 /**
  * Topics' settings and pauses in the journal (delayq_topic_state): the inner store keeps them for serving, the
@@ -10,14 +8,13 @@ export type TopicStateKind = 'settings' | 'pause';
  * UPDATE, else an INSERT (a concurrent insert of the name fails on the primary key and the UPDATE is tried again):
  * one statement atomic on its row in both dialects.
  */
-export class JournalTopicState {
+export class JournalTopicState implements TopicStateJournal {
   private readonly run: <T>(query: (db: Db) => Promise<T>) => Promise<T>;
 
   constructor(run: <T>(query: (db: Db) => Promise<T>) => Promise<T>) {
     this.run = run;
   }
 
-  /** Keeps `value` (JSON) for the name; null forgets it. */
   async put(kind: TopicStateKind, name: string, value: string | null): Promise<void> {
     if (value === null) {
       await this.run((db) =>
@@ -49,7 +46,6 @@ export class JournalTopicState {
     }
   }
 
-  /** Every name of a kind → its value (JSON). */
   async list(kind: TopicStateKind): Promise<Map<string, string>> {
     const rows = await this.run((db) =>
       db.selectFrom('delayq_topic_state').select(['name', 'value']).where('kind', '=', kind).execute(),
