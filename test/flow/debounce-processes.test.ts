@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DelayqService } from '../../src/service/service.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { nextMessage } from '../helpers/child-messages.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('debounce-proc');
@@ -33,16 +34,7 @@ describe('debounce over three delayq processes on one Redis', () => {
     await observer.start();
     const children: ChildProcess[] = [];
     try {
-      const next = (child: ChildProcess, pick: (m: Message) => boolean): Promise<Message> =>
-        new Promise((resolve, reject) => {
-          const onMessage = (m: Message) => {
-            if (!pick(m)) return;
-            child.off('message', onMessage);
-            resolve(m);
-          };
-          child.on('message', onMessage);
-          child.once('close', (code) => reject(new Error(`worker exited with ${code}`)));
-        });
+      const next = (child: ChildProcess, pick: (m: Message) => boolean) => nextMessage<Message>(child, pick);
       const ready: Promise<Message>[] = [];
       for (let i = 0; i < 3; i++) {
         const child = spawn(process.execPath, ['--import', 'tsx', WORKER, URL_, prefix, topic, `deb-${i}`], {

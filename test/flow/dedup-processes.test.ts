@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
 import { PG_URL, postgresJournalDatabase, type JournalDatabase } from '../helpers/journal-databases.js';
+import { nextMessage } from '../helpers/child-messages.js';
 import { prefixPool } from '../helpers/redis-prefix.js';
 
 const prefixes = prefixPool('dedup-proc');
@@ -37,16 +38,7 @@ describe.each(['redis', 'redis+postgres'] as const)('the dedup window over three
     await observer.start();
     const children: ChildProcess[] = [];
     try {
-      const next = (child: ChildProcess, pick: (m: Message) => boolean): Promise<Message> =>
-        new Promise((resolve, reject) => {
-          const onMessage = (m: Message) => {
-            if (!pick(m)) return;
-            child.off('message', onMessage);
-            resolve(m);
-          };
-          child.on('message', onMessage);
-          child.once('close', (code) => reject(new Error(`worker exited with ${code}`)));
-        });
+      const next = (child: ChildProcess, pick: (m: Message) => boolean) => nextMessage<Message>(child, pick);
       const ready: Promise<Message>[] = [];
       for (let i = 0; i < 3; i++) {
         const args = ['--import', 'tsx', WORKER, JSON.stringify(overrides), topic, `dd-${i}`];

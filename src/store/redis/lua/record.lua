@@ -148,6 +148,19 @@ local function readyMember(h, id)
   return struct.pack('>i6i6', h.runAt, h.createdAt) .. id
 end
 
+-- A comparison of candidates i by the ready order (ready-order.ts: priority, runAt, createdAt, id) of their
+-- heads[i] (false, a missing job, sorts last) and ids[i], for table.sort.
+local function readyOrder(heads, ids)
+  return function(a, b)
+    local x, y = heads[a], heads[b]
+    if not x or not y then return y and true or false end
+    if x.priority ~= y.priority then return x.priority < y.priority end
+    if x.runAt ~= y.runAt then return x.runAt < y.runAt end
+    if x.createdAt ~= y.createdAt then return x.createdAt < y.createdAt end
+    return ids[a] < ids[b]
+  end
+end
+
 -- The counts hash's field for a topic's jobs in a state.
 local function countOf(topic, state)
   return topic .. '|' .. state

@@ -136,14 +136,7 @@ for p, list in pairs(byPart) do
 end
 local order = {}
 for i = 1, #ids do order[i] = i end
-table.sort(order, function(a, b)
-  local x, y = heads[a], heads[b]
-  if not x or not y then return y and true or false end
-  if x.priority ~= y.priority then return x.priority < y.priority end
-  if x.runAt ~= y.runAt then return x.runAt < y.runAt end
-  if x.createdAt ~= y.createdAt then return x.createdAt < y.createdAt end
-  return ids[a] < ids[b]
-end)
+table.sort(order, readyOrder(heads, ids))
 
 -- What each partition's writes gather (as reserve.lua's, per partition), and the lanes' and groups'.
 local out, taken, writes, laneGone, heldBy = {}, 0, {}, {}, {}

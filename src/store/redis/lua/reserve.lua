@@ -64,14 +64,7 @@ for i = 1, #ids do order[i] = i end
 if sources > 1 then
   heads = {}
   for i = 1, #ids do heads[i] = packs[i] and readHead(packs[i]) or false end
-  table.sort(order, function(a, b)
-    local x, y = heads[a], heads[b]
-    if not x or not y then return y and true or false end
-    if x.priority ~= y.priority then return x.priority < y.priority end
-    if x.runAt ~= y.runAt then return x.runAt < y.runAt end
-    if x.createdAt ~= y.createdAt then return x.createdAt < y.createdAt end
-    return ids[a] < ids[b]
-  end)
+  table.sort(order, readyOrder(heads, ids))
 end
 -- Many members a call (one HSET, one ZREM per set, one ZADD): a redis.call per job and command costs more
 -- than the command itself. At most 100 jobs, under Lua's unpack limit.
