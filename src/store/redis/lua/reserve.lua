@@ -40,8 +40,11 @@ for t = 1, nt do
       local n = #ids + 1
       ids[n], setOf[n], memberOf[n] = string.sub(members[i], READY_ID_AT), key, members[i]
     end
-    -- A topic with priorities or groups has its due jobs promoted first (promote.lua).
-    if not redis.call('HGET', counts, topic .. '|prio') and not holdsGroups(counts, topic) then
+    -- A topic with priorities or groups has its due jobs promoted first (promote.lua). Both marks in one read,
+    -- the groups mark kept for laneOf below (record.lua).
+    local marks = redis.call('HMGET', counts, topic .. '|prio', topic .. '|grp')
+    topicHoldsGroups[topic] = marks[2] and true or false
+    if not marks[1] and not marks[2] then
       dueTopics[topic], anyDue = true, true
     end
   end
