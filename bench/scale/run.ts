@@ -6,7 +6,7 @@
 //   npm run bench:scale -- --max=20000 --out=.tmp/scale.md   the smoke path: seconds per shape
 //   npm run bench:scale -- --shapes=redis,cluster --bullmq-max=1000000
 //   npm run bench:scale -- --render-only [--from=FILE] [--out=FILE]
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ensureServerBuilt } from '../build-server.js';
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
   };
   const { failures } = record.info;
   // What was measured so far is on disk after every backlog: a long run stopped half way keeps its figures.
+  mkdirSync(dirname(opts.jsonPath), { recursive: true });
   const save = () => writeFileSync(opts.jsonPath, scaleJson(record));
   const point = (shape: string, backlog: number, metrics: ScalePoint['metrics']) => {
     record.points.push({ shape, backlog, metrics: { ...metrics, load1: rounded(loadavg())[0]! } });

@@ -9,6 +9,9 @@ import { decodeRecord } from './record-codec.js';
 import { RECORD_LAYOUT } from './record-layout.js';
 import type { PartitionAccess } from './redis-reads.js';
 
+/** Upserts a script call applies at most: bounds the time one call holds Redis. */
+const UPSERTS_A_CALL = 100;
+
 /**
  * RedisStore's producers' side: the pushes of one event-loop turn go out as one push.lua call per partition
  * (PartitionBatcher), and peers hear of new ready jobs and earlier due times.
@@ -56,46 +59,83 @@ export class RedisPusher {
   }
 
   /**
-   * The pushes with an onExists rule whose id was taken, through upsert.lua: the calls for one id one after
-   * the other, in the order pushed (each sees the one before), the ids side by side, so a debounce storm's
-   * batch costs about one round trip (ioredis pipelines the calls) rather than one per push.
+   * The pushes with an onExists rule whose id was taken: upsert.lua applies each rule to the job if it still
+   * waits, one call per partition for the batch (upserts of one partition chunked as pushes are), the pushes
+   * in the order made, so each sees the one before. A job gone between the two calls (purged) is pushed again.
    */
   private async upsertTaken(jobs: readonly NewJob[], results: PushResult[], now: EpochMs): Promise<void> {
-    let byId: Map<string, number[]> | undefined;
+    let byPart: Map<number, number[]> | undefined;
     for (let i = 0; i < jobs.length; i++) {
-      if (!jobs[i]!.onExists || results[i]!.created) continue;
-      byId ??= new Map();
-      const same = byId.get(jobs[i]!.id);
-      if (same) same.push(i);
-      else byId.set(jobs[i]!.id, [i]);
+      const job = jobs[i]!;
+      const found = results[i]!;
+      if (!job.onExists || found.created) continue;
+      // Kept without a call: another topic's id, or a job reserved or ended (upsert.lua would say so too).
+      if (found.job.topic !== job.topic || (found.job.state !== 'delayed' && found.job.state !== 'ready')) continue;
+      byPart ??= new Map();
+      const p = this.store.part(job.id);
+      const list = byPart.get(p);
+      if (list) list.push(i);
+      else byPart.set(p, [i]);
     }
-    if (!byId) return;
-    await Promise.all(
-      [...byId.values()].map(async (indexes) => {
-        for (const i of indexes) results[i] = await this.upsert(jobs[i]!, now, results[i]!);
-      }),
-    );
+    if (!byPart) return;
+    const gone: number[] = [];
+    const calls: Promise<void>[] = [];
+    for (const [p, indexes] of byPart) {
+      for (let at = 0; at < indexes.length; at += UPSERTS_A_CALL) {
+        calls.push(this.upsertPartition(p, jobs, indexes.slice(at, at + UPSERTS_A_CALL), results, now, gone));
+      }
+    }
+    await Promise.all(calls);
+    gone.sort((a, b) => a - b);
+    for (const i of gone) results[i] = (await this.pushMany([jobs[i]!], now))[0]!;
   }
 
-  /**
-   * A push with an onExists rule whose id push.lua found taken: upsert.lua applies the rule to that job if it
-   * still waits. A job gone between the two calls (purged) is pushed again.
-   */
-  private async upsert(job: NewJob, now: EpochMs, found: PushResult): Promise<PushResult> {
-    const rule = job.onExists!;
-    const { state } = found.job;
-    if (found.job.topic !== job.topic || (state !== 'delayed' && state !== 'ready')) return found;
-    const p = this.store.part(job.id);
-    const maxWaitMs = rule.mode === 'extend' && rule.maxWaitMs !== null ? rule.maxWaitMs : -1;
-    const body = rule.mode === 'replace' ? job.body : '';
-    const args = [job.id, job.topic, rule.mode, job.runAt, maxWaitMs, job.priority, body, now, this.store.nodeIndex(p)];
-    const [code, record] = (await this.store.run('upsert', p, args, true)) as [number, Buffer | undefined];
-    if (code === OUTCOME_CODES.notFound) return (await this.pushMany([job], now))[0]!;
-    const stored = recordToJob(job.id, decodeRecord(record!));
-    if (code !== OUTCOME_CODES.ok) return { created: false, job: stored };
-    if (stored.state === 'ready') this.store.madeReady([stored.topic]);
-    else this.madeDue(stored.runAt);
-    return { created: false, job: stored, change: rule.mode === 'replace' ? 'replaced' : 'extended' };
+  private async upsertPartition(
+    p: number,
+    jobs: readonly NewJob[],
+    indexes: readonly number[],
+    results: PushResult[],
+    now: EpochMs,
+    gone: number[],
+  ): Promise<void> {
+    const args: (string | number)[] = [now, this.store.nodeIndex(p)];
+    for (const i of indexes) {
+      const job = jobs[i]!;
+      const rule = job.onExists!;
+      const maxWaitMs = rule.mode === 'extend' && rule.maxWaitMs !== null ? rule.maxWaitMs : -1;
+      args.push(
+        job.id,
+        job.topic,
+        rule.mode,
+        job.runAt,
+        maxWaitMs,
+        job.priority,
+        rule.mode === 'replace' ? job.body : '',
+      );
+    }
+    const replies = (await this.store.run('upsert', p, args, true)) as (number | Buffer | null)[];
+    let readyTopics: Set<string> | undefined;
+    indexes.forEach((i, k) => {
+      const code = replies[2 * k] as number;
+      const record = replies[2 * k + 1] as Buffer | null;
+      if (code === OUTCOME_CODES.notFound) {
+        gone.push(i);
+        return;
+      }
+      const stored = recordToJob(jobs[i]!.id, decodeRecord(record!));
+      if (code !== OUTCOME_CODES.ok) {
+        results[i] = { created: false, job: stored };
+        return;
+      }
+      if (stored.state === 'ready') (readyTopics ??= new Set()).add(stored.topic);
+      else this.madeDue(stored.runAt);
+      results[i] = {
+        created: false,
+        job: stored,
+        change: jobs[i]!.onExists!.mode === 'replace' ? 'replaced' : 'extended',
+      };
+    });
+    if (readyTopics) this.store.madeReady(readyTopics);
   }
 
   private async pushPartition(partition: number, entries: PushArgsEntry[]): Promise<unknown[]> {

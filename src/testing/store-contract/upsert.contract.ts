@@ -135,4 +135,37 @@ export function upsertContract(test: ContractTest, context: () => ContractContex
     ]);
     expect((await store.history(j.id)).map((h) => h.event)).toEqual(['push', 'extend']);
   });
+
+  test('upsert: a batch of many ids, each pushed with rules several times, applies them in push order', async () => {
+    const { store, job } = context();
+    const jobs = Array.from({ length: 40 }, (_, k) => job({ delayMs: 1000, body: `"v${k}"` }));
+    await store.pushMany(jobs, T0);
+    // Three rounds over every id in one batch: extend, replace, extend again (capped by maxWaitMs on even ids).
+    const batch = [1, 2, 3].flatMap((round) =>
+      jobs.map((j, k) =>
+        round === 2
+          ? { ...j, body: `"r${k}"`, runAt: T0 + 5000 + k, priority: k % 3, onExists: { mode: 'replace' as const } }
+          : {
+              ...j,
+              body: '"ignored"',
+              runAt: T0 + round * 10_000 + k,
+              onExists: { mode: 'extend' as const, maxWaitMs: k % 2 === 0 ? 20_000 : null },
+            },
+      ),
+    );
+    const results = await store.pushMany(batch, T0 + 10);
+    expect(results.every((r) => !r.created)).toBe(true);
+    expect(results.map((r) => r.change)).toEqual(
+      batch.map((b) => (b.onExists.mode === 'replace' ? 'replaced' : 'extended')),
+    );
+    for (const [k, j] of jobs.entries()) {
+      const last = results[2 * jobs.length + k]!.job;
+      const runAt = k % 2 === 0 ? T0 + 20_000 : T0 + 30_000 + k;
+      expect(last).toMatchObject({ body: `"r${k}"`, priority: k % 3, runAt, state: 'delayed' });
+      expect(await store.get(j.id)).toMatchObject({ body: `"r${k}"`, priority: k % 3, runAt });
+      expect((await store.history(j.id)).map((h) => h.event)).toEqual(['push', 'extend', 'replace', 'extend']);
+    }
+    expect((await store.promoteDue(T0 + 30_039, 100)).count).toBe(40);
+    expect((await store.reserve([jobs[0]!.topic], 100, T0 + 30_039)).reservations).toHaveLength(40);
+  });
 }
