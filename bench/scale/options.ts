@@ -16,6 +16,8 @@ export interface ScaleOptions {
   bullmqMax: number;
   /** A bulk cancel and a purge at each shape's largest backlog (operations.ts); `--no-ops` leaves them out. */
   ops: boolean;
+  /** Keep the results file's other shapes: this run's shapes replace only their own points. */
+  merge: boolean;
   counts: ScaleCounts;
   /** The page; the results file and charts go beside it. */
   out: string;
@@ -56,6 +58,7 @@ export function parseScaleOptions(argv: readonly string[]): ScaleOptions {
     checkpoints: checkpointsUpTo(max),
     bullmqMax,
     ops: !argv.includes('--no-ops'),
+    merge: argv.includes('--merge'),
     counts,
     out,
     jsonPath: join(dirname(out), `${out.split('/').pop()!.replace(/\.md$/, '')}.json`),

@@ -27,6 +27,19 @@ export interface ScaleInfo {
   failures: string[];
   /** Reads the measured build does not offer (answered 404), by read id. */
   missingReads: string[];
+  /** Later runs (`--merge`) whose shapes replaced this run's points of those shapes. */
+  merged?: MergedRun[];
+}
+
+/** A run merged into an earlier one's results: which shapes it measured, when, on what, from what load. */
+export interface MergedRun {
+  shapes: string[];
+  startedAt: string;
+  finishedAt: string;
+  command: string;
+  commit: string;
+  loadBefore: number[];
+  loadAfter: number[];
 }
 
 export interface ScaleRecord {
@@ -38,4 +51,30 @@ export const scaleJson = (record: ScaleRecord): string => JSON.stringify(record,
 
 export function readScaleRecord(path: string): ScaleRecord {
   return JSON.parse(readFileSync(path, 'utf8')) as ScaleRecord;
+}
+
+/**
+ * `--merge`: the earlier results with `run`'s shapes taken out (points and failures), `run` listed as merged;
+ * the caller adds the new points and sets the merged run's finish.
+ */
+export function mergeRun(previous: ScaleRecord, run: ScaleInfo, shapes: readonly string[]): MergedRun {
+  const replaced = new Set(shapes);
+  previous.points = previous.points.filter((p) => !replaced.has(p.shape));
+  previous.info.failures = previous.info.failures.filter((f) => !shapes.some((s) => f.startsWith(s)));
+  const merged: MergedRun = {
+    shapes: [...shapes],
+    startedAt: run.startedAt,
+    finishedAt: '',
+    command: run.command,
+    commit: run.machine.commit,
+    loadBefore: run.loadBefore,
+    loadAfter: [],
+  };
+  previous.info.merged = [
+    ...(previous.info.merged ?? [])
+      .map((m) => ({ ...m, shapes: m.shapes.filter((s) => !replaced.has(s)) }))
+      .filter((m) => m.shapes.length),
+    merged,
+  ];
+  return merged;
 }

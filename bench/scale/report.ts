@@ -230,7 +230,7 @@ Generated from one run's results by \`npm run bench:scale\`; do not edit by hand
   the run. Each shape starts empty, its server in its own process (as \`delayq serve\` runs it) with its own Redis;
   at each backlog: memory, the reads, the stream, the push rates (their jobs join the backlog), a restart, a restore;
   at the largest, a bulk cancel and a purge.
-- Shapes: ${info.shapes.join(', ')}.${info.missingReads.length ? ` Not offered by this build (404): ${info.missingReads.join(', ')}.` : ''}
+- Shapes: ${info.shapes.join(', ')}.${info.missingReads.length ? ` Not offered by this build (404): ${info.missingReads.join(', ')}.` : ''}${mergedLines(info.merged)}
 
 ${loadTable(points, backlogs, shapes)}
 
@@ -301,4 +301,16 @@ since the previous backlog were loaded.
 |${[0, ...backlogs].map(() => ' --- ').join('|')}|
 ${rows.join('\n')}
 `;
+}
+
+/** The runs merged in (`--merge`): their shapes' figures are theirs, not the first run's. */
+function mergedLines(merged: ScaleRecord['info']['merged']): string {
+  return (merged ?? [])
+    .map(
+      (m) =>
+        `\n- Measured apart and merged into this run: ${m.shapes.join(', ')}, from ${m.startedAt.replace('T', ' ').slice(0, 16)} to ` +
+        `${m.finishedAt.replace('T', ' ').slice(0, 16)} UTC on ${m.commit} (load ${m.loadBefore.join(' / ')} before, ` +
+        `${m.loadAfter.join(' / ')} after), by \`${m.command}\`.`,
+    )
+    .join('');
 }

@@ -6,7 +6,7 @@
 //   npm run bench:scale -- --max=20000 --out=.tmp/scale.md   the smoke path: seconds per shape
 //   npm run bench:scale -- --shapes=redis,cluster --bullmq-max=1000000
 //   npm run bench:scale -- --render-only [--from=FILE] [--out=FILE]
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ensureServerBuilt } from '../build-server.js';
@@ -17,7 +17,15 @@ import { BULLMQ_SHAPE, BullmqWalk } from './bullmq.js';
 import { ShapeWalk } from './checkpoint.js';
 import { CANCEL_TOPIC, cancelAndPurge } from './operations.js';
 import { DEFAULT_SCALE_JSON, parseScaleOptions } from './options.js';
-import { readScaleRecord, scaleJson, type ScalePoint, type ScaleRecord } from './record.js';
+import {
+  mergeRun,
+  readScaleRecord,
+  scaleJson,
+  type MergedRun,
+  type ScaleInfo,
+  type ScalePoint,
+  type ScaleRecord,
+} from './record.js';
 import { renderScale } from './report.js';
 import { SHAPE_NAMES, ScaleShape } from './shapes.js';
 
@@ -53,23 +61,28 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => void cleanup().finally(() => process.exit(130)));
 
 async function main(): Promise<void> {
-  const record: ScaleRecord = {
-    info: {
-      startedAt: new Date().toISOString(),
-      finishedAt: '',
-      command: opts.command,
-      machine: describeMachine(),
-      loadBefore: rounded(loadavg()),
-      loadAfter: [],
-      max: opts.max,
-      checkpoints: opts.checkpoints,
-      shapes: opts.shapes.map((k) => SHAPE_NAMES[k]),
-      counts: opts.counts,
-      failures: [],
-      missingReads: [],
-    },
-    points: [],
+  const info: ScaleInfo = {
+    startedAt: new Date().toISOString(),
+    finishedAt: '',
+    command: opts.command,
+    machine: describeMachine(),
+    loadBefore: rounded(loadavg()),
+    loadAfter: [],
+    max: opts.max,
+    checkpoints: opts.checkpoints,
+    shapes: opts.shapes.map((k) => SHAPE_NAMES[k]),
+    counts: opts.counts,
+    failures: [],
+    missingReads: [],
   };
+  // --merge: this run's shapes replace theirs in the results file; the other shapes' figures stay.
+  const measured = [...info.shapes, ...(opts.bullmqMax > 0 ? [BULLMQ_SHAPE] : [])];
+  let merged: MergedRun | undefined;
+  let record: ScaleRecord = { info, points: [] };
+  if (opts.merge && existsSync(opts.jsonPath)) {
+    record = readScaleRecord(opts.jsonPath);
+    merged = mergeRun(record, info, measured);
+  }
   const { failures } = record.info;
   // What was measured so far is on disk after every backlog: a long run stopped half way keeps its figures.
   mkdirSync(dirname(opts.jsonPath), { recursive: true });
@@ -121,8 +134,9 @@ async function main(): Promise<void> {
       await bull?.close().catch(() => undefined);
     }
   }
-  record.info.finishedAt = new Date().toISOString();
-  record.info.loadAfter = rounded(loadavg());
+  const finish = merged ?? record.info;
+  finish.finishedAt = new Date().toISOString();
+  finish.loadAfter = rounded(loadavg());
   save();
   for (const file of [opts.jsonPath, ...writePage(record, opts.out)]) log(`wrote ${relative(REPO_ROOT, file)}`);
   if (failures.length) {

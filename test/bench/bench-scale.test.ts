@@ -5,7 +5,7 @@ import { BULLMQ_SHAPE } from '../../bench/scale/bullmq.js';
 import { READS } from '../../bench/scale/checkpoint.js';
 import { scaleJob, TOPICS } from '../../bench/scale/jobs.js';
 import { checkpointsUpTo, parseScaleOptions } from '../../bench/scale/options.js';
-import type { ScaleRecord } from '../../bench/scale/record.js';
+import { mergeRun, type ScaleRecord } from '../../bench/scale/record.js';
 import { renderScale, scaleFigures } from '../../bench/scale/report.js';
 import { BODY_BYTES } from '../../bench/subject.js';
 
@@ -163,5 +163,30 @@ describe('the scale page', () => {
     // A read with no value at any backlog has no section.
     for (const read of READS)
       expect(markdown.includes(`## Read: ${read.label}, ms`), read.id).toBe(['get', 'listTopic'].includes(read.id));
+  });
+});
+
+describe('a run merged into earlier results (--merge)', () => {
+  it('replaces the points and failures of the shapes it measured and states itself', () => {
+    const earlier = record();
+    const later = {
+      ...earlier.info,
+      startedAt: '2026-11-28T19:00:00.000Z',
+      command: 'npm run bench:scale -- --shapes=redis --merge',
+      failures: [],
+    };
+    const merged = mergeRun(earlier, later, ['Redis']);
+    merged.finishedAt = '2026-11-28T19:20:00.000Z';
+    merged.loadAfter = [1, 1, 1];
+    expect(earlier.points.some((p) => p.shape === 'Redis')).toBe(false);
+    expect(earlier.points.some((p) => p.shape === BULLMQ_SHAPE)).toBe(true);
+    expect(earlier.info.failures.some((f) => f.startsWith('Redis at'))).toBe(false);
+    earlier.points.push({ shape: 'Redis', backlog: 0, metrics: { pushBatch: 99_000 } });
+    const { markdown } = renderScale(earlier, 'scale');
+    expect(markdown).toContain('| Redis | 99,000 |');
+    expect(markdown).toContain(
+      '- Measured apart and merged into this run: Redis, from 2026-11-28 19:00 to 2026-11-28 19:20 UTC on abc1234',
+    );
+    expect(markdown).toContain('by `npm run bench:scale -- --shapes=redis --merge`.');
   });
 });
