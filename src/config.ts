@@ -55,6 +55,11 @@ export const ConfigSchema = obj({
     path: Type.String({ default: './data/delayq.db', minLength: 1 }),
     /** SQLite `synchronous`: NORMAL survives a process crash, FULL also power loss (fsync per commit). @defaultValue NORMAL */
     synchronous: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], { default: 'NORMAL' }),
+    /**
+     * SQLite's page cache, MiB: past it, a push reads the index pages it writes from the file. Memory the
+     * process may hold at most for it. @defaultValue 256
+     */
+    cacheMb: Type.Integer({ default: 256, minimum: 2, maximum: 65_536 }),
   }),
   redis: obj({
     /**

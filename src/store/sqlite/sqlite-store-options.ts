@@ -14,6 +14,11 @@ export interface SqliteStoreOptions {
    * transactions (checkpointer.ts). @defaultValue 64 MiB
    */
   walTruncateBytes?: number;
+  /**
+   * SQLite's page cache in MiB (`cache_size`): a backlog whose indexes outgrow it makes every push read pages
+   * from the file (the OS cache at best). @defaultValue 256
+   */
+  cacheMb?: number;
   /** Job events kept in memory for followers to resume from. @defaultValue config's events.maxLength */
   eventsMaxLength?: number;
 }

@@ -80,6 +80,9 @@ import {
 import { lapsedReservations, listJobs, topicStats, wakeTimesOf, type Statements } from './sqlite-reads.js';
 import { EXPIRED_REASON, expireDueRows, promoteDueRows, purgeEndedRows, redriveRows } from './sqlite-scheduling.js';
 
+/** Ended jobs a purge deletes in one transaction: the longest the event loop waits on a purge. */
+const PURGE_CHUNK = 200;
+
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per transition.
  * better-sqlite3 is synchronous, so every transition is atomic with respect to the event loop as well.
@@ -347,8 +350,19 @@ export class SqliteStore implements Store {
     return earliestWake(wakeTimesOf(this.stmt));
   }
 
-  purge(before: EpochMs, limit: number): Promise<number> {
-    return this.write(() => purgeEndedRows(this.fencedContext, before, limit));
+  /**
+   * A transaction per PURGE_CHUNK jobs, the event loop free between them: one purge of 10,000 in a transaction
+   * held the loop for 33 s on a 6 GB file (each delete reads its index pages back from the file).
+   */
+  async purge(before: EpochMs, limit: number): Promise<number> {
+    let purged = 0;
+    while (purged < limit) {
+      const chunk = Math.min(PURGE_CHUNK, limit - purged);
+      const n = await this.write(() => purgeEndedRows(this.fencedContext, before, chunk));
+      purged += n;
+      if (n < chunk) break;
+    }
+    return purged;
   }
 
   async get(id: string): Promise<Job | null> {
