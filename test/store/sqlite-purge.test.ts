@@ -46,7 +46,11 @@ describe('SqliteStore purge and its page cache', () => {
       [undefined, -256 * 1024],
       [16, -16 * 1024],
     ] as const) {
-      const store = new SqliteStore({ path: join(dir, `cache-${cacheMb}.db`), nodeId: 'n', cacheMb });
+      const store = new SqliteStore({
+        path: join(dir, `cache-${cacheMb}.db`),
+        nodeId: 'n',
+        ...(cacheMb === undefined ? {} : { cacheMb }),
+      });
       await store.open();
       try {
         const db = (store as unknown as { db: Database.Database }).db;
