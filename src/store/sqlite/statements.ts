@@ -129,6 +129,9 @@ export const SQL = {
   addTopicCount: `INSERT INTO topic_counts (topic, state, n) VALUES (?, ?, ?)
     ON CONFLICT (topic, state) DO UPDATE SET n = n + excluded.n`,
   nextDueOfTopic: `SELECT MIN(run_at) AS at FROM jobs WHERE state = 'delayed' AND topic = ?`,
+  /** A push's delayed jobs of one topic and due minute; moves and deletes are counted by triggers (migration 051). */
+  addDueMinutes: `INSERT INTO due_minutes (topic, minute, n) VALUES (?, ?, ?)
+    ON CONFLICT (topic, minute) DO UPDATE SET n = n + excluded.n`,
 } as const;
 
 /** Statements whose rows come back as arrays of JOB_VALUES (better-sqlite3's raw mode). */
