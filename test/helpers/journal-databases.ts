@@ -78,7 +78,7 @@ export async function mysqlJournalDatabase(): Promise<JournalDatabase> {
       );
       if ((rows as { n: number }[])[0]!.n > 0) {
         await admin.query(
-          `TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta; TRUNCATE ${name}.delayq_schedules; TRUNCATE ${name}.delayq_journal_counts`,
+          `TRUNCATE ${name}.delayq_jobs; TRUNCATE ${name}.delayq_job_history; TRUNCATE ${name}.delayq_meta; TRUNCATE ${name}.delayq_schedules; TRUNCATE ${name}.delayq_journal_counts; TRUNCATE ${name}.delayq_journal_due_hours`,
         );
       }
     },

@@ -11,6 +11,8 @@ export interface JournalDatabase {
   delayq_migrations: { version: number; name: string; applied_at: number };
   /** Journal-only jobs per topic and state, one row per writing connection (journal-only-counts.ts). */
   delayq_journal_counts: { topic: string; state: string; slot: number; n: number };
+  /** Journal-only delayed jobs per topic and due hour, one row per writing connection (due-histogram.ts). */
+  delayq_journal_due_hours: { topic: string; hour: number; slot: number; n: number };
   delayq_dedup_claims: { topic: string; dedup_key: string; job_id: string; claimed_at: number; expires_at: number };
   /** Topics' settings and pauses (topic-state.ts). */
   delayq_topic_state: { kind: string; name: string; value: string };

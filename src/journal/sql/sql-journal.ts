@@ -234,7 +234,7 @@ export class SqlJournal implements Journal {
   }
 
   dueHistogramJournalOnly(query: DueHistogramQuery): Promise<DueCounts> {
-    return this.run((db) => journalDueHistogram(db, query));
+    return this.run((db) => journalDueHistogram(db, this.dialect, query));
   }
 
   claimDue(before: EpochMs, limit: number, load: (jobs: JournalJob[]) => Promise<void>): Promise<JournalJob[]> {
