@@ -210,7 +210,9 @@ export function renderScale(
   }
   const shards = shardTable(points, backlogs) + operationsTable(points, shapes);
   const m = info.machine;
-  const minutes = ((Date.parse(info.finishedAt) - Date.parse(info.startedAt)) / 60_000).toFixed(1);
+  const span = info.finishedAt
+    ? `${info.startedAt.replace('T', ' ').slice(0, 16)} to ${info.finishedAt.replace('T', ' ').slice(0, 16)} UTC (${((Date.parse(info.finishedAt) - Date.parse(info.startedAt)) / 60_000).toFixed(1)} min)`
+    : `${info.startedAt.replace('T', ' ').slice(0, 16)} UTC; the run stopped before its end (what it measured was kept)`;
   const failed = info.failures.length
     ? `\n> **${info.failures.length} measurement(s) failed** (their cells are empty):\n${info.failures.map((x) => `> - ${x}`).join('\n')}\n`
     : '';
@@ -219,12 +221,12 @@ ${failed}
 Generated from one run's results by \`npm run bench:scale\`; do not edit by hand. Render it again without measuring:
 \`npm run bench:scale -- --render-only\`. The side-by-side figures of an empty system: [BENCHMARKS.md](${benchmarksLink}).
 
-- When: ${info.startedAt.replace('T', ' ').slice(0, 16)} to ${info.finishedAt.replace('T', ' ').slice(0, 16)} UTC (${minutes} min). Command: \`${info.command}\`.
+- When: ${span}. Command: \`${info.command}\`.
 - Commit: ${m.commit}. Machine: ${m.cores} × ${m.cpu}, ${m.ramGiB} GiB RAM, Node ${m.node}.
 - Versions: ${Object.entries(m.versions)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ')}.
-- Load average (1 / 5 / 15 min): ${info.loadBefore.join(' / ')} before, ${info.loadAfter.join(' / ')} after; at each backlog in the table below.
+- Load average (1 / 5 / 15 min): ${info.loadBefore.join(' / ')} before${info.loadAfter.length ? `, ${info.loadAfter.join(' / ')} after` : ''}; at each backlog in the table below.
 - Jobs: 100-byte JSON bodies, ${TOPICS} topics (\`t0\`…\`t7\`, round robin), a bizKey of its own each, due between 10 min and 30 days
   after the start, spread evenly; loaded over HTTP in batches of ${fmt(BATCH)} (${BATCHES_IN_FLIGHT} in flight). None comes due during
   the run. Each shape starts empty, its server in its own process (as \`delayq serve\` runs it) with its own Redis;
@@ -308,9 +310,11 @@ function mergedLines(merged: ScaleRecord['info']['merged']): string {
   return (merged ?? [])
     .map(
       (m) =>
-        `\n- Measured apart and merged into this run: ${m.shapes.join(', ')}, from ${m.startedAt.replace('T', ' ').slice(0, 16)} to ` +
-        `${m.finishedAt.replace('T', ' ').slice(0, 16)} UTC on ${m.commit} (load ${m.loadBefore.join(' / ')} before, ` +
-        `${m.loadAfter.join(' / ')} after), by \`${m.command}\`.`,
+        `\n- Measured apart and merged into this run: ${m.shapes.join(', ')}, from ${m.startedAt.replace('T', ' ').slice(0, 16)} ` +
+        (m.finishedAt
+          ? `to ${m.finishedAt.replace('T', ' ').slice(0, 16)} UTC on ${m.commit} (load ${m.loadBefore.join(' / ')} before, ${m.loadAfter.join(' / ')} after)`
+          : `UTC on ${m.commit} (load ${m.loadBefore.join(' / ')} before), a run stopped before its end`) +
+        `, by \`${m.command}\`.`,
     )
     .join('');
 }

@@ -190,3 +190,20 @@ describe('a run merged into earlier results (--merge)', () => {
     expect(markdown).toContain('by `npm run bench:scale -- --shapes=redis --merge`.');
   });
 });
+
+describe('a run stopped before its end', () => {
+  it('says so, on the run and on a merged run, rather than a span to nowhere', () => {
+    const stopped = record();
+    stopped.info.finishedAt = '';
+    stopped.info.loadAfter = [];
+    const later = { ...stopped.info, startedAt: '2026-11-28T19:00:00.000Z', command: 'npm run bench:scale -- --merge' };
+    mergeRun(stopped, later, ['Redis']);
+    const { markdown } = renderScale(stopped, 'scale');
+    expect(markdown).toContain('- When: 2026-11-27 10:00 UTC; the run stopped before its end');
+    expect(markdown).toContain('0.4 / 0.3 / 0.2 before; at each backlog');
+    expect(markdown).toContain(
+      'Redis, from 2026-11-28 19:00 UTC on abc1234 (load 0.4 / 0.3 / 0.2 before), a run stopped',
+    );
+    expect(markdown).not.toContain('NaN');
+  });
+});
