@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { bucketCount, countsFromRows, type DueCounts, type DueHistogramQuery } from '../../store/due-histogram.js';
+import { foldCounterSlots } from './counter-slots.js';
 import type { JournalDatabase } from './schema.js';
 
 /** The width of the delayq_journal_due_hours counters (PostgreSQL migration 012, MySQL 013). */
@@ -7,8 +8,6 @@ export const DUE_HOUR_MS = 3_600_000;
 
 /** Counter rows beyond one per topic and hour in range before a read folds the writers' slots into slot 0. */
 const FOLD_AFTER_EXTRA_ROWS = 1024;
-/** Folded rows per INSERT on MySQL. */
-const FOLD_INSERT_ROWS = 500;
 
 /**
  * Journal-only delayed jobs (beyond the horizon, loaded = 0) per due-time bucket: each bucket's whole hours
@@ -99,7 +98,7 @@ async function hourCounts(
   if (query.topic) select = select.where('topic', '=', query.topic);
   const rows = await select.groupBy('hour').execute();
   const extraSlots = rows.reduce((sum, r) => sum + Number(r.slots) - Number(r.topics), 0);
-  if (extraSlots > FOLD_AFTER_EXTRA_ROWS) await foldDueHourSlots(db, dialect);
+  if (extraSlots > FOLD_AFTER_EXTRA_ROWS) await foldCounterSlots(db, dialect, 'delayq_journal_due_hours');
   return rows.map((r) => ({ hour: Number(r.hour), n: Number(r.n) }));
 }
 
@@ -121,34 +120,4 @@ async function pieceCounts(
     .where((eb) => eb.or(pieces.map(([lo, hi]) => eb.and([eb('run_at', '>=', lo), eb('run_at', '<', hi)]))));
   if (query.topic) select = select.where('topic', '=', query.topic);
   return select.groupBy(sql`1`).execute();
-}
-
-/**
- * Moves every writer's slot into slot 0 and drops counters at 0, in one transaction (as foldSlots does for
- * delayq_journal_counts): a writer adds to its slot inside its own transaction, so a slot is folded once its
- * writer committed.
- */
-export async function foldDueHourSlots(db: Kysely<JournalDatabase>, dialect: 'postgres' | 'mysql'): Promise<void> {
-  if (dialect === 'postgres') {
-    await sql`
-      WITH gone AS (DELETE FROM delayq_journal_due_hours WHERE slot <> 0 RETURNING topic, hour, n)
-      INSERT INTO delayq_journal_due_hours (topic, hour, slot, n)
-        SELECT topic, hour, 0, sum(n) FROM gone GROUP BY topic, hour ORDER BY topic, hour
-      ON CONFLICT (topic, hour, slot) DO UPDATE SET n = delayq_journal_due_hours.n + excluded.n`.execute(db);
-  } else {
-    await db.transaction().execute(async (trx) => {
-      const rows = await sql<{ topic: string; hour: string | number; n: string | number }>`
-        SELECT topic, hour, SUM(n) AS n FROM delayq_journal_due_hours WHERE slot <> 0
-        GROUP BY topic, hour ORDER BY topic, hour FOR UPDATE`.execute(trx);
-      await sql`DELETE FROM delayq_journal_due_hours WHERE slot <> 0`.execute(trx);
-      for (let i = 0; i < rows.rows.length; i += FOLD_INSERT_ROWS) {
-        const values = rows.rows
-          .slice(i, i + FOLD_INSERT_ROWS)
-          .map((r) => sql`(0, ${r.topic}, ${Number(r.hour)}, ${Number(r.n)})`);
-        await sql`INSERT INTO delayq_journal_due_hours (slot, topic, hour, n) VALUES ${sql.join(values)}
-          ON DUPLICATE KEY UPDATE n = n + VALUES(n)`.execute(trx);
-      }
-    });
-  }
-  await db.deleteFrom('delayq_journal_due_hours').where('slot', '=', 0).where('n', '=', 0).execute();
 }

@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { emptyCounts, type JobState, type TopicStats } from '../../core/job.js';
+import { foldCounterSlots } from './counter-slots.js';
 import type { JournalDatabase } from './schema.js';
 
 /**
@@ -47,31 +48,6 @@ export async function journalOnlyStats(
       s.nextDueAt = first ? Number(first.run_at) : null;
     }),
   );
-  if (slots > rows.length + FOLD_AFTER_EXTRA_ROWS) await foldSlots(db, dialect);
+  if (slots > rows.length + FOLD_AFTER_EXTRA_ROWS) await foldCounterSlots(db, dialect, 'delayq_journal_counts');
   return [...byTopic.values()];
-}
-
-/**
- * Moves every writer's slot into slot 0 and drops counters at 0, in one transaction. A writer adds to its slot
- * inside its own transaction, so the rows are locked first: a slot is folded once its writer committed.
- */
-export async function foldSlots(db: Kysely<JournalDatabase>, dialect: 'postgres' | 'mysql'): Promise<void> {
-  if (dialect === 'postgres') {
-    await sql`
-      WITH gone AS (DELETE FROM delayq_journal_counts WHERE slot <> 0 RETURNING topic, state, n)
-      INSERT INTO delayq_journal_counts (topic, state, slot, n)
-        SELECT topic, state, 0, sum(n) FROM gone GROUP BY topic, state ORDER BY topic, state
-      ON CONFLICT (topic, state, slot) DO UPDATE SET n = delayq_journal_counts.n + excluded.n`.execute(db);
-  } else {
-    await db.transaction().execute(async (trx) => {
-      const rows = await sql<{ topic: string; state: string; n: string | number }>`
-        SELECT topic, state, SUM(n) AS n FROM delayq_journal_counts WHERE slot <> 0
-        GROUP BY topic, state ORDER BY topic, state FOR UPDATE`.execute(trx);
-      await sql`DELETE FROM delayq_journal_counts WHERE slot <> 0`.execute(trx);
-      for (const r of rows.rows)
-        await sql`INSERT INTO delayq_journal_counts (topic, state, slot, n) VALUES (${r.topic}, ${r.state}, 0, ${Number(r.n)})
-          ON DUPLICATE KEY UPDATE n = n + VALUES(n)`.execute(trx);
-    });
-  }
-  await db.deleteFrom('delayq_journal_counts').where('slot', '=', 0).where('n', '=', 0).execute();
 }
