@@ -19,7 +19,7 @@ describe('loadConfig', () => {
       allowedHosts: [],
     });
     expect(config.store.kind).toBe('sqlite');
-    expect(config.sqlite).toEqual({ path: './data/delayq.db', synchronous: 'NORMAL' });
+    expect(config.sqlite).toEqual({ path: './data/delayq.db', synchronous: 'NORMAL', cacheMb: 256 });
     expect(config.jobs.ttrMs).toBe(30_000);
     expect(config.auth.tokens).toEqual([]);
     expect(config.log).toEqual({ level: 'info', bodies: false });

@@ -1,13 +1,11 @@
 import Database from 'better-sqlite3';
+import { DEFAULTS } from '../../config.js';
 import { migrate } from './migrate.js';
 import { SqliteOwnerLock } from './owner-lock.js';
 import type { SqliteStoreOptions } from './sqlite-store-options.js';
 
 /** SQLite's own busy wait (it blocks the event loop, so keep it short). */
 const BUSY_TIMEOUT_MS = 50;
-
-/** SqliteStoreOptions.cacheMb's default. */
-export const DEFAULT_CACHE_MB = 256;
 
 /** The store's file, open: its connection and, for a file on disk, the lock that makes this process its owner. */
 export interface StoreFile {
@@ -28,7 +26,7 @@ export function openStoreFile(options: SqliteStoreOptions): StoreFile {
     db.pragma('foreign_keys = OFF');
     // SQLite's default cache is 2 MiB: past a few hundred thousand jobs every push then read its index pages
     // back from the file. Negative: a size in KiB rather than pages.
-    db.pragma(`cache_size = ${-1024 * (options.cacheMb ?? DEFAULT_CACHE_MB)}`);
+    db.pragma(`cache_size = ${-1024 * (options.cacheMb ?? DEFAULTS.sqlite.cacheMb)}`);
     // A statement whose triggers write another table (topic_counts, migration 048) keeps a statement journal
     // for its own rollback: in a temporary file by default, which cost a reserve and finish 30-60 % more.
     db.pragma('temp_store = MEMORY');
