@@ -37,3 +37,25 @@ export function countsFromRows(
   }
   return counts;
 }
+
+/** A bucket as the whole counter units it holds, [firstUnit, endUnit) (none when firstUnit ≥ endUnit), in ms [lo, hi). */
+export interface BucketSpan {
+  bucket: number;
+  lo: number;
+  hi: number;
+  firstUnit: number;
+  endUnit: number;
+}
+
+/**
+ * The buckets of `query` against counters kept per `unitMs` (a minute, an hour): each bucket's whole units come
+ * from the counters, and the ranges [lo, firstUnit·unitMs) and [endUnit·unitMs, hi) an unaligned edge leaves, or
+ * the whole bucket when it holds no whole unit, from the jobs.
+ */
+export function bucketSpans(query: DueHistogramQuery, unitMs: number): BucketSpan[] {
+  return Array.from({ length: bucketCount(query) }, (_, bucket) => {
+    const lo = query.from + bucket * query.bucketMs;
+    const hi = Math.min(lo + query.bucketMs, query.to);
+    return { bucket, lo, hi, firstUnit: Math.ceil(lo / unitMs), endUnit: Math.floor(hi / unitMs) };
+  });
+}

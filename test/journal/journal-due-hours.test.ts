@@ -22,11 +22,11 @@ describe('the split of a histogram into whole hours and pieces', () => {
   it('covers [from, to) once, hours inside one bucket, pieces merged where they touch', () => {
     const from = Date.UTC(2026, 0, 1) + 17 * MINUTE;
     const { whole, pieces } = splitByHours({ from, to: from + 50 * HOUR, bucketMs: 10 * HOUR });
-    expect(whole.map((w) => w.endHour - w.firstHour)).toEqual([9, 9, 9, 9, 9]);
+    expect(whole.map((w) => w.endUnit - w.firstUnit)).toEqual([9, 9, 9, 9, 9]);
     // between two buckets the pieces of one cut hour meet and merge: one piece per cut hour, plus the ends
     expect(pieces).toHaveLength(6);
     const covered =
-      whole.reduce((sum, w) => sum + (w.endHour - w.firstHour) * HOUR, 0) +
+      whole.reduce((sum, w) => sum + (w.endUnit - w.firstUnit) * HOUR, 0) +
       pieces.reduce((sum, [lo, hi]) => sum + hi - lo, 0);
     expect(covered).toBe(50 * HOUR);
     // buckets shorter than an hour: no whole hour, one piece

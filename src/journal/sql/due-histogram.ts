@@ -1,5 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { bucketCount, countsFromRows, type DueCounts, type DueHistogramQuery } from '../../store/due-histogram.js';
+import {
+  bucketSpans,
+  countsFromRows,
+  type BucketSpan,
+  type DueCounts,
+  type DueHistogramQuery,
+} from '../../store/due-histogram.js';
 import { foldCounterSlots } from './counter-slots.js';
 import type { JournalDatabase } from './schema.js';
 
@@ -13,7 +19,8 @@ const FOLD_AFTER_EXTRA_ROWS = 1024;
  * Journal-only delayed jobs (beyond the horizon, loaded = 0) per due-time bucket: each bucket's whole hours
  * summed from delayq_journal_due_hours (triggers keep them as rows change), the pieces of an hour its edges cut
  * counted in one GROUP BY over the loader's index (delayq_jobs_to_load: loaded = 0, finished_at IS NULL, by
- * run_at). The cost follows the hours in [from, to) and the jobs in the cut hours, not the journal's backlog.
+ * run_at). It reads the counter rows (one per topic, hour with journal-only jobs and writer slot; no index by
+ * hour, so a read without a topic reads them all) and the jobs in the cut hours, never the journal's backlog.
  */
 export async function journalDueHistogram(
   db: Kysely<JournalDatabase>,
@@ -40,18 +47,14 @@ function bucketOfHour(whole: readonly WholeHours[], hour: number): number | unde
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const w = whole[mid]!;
-    if (hour < w.firstHour) hi = mid - 1;
-    else if (hour >= w.endHour) lo = mid + 1;
+    if (hour < w.firstUnit) hi = mid - 1;
+    else if (hour >= w.endUnit) lo = mid + 1;
     else return w.bucket;
   }
   return undefined;
 }
 
-interface WholeHours {
-  bucket: number;
-  firstHour: number;
-  endHour: number;
-}
+type WholeHours = Pick<BucketSpan, 'bucket' | 'firstUnit' | 'endUnit'>;
 
 /** Each bucket as its whole hours (from the counters) and the ranges left at its edges (from the jobs), merged. */
 export function splitByHours(query: DueHistogramQuery): { whole: WholeHours[]; pieces: [number, number][] } {
@@ -63,18 +66,14 @@ export function splitByHours(query: DueHistogramQuery): { whole: WholeHours[]; p
     if (last && last[1] === lo) last[1] = hi;
     else pieces.push([lo, hi]);
   };
-  for (let i = 0; i < bucketCount(query); i++) {
-    const lo = query.from + i * query.bucketMs;
-    const hi = Math.min(lo + query.bucketMs, query.to);
-    const firstHour = Math.ceil(lo / DUE_HOUR_MS);
-    const endHour = Math.floor(hi / DUE_HOUR_MS);
-    if (firstHour >= endHour) {
+  for (const { bucket, lo, hi, firstUnit, endUnit } of bucketSpans(query, DUE_HOUR_MS)) {
+    if (firstUnit >= endUnit) {
       piece(lo, hi);
       continue;
     }
-    piece(lo, firstHour * DUE_HOUR_MS);
-    whole.push({ bucket: i, firstHour, endHour });
-    piece(endHour * DUE_HOUR_MS, hi);
+    piece(lo, firstUnit * DUE_HOUR_MS);
+    whole.push({ bucket, firstUnit, endUnit });
+    piece(endUnit * DUE_HOUR_MS, hi);
   }
   return { whole, pieces };
 }
@@ -93,8 +92,8 @@ async function hourCounts(
       eb.fn.countAll<string | number>().as('slots'),
       sql<string | number>`count(distinct topic)`.as('topics'),
     ])
-    .where('hour', '>=', whole[0]!.firstHour)
-    .where('hour', '<', whole[whole.length - 1]!.endHour);
+    .where('hour', '>=', whole[0]!.firstUnit)
+    .where('hour', '<', whole[whole.length - 1]!.endUnit);
   if (query.topic) select = select.where('topic', '=', query.topic);
   const rows = await select.groupBy('hour').execute();
   const extraSlots = rows.reduce((sum, r) => sum + Number(r.slots) - Number(r.topics), 0);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { bucketCount, type DueCounts, type DueHistogramQuery } from '../due-histogram.js';
+import { bucketSpans, type DueCounts, type DueHistogramQuery } from '../due-histogram.js';
 
 /** The width of the due_minutes counters (migration 051). */
 export const DUE_MINUTE_MS = 60_000;
@@ -27,18 +27,9 @@ export function sqliteDueHistogram(db: Database.Database, query: DueHistogramQue
   const minutes = db.prepare(topic ? MINUTES_ONE_TOPIC : MINUTES_ALL).pluck();
   const countJobs = (lo: number, hi: number) =>
     lo < hi ? Number(topic ? jobs.get(lo, hi, topic) : jobs.get(lo, hi)) : 0;
-  const counts = new Array<number>(bucketCount(query));
-  for (let i = 0; i < counts.length; i++) {
-    const lo = query.from + i * query.bucketMs;
-    const hi = Math.min(lo + query.bucketMs, query.to);
-    const firstWhole = Math.ceil(lo / DUE_MINUTE_MS);
-    const endWhole = Math.floor(hi / DUE_MINUTE_MS);
-    if (firstWhole >= endWhole) {
-      counts[i] = countJobs(lo, hi);
-      continue;
-    }
-    const whole = Number(topic ? minutes.get(topic, firstWhole, endWhole) : minutes.get(firstWhole, endWhole));
-    counts[i] = countJobs(lo, firstWhole * DUE_MINUTE_MS) + whole + countJobs(endWhole * DUE_MINUTE_MS, hi);
-  }
-  return counts;
+  return bucketSpans(query, DUE_MINUTE_MS).map(({ lo, hi, firstUnit, endUnit }) => {
+    if (firstUnit >= endUnit) return countJobs(lo, hi);
+    const whole = Number(topic ? minutes.get(topic, firstUnit, endUnit) : minutes.get(firstUnit, endUnit));
+    return countJobs(lo, firstUnit * DUE_MINUTE_MS) + whole + countJobs(endUnit * DUE_MINUTE_MS, hi);
+  });
 }
