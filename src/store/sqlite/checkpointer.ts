@@ -8,16 +8,22 @@
  * If the worker fails or exits, the store's connection checkpoints by itself again.
  *
  * Under a steady stream of commits the WAL never restarts that way: by the time a passive checkpoint ends,
- * newer frames sit behind it, so the file grows without bound. When the worker reports a WAL larger than
+ * newer frames sit behind it, so the file grows without bound. So while the WAL is large the worker passes
+ * every BUSY_CHECKPOINT_EVERY_MS, each pass copying little, and when it reports a WAL larger than
  * `truncateBytes`, the store's connection, between two of its own transactions (so no write is in flight),
- * runs a TRUNCATE checkpoint: it copies only the frames written since the worker's pass and empties the file.
+ * runs a RESTART checkpoint: it copies only the frames written since the worker's last pass and makes the
+ * next commit write the WAL from its beginning; `journal_size_limit` cuts the file back to the bound then.
+ * A TRUNCATE checkpoint instead (the file emptied on the event loop) held the loop 35-140 ms each time,
+ * the size of the file it cut; a RESTART holds it 2-6 ms (docs/performance.md, "Bulk cancel").
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 const CHECKPOINT_EVERY_MS = 200;
-/** The WAL size past which the store's connection empties it (SqliteStoreOptions.walTruncateBytes). */
+/** The worker's pace while the WAL holds more than an eighth of its bound: passes that each copy little. */
+const BUSY_CHECKPOINT_EVERY_MS = 10;
+/** The WAL size past which the store's connection starts it over (SqliteStoreOptions.walTruncateBytes). */
 export const DEFAULT_WAL_TRUNCATE_BYTES = 64 * 1024 * 1024;
 /** SQLite's default wal_autocheckpoint, restored when the worker is gone. */
 const INLINE_CHECKPOINT_PAGES = 1000;
@@ -29,21 +35,24 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = 0');
+let timer;
 const run = () => {
+  clearTimeout(timer);
+  let walPages = 0;
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ walPages: result ? result.log : 0 });
-    return;
+    walPages = result ? result.log : 0;
   } catch {
-    // busy (a checkpoint of another connection, a recovery): the next interval tries again
+    // busy (a checkpoint of another connection, a recovery): the next pass tries again
   }
-  parentPort.postMessage({ walPages: 0 });
+  parentPort.postMessage({ walPages });
+  timer = setTimeout(run, walPages > workerData.busyPages ? workerData.busyEveryMs : workerData.everyMs);
 };
-const timer = setInterval(run, workerData.everyMs);
+timer = setTimeout(run, workerData.everyMs);
 parentPort.on('message', (message) => {
   if (message === 'now') run();
   if (message === 'close') {
-    clearInterval(timer);
+    clearTimeout(timer);
     db.close();
     parentPort.close();
   }
@@ -62,6 +71,7 @@ export class Checkpointer {
     this.db = db;
     this.truncatePages = Math.max(1, Math.floor(truncateBytes / (db.pragma('page_size', { simple: true }) as number)));
     db.pragma('wal_autocheckpoint = 0');
+    db.pragma(`journal_size_limit = ${truncateBytes}`);
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -69,11 +79,13 @@ export class Checkpointer {
         path,
         synchronous,
         everyMs: CHECKPOINT_EVERY_MS,
+        busyEveryMs: BUSY_CHECKPOINT_EVERY_MS,
+        busyPages: Math.ceil(this.truncatePages / 8),
       },
     });
     this.worker.unref();
     this.worker.on('message', (message: { walPages: number }) => {
-      if (message.walPages > this.truncatePages) this.truncate();
+      if (message.walPages > this.truncatePages) this.restart();
       this.wakeWaiting();
     });
     this.worker.on('error', () => this.inline());
@@ -101,10 +113,10 @@ export class Checkpointer {
   }
 
   /** Runs on the event loop between two transactions of this connection, the only writer. */
-  private truncate(): void {
+  private restart(): void {
     if (!this.db.open || this.closed) return;
     try {
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.pragma('wal_checkpoint(RESTART)');
     } catch {
       // busy (the worker's next pass, a reader of another connection): the worker's next report tries again
     }

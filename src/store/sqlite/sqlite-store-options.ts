@@ -10,8 +10,8 @@ export interface SqliteStoreOptions {
    */
   synchronous?: 'NORMAL' | 'FULL';
   /**
-   * The WAL size in bytes past which the store empties it with a TRUNCATE checkpoint between two of its
-   * transactions (checkpointer.ts). @defaultValue 64 MiB
+   * The WAL's bound in bytes: past it the store starts the WAL over with a RESTART checkpoint between two of
+   * its transactions, and cuts the file back to it (checkpointer.ts). @defaultValue 64 MiB
    */
   walTruncateBytes?: number;
   /**
