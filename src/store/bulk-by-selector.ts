@@ -16,26 +16,34 @@ import type { JobRef, Store } from './store.js';
  * Jobs a bulk call reads and changes at once: a call goes through its `limit` a chunk at a time (a list
  * page, then its transitions), with a turn of the event loop between chunks, so the timer's and
  * producers' calls queued meanwhile (SQLite's group commit, the Redis connection, the journal's pool)
- * wait for one chunk, never for a whole call.
+ * wait for one chunk, never for a whole call. Redis takes the larger chunk (its cancels go as one script
+ * call per partition, off the event loop); SQLite, whose chunk is one synchronous transaction on the loop,
+ * and the journal, whose chunk's writes go ahead of the timer's in its pool, the smaller one.
  */
-export const BULK_CHUNK = 50;
+export const BULK_CHUNK = 200;
+export const BULK_CHUNK_SMALL = 50;
 
 /** One bulk call over `store`: chunks of list page and transitions, one after another. */
-export async function bulkBySelector(store: Store, request: BulkRequest, now: EpochMs): Promise<BulkResult> {
+export async function bulkBySelector(
+  store: Store,
+  request: BulkRequest,
+  now: EpochMs,
+  chunkSize = BULK_CHUNK,
+): Promise<BulkResult> {
   const { selector, action } = request;
   const result: BulkResult = { matched: 0, applied: 0, next: null, cancelled: [] };
   let cursor = request.cursor;
   let left = request.limit;
   // A list page may hold fewer jobs than asked (a store stops looking where a filter matches rarely), so the
   // call also stops after as many pages as full ones would take: its work stays bounded, `next` continues.
-  for (let chunk = 0; chunk < Math.ceil(request.limit / BULK_CHUNK); chunk++) {
+  for (let chunk = 0; chunk < Math.ceil(request.limit / chunkSize); chunk++) {
     if (chunk > 0) await nextTurn();
     const page = await store.list({
       topic: selector.topic ?? undefined,
       state: selector.state ?? undefined,
       bizKey: selector.bizKey ?? undefined,
       tag: selector.tag ?? undefined,
-      limit: Math.min(BULK_CHUNK, left),
+      limit: Math.min(chunkSize, left),
       cursor: cursor ?? undefined,
     });
     left -= page.jobs.length;

@@ -112,6 +112,37 @@ describe('RedisStore round trips', () => {
     await store.close();
   });
 
+  it('sends the cancels of one event-loop turn as one script call, delayed, ready and reserved alike', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    const delayed = Array.from({ length: 20 }, (_, i) => aJob({ topic: 'c', now, delayMs: 60_000 * (i + 1) }));
+    const ready = Array.from({ length: 10 }, () => aJob({ topic: 'c', now }));
+    await store.pushMany([...delayed, ...ready], now);
+    const out = (await store.reserve(['c'], 5, now)).reservations;
+    const watch = await monitor(prefix);
+    await settle();
+    const ids = [...delayed, ...ready].map((j) => j.id);
+    const outcomes = await Promise.all(ids.map((id) => store.cancel(id, now + 1, { reason: 'r' })));
+    await settle();
+    await watch.stop();
+    expect(watch.seen).toEqual(['cancel']);
+    expect(outcomes.every((o) => o.ok && o.value.job.state === 'cancelled')).toBe(true);
+    expect(outcomes.filter((o) => o.ok && o.value.dispatched).length).toBe(out.length);
+    // The records read with one HMGET and written with one HSET, not a read and a write per job.
+    expect(watch.insideScripts.filter((c) => c === 'hmget').length).toBe(1);
+    expect(watch.insideScripts.filter((c) => c === 'hget').length).toBeLessThanOrEqual(1); // the topic's group flag
+    expect(watch.insideScripts.filter((c) => c === 'hset').length).toBe(1);
+    expect((await store.stats()).find((s) => s.topic === 'c')!.counts).toMatchObject({
+      delayed: 0,
+      ready: 0,
+      reserved: 0,
+      cancelled: 30,
+    });
+    await store.close();
+  });
+
   it('takes a job from due to finished in one promote, one reserve and one finish call (1 partition)', async () => {
     const prefix = prefixes.next();
     const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });

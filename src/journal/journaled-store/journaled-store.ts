@@ -50,7 +50,7 @@ import { JournalRecovery } from '../recovery/journal-recovery.js';
 import { redriveJournaled } from './redrive.js';
 import { cancelJournaled, pushJournaled, rescheduleJournaled, runNowJournaled } from './producers.js';
 import { JournaledOutcomes } from './outcomes.js';
-import { bulkBySelector } from '../../store/bulk-by-selector.js';
+import { BULK_CHUNK_SMALL, bulkBySelector } from '../../store/bulk-by-selector.js';
 import type { JournaledStoreOptions } from './journaled-store-options.js';
 
 export type { JournaledStoreOptions } from './journaled-store-options.js';
@@ -140,7 +140,7 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   setRetentionMany: Store['setRetentionMany'] = (...a) => this.inner.setRetentionMany(...a);
   purgeRetained: Store['purgeRetained'] = (now, limit) => this.outcomes.purgeRetained(now, limit);
   deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.outcomes.deleteEndedMany(ids);
-  bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
+  bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now, BULK_CHUNK_SMALL);
   listDue: Store['listDue'] = (query) => mergedListDue(this.inner, this.journal, query);
   listReserved: Store['listReserved'] = (query) => this.inner.listReserved(query);
 

@@ -29,12 +29,20 @@ interface FinishItem {
   now: EpochMs;
 }
 
+interface CancelItem {
+  id: string;
+  now: EpochMs;
+  reason: string | undefined;
+}
+
 /**
  * The transitions of one job by id (cancel, reschedule, run now, and the settling of a reservation): a script
- * on the job's partition each, finishes batched per partition, and the wake-ups they owe other processes.
+ * on the job's partition each, finishes and cancels batched per partition, and the wake-ups they owe other
+ * processes.
  */
 export class RedisTransitions {
   private readonly finishes: PartitionBatcher<FinishItem>;
+  private readonly cancels: PartitionBatcher<CancelItem>;
   private readonly access: PartitionAccess;
   private readonly bus: WakeBus;
   private readonly isOpen: () => boolean;
@@ -44,6 +52,7 @@ export class RedisTransitions {
     this.bus = bus;
     this.isOpen = isOpen;
     this.finishes = new PartitionBatcher((p, items) => this.finishPartition(p, items));
+    this.cancels = new PartitionBatcher((p, items) => this.cancelPartition(p, items));
   }
 
   /** Maps a single-job script reply ({0, record as stored} or {code, state}) to an Outcome, telling peers of wake-ups. */
@@ -66,14 +75,17 @@ export class RedisTransitions {
     return this.access.run(name, this.access.part(id), [id, ...args], true).then((reply) => this.outcome(id, reply));
   }
 
+  /** Batched as finishes are: a bulk cancel's chunk, or plain clients' concurrent cancels, share a call per partition. */
   async cancel(id: string, now: EpochMs, params: CancelParams = {}): Promise<Outcome<CancelledJob>> {
-    const reply = (await this.access.run(
-      'cancel',
-      this.access.part(id),
-      [id, now, this.node(id), nul(params.reason)],
-      true,
-    )) as unknown[];
+    if (!this.isOpen()) throw new DelayqError('E_STORE_UNAVAILABLE', 'the Redis store is not open');
+    const reply = (await this.cancels.add(this.access.part(id), { id, now, reason: params.reason })) as unknown[];
     return withDispatched(this.outcome(id, reply), reply[2] === STATE_CODE.reserved);
+  }
+
+  private async cancelPartition(partition: number, items: CancelItem[]): Promise<unknown[]> {
+    const args: (string | number)[] = [this.access.nodeIndex(partition)];
+    for (const { id, now, reason } of items) args.push(id, now, nul(reason));
+    return (await this.access.run('cancel', partition, args, true)) as unknown[];
   }
 
   reschedule(id: string, runAt: EpochMs, now: EpochMs): Promise<Outcome<Job>> {

@@ -49,7 +49,7 @@ import { LocalConsumerDirectory } from '../consumer-directory.js';
 import { SqliteListings } from './sqlite-listings.js';
 import { SqliteOutcomes } from './sqlite-outcomes.js';
 import { SqliteJobSeries } from './sqlite-job-series.js';
-import { bulkBySelector } from '../bulk-by-selector.js';
+import { BULK_CHUNK_SMALL, bulkBySelector } from '../bulk-by-selector.js';
 import { sqliteCountReady, sqlitePeekNext, sqliteReserveJob, sqliteRestoreReservation } from './sqlite-by-id.js';
 import type { PeekState } from '../peek-order.js';
 import type { SqliteStoreOptions } from './sqlite-store-options.js';
@@ -122,7 +122,7 @@ export class SqliteStore implements Store {
   setRetentionMany: Store['setRetentionMany'] = (ids, retention) => this.outcomes.setRetentionMany(ids, retention);
   purgeRetained: Store['purgeRetained'] = (now, limit) => this.outcomes.purgeRetained(now, limit);
   deleteEndedMany: Store['deleteEndedMany'] = (ids) => this.outcomes.deleteEndedMany(ids);
-  bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now);
+  bulk: Store['bulk'] = (request, now) => bulkBySelector(this, request, now, BULK_CHUNK_SMALL);
   listDue: Store['listDue'] = (query) => this.listings.listDue(query);
   listReserved: Store['listReserved'] = (query) => this.listings.listReserved(query);
 

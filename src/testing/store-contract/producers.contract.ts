@@ -109,6 +109,33 @@ export function producersContract(test: ContractTest, context: () => ContractCon
     expect(await store.nextWakeAt()).toBeNull();
   });
 
+  test('cancels made together (a bulk chunk, concurrent clients) each answer as alone, a repeat refused', async () => {
+    const { store, topic, job } = context();
+    const delayed = Array.from({ length: 30 }, (_, i) => job({ delayMs: 1000 + i * 60_000 }));
+    const ready = Array.from({ length: 10 }, () => job());
+    await store.pushMany([...delayed, ...ready], T0);
+    const out = (await store.reserve([topic], 4, T0)).reservations.map((r) => r.job.id);
+    const ids = [...delayed, ...ready].map((j) => j.id);
+    // One turn: the same id twice, and one that does not exist.
+    const answers = await Promise.all(
+      [...ids, delayed[0]!.id, 'no-such-job'].map((id) => store.cancel(id, T0 + 1, { reason: 'together' })),
+    );
+    for (const [i, id] of ids.entries())
+      expect(answers[i]).toMatchObject({
+        ok: true,
+        value: { job: { id, state: 'cancelled', finishedAt: T0 + 1 }, dispatched: out.includes(id) },
+      });
+    expect(answers[ids.length]).toMatchObject({ ok: false, reason: 'wrong_state', state: 'cancelled' });
+    expect(answers[ids.length + 1]).toMatchObject({ ok: false, reason: 'not_found' });
+    expect((await store.history(delayed[0]!.id)).map((h) => h.event)).toEqual(['push', 'cancel']);
+    expect((await store.history(delayed[0]!.id))[1]!.reason).toBe('together');
+    const counts = (await store.stats()).find((s) => s.topic === topic)!.counts;
+    expect(counts).toMatchObject({ delayed: 0, ready: 0, reserved: 0, cancelled: 40 });
+    expect(await store.nextWakeAt()).toBeNull();
+    const due = await store.dueHistogram({ topic, from: T0, to: T0 + 86_400_000, bucketMs: 3_600_000 });
+    expect(due.reduce((a, b) => a + b, 0)).toBe(0);
+  });
+
   test('cancel says whether the job had gone out, with its attempts', async () => {
     const { store, topic, job } = context();
     const waiting = job({ delayMs: 1000 });
