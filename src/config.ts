@@ -72,8 +72,8 @@ export const ConfigSchema = obj({
     prefix: Type.String({ default: 'dq', pattern: '^[A-Za-z0-9._:-]{1,64}$' }),
     /**
      * Partitions (hash-tagged key groups, each one Cluster slot) that every topic is spread over, so one
-     * busy topic is not pinned to one slot. 0 = automatic: 8 on a Cluster, 1 otherwise (on one server more
-     * partitions only add script calls). Fixed for the life of the data. @defaultValue 0 (automatic)
+     * busy topic is not pinned to one slot. 0 = automatic: on a Cluster as many on each master (at least 8),
+     * 1 otherwise. Fixed for the life of the data, which records it. @defaultValue 0 (automatic)
      */
     partitions: Type.Integer({ default: 0, minimum: 0, maximum: 1024 }),
     /** A Redis command not answered within this is failed with E_STORE_UNAVAILABLE (503), ms. @defaultValue 2000 */

@@ -94,3 +94,70 @@ describe('RedisStore on Redis Cluster', () => {
     }
   });
 });
+
+describe('RedisStore partition count on a Cluster', () => {
+  const cluster = async () => {
+    const { Cluster } = await import('ioredis');
+    const client = new Cluster(PORTS.map((port) => ({ host: '127.0.0.1', port })));
+    await client.ping();
+    return client;
+  };
+
+  it('chooses the automatic count so the partitions spread evenly over the masters, and keeps it', async () => {
+    const prefix = `auto${Math.random().toString(36).slice(2, 8)}`;
+    const store = new RedisStore({ url: URL, prefix, nodeId: 'auto', partitions: 'auto' });
+    await store.open();
+    const count = store.partitions;
+    await store.close();
+    const client = await cluster();
+    try {
+      const slots = await client.cluster('SLOTS');
+      const masterOf = (slot: number) => slots.findIndex(([from, to]) => slot >= from && slot <= to);
+      const tags = (await client.hget(`{${prefix}:layout}`, 'tags'))!.split(',');
+      expect(tags).toHaveLength(count);
+      const perMaster = [0, 0, 0];
+      for (const tag of tags) perMaster[masterOf(Number(await client.cluster('KEYSLOT', `{${prefix}:${tag}}`)))]!++;
+      expect(perMaster).toEqual([3, 3, 3]);
+      // The jobs are where the tags say: a pushed job's record is in exactly one of those partitions.
+      const now = Date.now();
+      const job = aJob({ topic: 'spread', now });
+      const writer = new RedisStore({ url: URL, prefix, nodeId: 'w', partitions: 'auto' });
+      await writer.open();
+      await writer.pushMany([job], now);
+      expect((await writer.get(job.id))?.topic).toBe('spread');
+      await writer.close();
+      const holders = await Promise.all(tags.map((tag) => client.hexists(`{${prefix}:${tag}}:jobs`, job.id)));
+      expect(holders.filter((h) => h === 1)).toHaveLength(1);
+    } finally {
+      client.disconnect();
+    }
+    // Another process, automatic or configured with the same count, uses it; another count is refused.
+    const again = new RedisStore({ url: URL, prefix, nodeId: 'again', partitions: 'auto' });
+    await again.open();
+    expect(again.partitions).toBe(count);
+    await again.close();
+    const other = new RedisStore({ url: URL, prefix, nodeId: 'other', partitions: count + 1 });
+    await expect(other.open()).rejects.toMatchObject({ code: 'E_CONFIG', field: 'redis.partitions' });
+  });
+
+  it('reads data written before the count was recorded in the 8 partitions of that time', async () => {
+    const prefix = `old${Math.random().toString(36).slice(2, 8)}`;
+    const writer = new RedisStore({ url: URL, prefix, nodeId: 'old', partitions: 8 });
+    await writer.open();
+    const now = Date.now();
+    const jobs = Array.from({ length: 40 }, () => aJob({ topic: 'old', now }));
+    await writer.pushMany(jobs, now);
+    await writer.close();
+    const client = await cluster();
+    await client.del(`{${prefix}:layout}`); // as an earlier delayq left it
+    client.disconnect();
+    const store = new RedisStore({ url: URL, prefix, nodeId: 'new', partitions: 'auto' });
+    await store.open();
+    try {
+      expect(store.partitions).toBe(8);
+      expect((await store.reserve(['old'], 100, now)).reservations).toHaveLength(40);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -247,6 +247,37 @@ describe('RedisStore on standalone Redis', () => {
     await store.close();
   });
 
+  it('records its partition count with the data and refuses a store opened on it with another', async () => {
+    const first = make(4);
+    await first.open();
+    const now = Date.now();
+    const job = aJob({ topic: 'counted', now });
+    await first.pushMany([job], now);
+    await first.close();
+    const store = (partitions: number | 'auto') =>
+      new RedisStore({ url: 'redis://127.0.0.1:6379', prefix: first.prefix, nodeId: 'n2', partitions });
+    await expect(store(2).open()).rejects.toMatchObject({
+      code: 'E_CONFIG',
+      field: 'redis.partitions',
+      message: expect.stringContaining('written in 4 partitions'),
+    });
+    const automatic = store('auto');
+    await automatic.open();
+    expect(automatic.partitions).toBe(4);
+    expect((await automatic.get(job.id))?.topic).toBe('counted');
+    await automatic.close();
+    // New data on one server: one partition.
+    const fresh = new RedisStore({
+      url: 'redis://127.0.0.1:6379',
+      prefix: prefixes.next(),
+      nodeId: 'n',
+      partitions: 'auto',
+    });
+    await fresh.open();
+    expect(fresh.partitions).toBe(1);
+    await fresh.close();
+  });
+
   it('refuses to open a prefix whose jobs are in another record layout', async () => {
     const { Redis } = await import('ioredis');
     const admin = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true });

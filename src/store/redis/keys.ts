@@ -1,6 +1,7 @@
 /**
  * Every Redis key of the store is built here (and nowhere else). All keys of one partition share the
- * hash tag `{prefix:p}`, so each script touches one Cluster slot; a busy topic spreads over all partitions
+ * hash tag `{prefix:p}` (p: the partition's tag number, which is its index unless the automatic choice on
+ * a Cluster picked others: partition-count.ts), so each script touches one Cluster slot; a busy topic spreads over all partitions
  * because a job's partition comes from its id, not its topic.
  *
  * Per partition (tag T = `{prefix:p}`):
@@ -60,13 +61,20 @@ export interface PartitionKeys {
   topicDue(topic: string): string;
 }
 
-/** A RedisStore built without a partition count (config's automatic choice on a Cluster is the same). */
+/**
+ * A RedisStore built without a partition count; also the least a Cluster's automatic count starts from, and
+ * the count of Cluster data written before the count was recorded (partition-count.ts).
+ */
 export const DEFAULT_PARTITIONS = 8;
+
+/** The hash that records the store's partitions (partition-count.ts), under a hash tag of its own. */
+export const layoutKey = (prefix: string): string => `{${prefix}:layout}`;
 /** Delayed sets per topic and partition while the topic is small; push.lua doubles them as its backlog grows. */
 export const DEFAULT_DELAY_BUCKETS = 128;
 
-export function partitionKeys(prefix: string, partition: number): PartitionKeys {
-  const tag = `{${prefix}:${partition}}:`;
+/** The keys of the partition whose hash tag is `{prefix:tagNumber}`. */
+export function partitionKeys(prefix: string, tagNumber: number): PartitionKeys {
+  const tag = `{${prefix}:${tagNumber}}:`;
   const k = (name: string): string => tag + name;
   return {
     scriptKeys: [k('jobs'), k('dueidx'), k('reserved'), k('expiry'), k('ended'), k('counts')],

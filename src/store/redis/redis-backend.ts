@@ -1,6 +1,5 @@
 import type { Backend } from '../backend.js';
 import { createRedisClient, parseRedisUrl } from './connection.js';
-import { DEFAULT_PARTITIONS } from './keys.js';
 import { RedisBindingStore } from './redis-binding-store.js';
 import { redisRateLimits } from './redis-rate-limits.js';
 import { RedisScheduleStore } from './redis-schedule-store.js';
@@ -11,7 +10,7 @@ import type { RedisStoreOptions } from './redis-store-options.js';
 export type RedisBackendOptions = RedisStoreOptions & {
   url: string;
   prefix: string;
-  /** 0: automatic, as config's redis.partitions says (8 on a Cluster, 1 otherwise). */
+  /** 0: automatic, as config's redis.partitions says (on a Cluster, an even spread over its masters; 1 otherwise). */
   partitions: number;
   commandTimeoutMs: number;
   connectTimeoutMs: number;
@@ -30,7 +29,7 @@ export function redisBackend(options: RedisBackendOptions): Backend {
     location: `${options.url.replace(/\/\/[^@/]*@/, '//')} (prefix ${options.prefix})`,
     jobs: new RedisStore({
       ...options,
-      partitions: options.partitions || (options.url.startsWith('redis-cluster://') ? DEFAULT_PARTITIONS : 1),
+      partitions: options.partitions || (options.url.startsWith('redis-cluster://') ? 'auto' : 1),
     }),
     schedules: new RedisScheduleStore({ connect, prefix: options.prefix }),
     bindings: () => new RedisBindingStore({ connect, prefix: `${options.prefix}:` }),

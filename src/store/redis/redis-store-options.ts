@@ -11,8 +11,12 @@ export interface RedisStoreOptions {
   nodeId: string;
   /** Key prefix; several stores can share one Redis under different prefixes. @defaultValue dq */
   prefix?: string;
-  /** Partitions (hash-tag buckets) a topic is spread over; fixed for the life of the data. @defaultValue 8 */
-  partitions?: number;
+  /**
+   * Partitions (hash-tag buckets) a topic is spread over; fixed for the life of the data, which records it
+   * (partition-count.ts): a store opened with another count is refused. 'auto': the recorded count, else on a
+   * Cluster the least from 8 that spreads evenly over its masters, else 1. @defaultValue 8
+   */
+  partitions?: number | 'auto';
   /** Delayed sets per topic and partition while the topic is small; they double as its backlog grows (push.lua). @defaultValue 128 */
   delayBuckets?: number;
   /**

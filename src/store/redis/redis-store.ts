@@ -30,6 +30,7 @@ import {
   wakeChannel,
   type PartitionKeys,
 } from './keys.js';
+import { partitionTags, recordPartitions, type PartitionSetting } from './partition-count.js';
 import { RedisPusher } from './redis-push.js';
 import { RedisTransitions } from './redis-transitions.js';
 import { checkLayout, type RedisStoreOptions } from './redis-store-options.js';
@@ -73,7 +74,11 @@ export class RedisStore implements Store {
   /** Redis's clock, for DelayqService's `clock` option when several processes share this Redis. */
   readonly clock: RedisClock;
   readonly prefix: string;
-  readonly partitions: number;
+  /** Known once open: the count recorded with the data, or chosen and recorded (partition-count.ts). */
+  partitions: number;
+  private readonly partitionSetting: PartitionSetting;
+  /** The partitions' hash-tag numbers: partition p's keys are `{prefix:tags[p]}:…` (partition-count.ts). */
+  private tags: readonly number[];
   readonly delayBuckets: number;
   private readonly connection: RedisConnection;
   private readonly options: RedisStoreOptions;
@@ -131,7 +136,8 @@ export class RedisStore implements Store {
     this.connection = connection;
     this.options = options;
     this.prefix = options.prefix ?? parsed?.prefix ?? DEFAULTS.redis.prefix;
-    this.partitions = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
+    this.partitionSetting = options.partitions ?? parsed?.partitions ?? DEFAULT_PARTITIONS;
+    this.partitions = this.partitionSetting === 'auto' ? DEFAULT_PARTITIONS : this.partitionSetting;
     this.delayBuckets = options.delayBuckets ?? DEFAULT_DELAY_BUCKETS;
     checkLayout(this);
     // reserve visits only partitions with ready jobs unless there is one (reserve.lua takes due ones there).
@@ -140,10 +146,12 @@ export class RedisStore implements Store {
     this.capabilities = {
       shared: true,
       journaled: false,
+      // 'auto' is never 1 on a Cluster, and elsewhere the backend passes 1 itself.
       reserveTakesDue: this.partitions === 1,
       groups: connection.mode !== 'cluster',
     };
-    this.parts = Array.from({ length: this.partitions }, (_, p) => partitionKeys(this.prefix, p));
+    this.tags = Array.from({ length: this.partitions }, (_, p) => p);
+    this.parts = this.tags.map((tag) => partitionKeys(this.prefix, tag));
     this.clock = new RedisClock(() => this.client);
     this.bus = new WakeBus(() => this.client, wakeChannel(this.prefix));
     // XREAD blocks well inside the command timeout, so a wait for events never counts as a dead connection.
@@ -155,7 +163,7 @@ export class RedisStore implements Store {
     );
     // After a wipe the node names are gone too: register again, so history names the right nodes.
     this.marker = new ResetMarker(
-      this.parts.map((k) => k.marker),
+      () => this.parts.map((k) => k.marker),
       () => this.client,
       () => this.clock.now(),
       this.noticeFanout,
@@ -203,6 +211,7 @@ export class RedisStore implements Store {
     await checkEvictionPolicy(client);
     for (const warning of await persistenceWarnings(client)) this.noticeFanout.onWarning(warning);
     defineScripts(client);
+    this.usePartitions(await partitionTags(client, this.prefix, this.partitionSetting));
     await this.registerNode(client);
     await this.clock.sync();
     this.clock.start();
@@ -218,8 +227,17 @@ export class RedisStore implements Store {
     });
   }
 
+  /** The partitions the data is written in (their hash tags); `parts` changes in place, as the helpers hold it. */
+  private usePartitions(tags: readonly number[]): void {
+    this.partitions = tags.length;
+    this.tags = tags;
+    this.parts.splice(0, this.parts.length, ...tags.map((tag) => partitionKeys(this.prefix, tag)));
+  }
+
   private async registerNode(client: RedisClient): Promise<void> {
     this.nodeIndex = await registerNode(client, this.parts, this.options.nodeId, this.prefix);
+    // After a wipe the record of the partitions is gone with the data: written again by the processes that use them.
+    await recordPartitions(client, this.prefix, this.tags);
   }
 
   async close(): Promise<void> {

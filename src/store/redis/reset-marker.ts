@@ -15,7 +15,8 @@ export const RESET_CHECK_INTERVAL_MS = 1000;
  * first start (a wipe while no delayq process ran cannot be told from one).
  */
 export class ResetMarker {
-  private readonly keys: readonly string[];
+  /** The markers, one per partition: read when used, as the partition count is known only once the store is open. */
+  private readonly keys: () => readonly string[];
   private readonly client: () => RedisClient | undefined;
   private readonly now: () => EpochMs;
   private readonly notices: StoreNoticeListener;
@@ -25,7 +26,7 @@ export class ResetMarker {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    keys: readonly string[],
+    keys: () => readonly string[],
     client: () => RedisClient | undefined,
     now: () => EpochMs,
     notices: StoreNoticeListener,
@@ -36,15 +37,15 @@ export class ResetMarker {
     this.now = now;
     this.notices = notices;
     this.afterReset = afterReset;
-    this.seen = keys.map(() => null);
+    this.seen = [];
   }
 
   /** Reads (or writes, on a first start) every marker; reports a partial loss found at open. */
   async open(client: RedisClient): Promise<void> {
-    const values = await Promise.all(this.keys.map((key) => client.get(key)));
+    const values = await Promise.all(this.keys().map((key) => client.get(key)));
     const missing = values.flatMap((v, p) => (v === null ? [p] : []));
     this.seen = await Promise.all(values.map((v, p) => v ?? this.write(client, p)));
-    if (missing.length > 0 && missing.length < this.keys.length) await this.reset(missing);
+    if (missing.length > 0 && missing.length < this.keys().length) await this.reset(missing);
     this.timer = setInterval(() => void this.check().catch(() => undefined), RESET_CHECK_INTERVAL_MS);
     this.timer.unref();
   }
@@ -65,7 +66,7 @@ export class ResetMarker {
   private async look(): Promise<void> {
     const client = this.client();
     if (!client) return;
-    const values = await Promise.all(this.keys.map((key) => client.get(key)));
+    const values = await Promise.all(this.keys().map((key) => client.get(key)));
     const lost = values.flatMap((v, p) => (v === this.seen[p] ? [] : [p]));
     for (const p of lost) this.seen[p] = values[p] ?? null;
     // Reported even when writing the markers again fails (the next check writes them, without a second report).
@@ -73,7 +74,7 @@ export class ResetMarker {
       for (const [p, v] of values.entries()) if (v === null) this.seen[p] = await this.write(client, p);
       if (lost.length) await this.afterReset();
     } finally {
-      if (lost.length) this.notices.onReset({ at: this.now(), parts: lost, of: this.keys.length });
+      if (lost.length) this.notices.onReset({ at: this.now(), parts: lost, of: this.keys().length });
     }
   }
 
@@ -81,13 +82,13 @@ export class ResetMarker {
     try {
       await this.afterReset();
     } finally {
-      this.notices.onReset({ at: this.now(), parts, of: this.keys.length });
+      this.notices.onReset({ at: this.now(), parts, of: this.keys().length });
     }
   }
 
   /** Writes a fresh marker unless another process just did; answers the value that stands. */
   private async write(client: RedisClient, partition: number): Promise<string> {
-    const key = this.keys[partition]!;
+    const key = this.keys()[partition]!;
     await client.set(key, randomUUID(), 'NX');
     return (await client.get(key)) ?? '';
   }
