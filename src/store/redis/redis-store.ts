@@ -146,7 +146,8 @@ export class RedisStore implements Store {
     this.capabilities = {
       shared: true,
       journaled: false,
-      // 'auto' is never 1 on a Cluster, and elsewhere the backend passes 1 itself.
+      // Fixed before open: 'auto' counts as several here (the backend passes 'auto' only on a Cluster, never 1
+      // partition there); a store built with 'auto' on one server gets 1 at open and keeps the promoting path.
       reserveTakesDue: this.partitions === 1,
       groups: connection.mode !== 'cluster',
     };
