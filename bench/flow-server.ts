@@ -31,6 +31,12 @@ export class FlowServer {
     this.name = `delayq · ${store === 'embedded' ? 'embedded' : 'Redis'} · SDK`;
   }
 
+  /** The server process's pid, for its CPU (servers.ts cpuMsOf). */
+  get pid(): number {
+    if (!this.server) throw new Error(`${this.name}: not open`);
+    return this.server.pid;
+  }
+
   get client(): DelayqClient {
     if (!this.sdk) throw new Error(`${this.name}: not open`);
     return this.sdk;
@@ -52,7 +58,13 @@ export class FlowServer {
     this.server = await startProcess(
       `delayq server (${this.name})`,
       process.execPath,
-      [SERVER_SCRIPT, String(port), JSON.stringify(overrides)],
+      // DELAYQ_BENCH_SERVER_ARGS: node flags for the server (a probe's --cpu-prof), none in the benchmark.
+      [
+        ...(process.env['DELAYQ_BENCH_SERVER_ARGS']?.split(' ') ?? []),
+        SERVER_SCRIPT,
+        String(port),
+        JSON.stringify(overrides),
+      ],
       port,
       60_000,
     );

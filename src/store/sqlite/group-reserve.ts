@@ -95,14 +95,22 @@ export interface GroupedRows {
   tokenInMs: number | undefined;
 }
 
+/** nextGroupHead's row: a group's first ready job, its group and the group's reserved jobs. */
+interface GroupHead extends Head {
+  job_group: string;
+  held: number;
+}
+
 /**
  * Reserve where some topics have a groupConcurrency (`limits`: topic → the most jobs of one group reserved at
- * once) or paused groups (never served). Each job is the first in the ready order among: each topic without a limit's first job; each limited
- * topic's first job without a group, and the first job of its next group in turn (`turns` keeps the group a
- * topic last served, across calls) that holds fewer than its limit reserved. So the groups of a topic are
- * served round-robin, and a group with a backlog never holds up another. A group of a topic with a group rate
- * limit is served only while its bucket holds a token, and each job it gives takes one. Runs inside the reserve's
- * transaction: counts and picks see no other writer.
+ * once) or paused groups (never served). Each job is the first in the ready order among: each topic without a
+ * limit's first job; each limited topic's first job without a group, and the first job of its next group in
+ * turn (`turns` keeps the group a topic last served, across calls) that holds fewer than its limit reserved. So
+ * the groups of a topic are served round-robin, and a group with a backlog never holds up another. A group of a
+ * topic with a group rate limit is served only while its bucket holds a token, and each job it gives takes one.
+ * Runs inside the reserve's transaction: counts and picks see no other writer, and see this call's own
+ * reservations. A lane's candidate is read again only after the lane gave a job, so a job costs about one seek
+ * of its group (its head and the group's count together) and its update.
  */
 export function reserveGroupedRows(
   stmt: Statements,
@@ -123,76 +131,74 @@ export function reserveGroupedRows(
     tokenInMs = tokenInMs === undefined ? wait : Math.min(tokenInMs, wait);
     return false;
   };
-  const held = new Map<string, number>();
-  const heldBy = (topic: string, group: string): number => {
-    const key = `${topic}\n${group}`;
-    let n = held.get(key);
-    if (n === undefined) {
-      n = (stmt.reservedOfGroup.get({ topic, group }) as { n: number }).n;
-      held.set(key, n);
-    }
-    return n;
-  };
-  /** Topics whose every group with ready jobs is at its limit: within one call no count goes down. */
-  const full = new Set<string>();
   /** The first job of the topic's next group in turn below its limit; none when every group is at it. */
   const nextGroup = (topic: string, limit: number): Lane | undefined => {
-    if (full.has(topic)) return undefined;
     const start = turns.get(topic) ?? '';
     // The groups after the one last served, then from the first up to that one.
     let after = start;
     let wrapped = false;
     for (;;) {
-      const group = (stmt.nextReadyGroup.get({ topic, after }) as { job_group: string } | undefined)?.job_group;
-      if (group === undefined || (wrapped && group > start)) {
-        if (wrapped || start === '') {
-          full.add(topic);
-          return undefined;
-        }
+      const row = stmt.nextGroupHead.get({ topic, after }) as GroupHead | undefined;
+      if (row === undefined || (wrapped && row.job_group > start)) {
+        if (wrapped || start === '') return undefined;
         wrapped = true;
         after = '';
         continue;
       }
-      if (
-        !paused.get(topic)?.has(group) &&
-        (limit === Infinity || heldBy(topic, group) < limit) &&
-        hasToken(topic, group)
-      ) {
-        const head = stmt.firstOfGroup.get({ topic, group }) as Head | undefined;
-        if (head) return { topic, group, head };
-      }
+      const group = row.job_group;
+      if (!paused.get(topic)?.has(group) && (limit === Infinity || row.held < limit) && hasToken(topic, group))
+        return { topic, group, head: row };
       after = group;
     }
+  };
+  /** Each topic's candidates: its first job outside groups, and its next group's first job. */
+  const loose = new Map<string, Lane | null>();
+  const grouped = new Map<string, Lane | null>();
+  /** Topics whose every group with ready jobs is at its limit: within one call no count goes down. */
+  const full = new Set<string>();
+  const looseOf = (topic: string): Lane | null => {
+    let lane = loose.get(topic);
+    if (lane === undefined) {
+      const head = (limits.has(topic) ? stmt.firstUngroupedOfTopic : stmt.firstOfTopic).get({ topic }) as
+        Head | undefined;
+      lane = head ? { topic, group: null, head } : null;
+      loose.set(topic, lane);
+    }
+    return lane;
+  };
+  const groupOf = (topic: string, limit: number): Lane | null => {
+    let lane = grouped.get(topic);
+    if (lane === undefined) {
+      lane = full.has(topic) ? null : (nextGroup(topic, limit) ?? null);
+      if (!lane) full.add(topic);
+      grouped.set(topic, lane);
+    }
+    return lane;
   };
   const rows: JobValues[] = [];
   for (let i = 0; i < count; i++) {
     let best: Lane | undefined;
-    const consider = (lane: Lane | undefined): void => {
+    const consider = (lane: Lane | null): void => {
       if (lane && (!best || before(lane.head, best.head))) best = lane;
     };
     for (const topic of topics) {
+      consider(looseOf(topic));
       const limit = limits.get(topic);
-      if (limit === undefined) {
-        const head = stmt.firstOfTopic.get({ topic }) as Head | undefined;
-        if (head) consider({ topic, group: null, head });
-        continue;
-      }
-      const head = stmt.firstUngroupedOfTopic.get({ topic }) as Head | undefined;
-      if (head) consider({ topic, group: null, head });
-      consider(nextGroup(topic, limit));
+      if (limit !== undefined) consider(groupOf(topic, limit));
     }
     const chosen = best as Lane | undefined;
     if (!chosen) break;
     const row = stmt.reserveRow.get({ rowid: chosen.head.rowid, now, base, ttrMs }) as JobValues | undefined;
     if (!row) break;
     rows.push(row);
-    if (chosen.group !== null && limits.has(chosen.topic)) {
-      if (limits.get(chosen.topic) !== Infinity)
-        held.set(`${chosen.topic}\n${chosen.group}`, heldBy(chosen.topic, chosen.group) + 1);
-      const rate = rates.get(chosen.topic);
-      if (rate) buckets.take(`${chosen.topic}\n${chosen.group}`, rate, now);
-      turns.set(chosen.topic, chosen.group);
+    if (chosen.group === null) {
+      loose.delete(chosen.topic);
+      continue;
     }
+    grouped.delete(chosen.topic);
+    const rate = rates.get(chosen.topic);
+    if (rate) buckets.take(`${chosen.topic}\n${chosen.group}`, rate, now);
+    turns.set(chosen.topic, chosen.group);
   }
   return { rows, tokenInMs: rows.length < count ? tokenInMs : undefined };
 }

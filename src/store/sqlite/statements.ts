@@ -84,16 +84,16 @@ export const SQL = {
   firstUngroupedOfTopic: `SELECT rowid, priority, run_at, created_at, id FROM jobs
     WHERE state = 'ready' AND topic = @topic AND job_group IS NULL
     ORDER BY priority, run_at, created_at, id LIMIT 1`,
-  /** The first ready job of one group. */
-  firstOfGroup: `SELECT rowid, priority, run_at, created_at, id FROM jobs
-    WHERE state = 'ready' AND topic = @topic AND job_group = @group
-    ORDER BY priority, run_at, created_at, id LIMIT 1`,
-  /** The next group of a topic with ready jobs after @after (in name order; '' for the first). */
-  nextReadyGroup: `SELECT job_group FROM jobs
+  /**
+   * The first ready job of a topic's next group with ready jobs after @after (in name order; '' for the first),
+   * with its group and the group's reserved jobs (`held`): one seek of each group index.
+   */
+  nextGroupHead: `SELECT rowid, priority, run_at, created_at, id, job_group,
+      (SELECT COUNT(*) FROM jobs AS r
+        WHERE r.state = 'reserved' AND r.topic = @topic AND r.job_group = j.job_group) AS held
+    FROM jobs AS j
     WHERE state = 'ready' AND topic = @topic AND job_group IS NOT NULL AND job_group > @after
-    ORDER BY job_group LIMIT 1`,
-  /** Reserved jobs of one group. */
-  reservedOfGroup: `SELECT COUNT(*) AS n FROM jobs WHERE state = 'reserved' AND topic = @topic AND job_group = @group`,
+    ORDER BY job_group, priority, run_at, created_at, id LIMIT 1`,
   /** Finishes the items of @items (a JSON array of [id, token]) whose token still holds the reservation. */
   finishMany: `UPDATE jobs SET state = 'finished', deadline_at = NULL, finished_at = @now
     FROM (SELECT value ->> 0 AS item_id, value ->> 1 AS item_token FROM json_each(@items)) AS item

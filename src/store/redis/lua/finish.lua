@@ -60,7 +60,8 @@ if #stored > 0 then
   redis.call('ZREM', reserved, unpack(gone))
 end
 for topic, groups in pairs(freed) do
-  for group, n in pairs(groups) do groupHeld(groupKeyPrefix(tp), topic, group, -n) end
+  for group, n in pairs(groups) do groups[group] = -n end
+  groupsHeld(groupKeyPrefix(tp), topic, groups)
 end
 for topic, n in pairs(finished) do
   redis.call('HINCRBY', counts, countOf(topic, STATE_RESERVED), -n)

@@ -69,6 +69,7 @@ local existing = redis.call('HMGET', jobs, unpack(ids))
 local out, earliest, heads, added, pos = {false}, nil, {}, {}, 1
 local stored, made, delayedIn, readyIn, expiring, prioritized, created = {}, {}, {}, {}, {}, {}, {}
 local laned = {} -- lane (laneOf) → this call's ready (priority, lane member) pairs, for topics with groups
+local lanesNamed = {} -- topic → (0, group) pairs of the groups whose lanes this call adds to
 local labelled = { bizkey = {}, tag = {} } -- family → label → ids
 local function listOf(lists, key)
   local list = lists[key]
@@ -120,7 +121,11 @@ for k = 1, #ids do
       local lane = laneOf(counts, topic, group)
       if lane then
         local list = listOf(laned, lane)
-        if #list == 0 and group then redis.call('ZADD', groupKeyPrefix(tp) .. 'lanes:' .. topic, 0, group) end
+        if #list == 0 and group then
+          local named = listOf(lanesNamed, topic)
+          named[#named + 1] = 0
+          named[#named + 1] = group
+        end
         list[#list + 1] = priority
         list[#list + 1] = laneMember(tp, member)
       end
@@ -148,6 +153,7 @@ if #stored > 0 then redis.call('HSET', jobs, unpack(stored)) end
 for member, list in pairs(delayedIn) do redis.call('ZADD', tp .. 'delayed:' .. member, unpack(list)) end
 for topic, list in pairs(readyIn) do redis.call('ZADD', tp .. 'ready:' .. topic, unpack(list)) end
 for lane, list in pairs(laned) do redis.call('ZADD', groupKeyPrefix(tp) .. lane, unpack(list)) end
+for topic, list in pairs(lanesNamed) do redis.call('ZADD', groupKeyPrefix(tp) .. 'lanes:' .. topic, unpack(list)) end
 if #expiring > 0 then redis.call('ZADD', expiry, unpack(expiring)) end
 for family, labels in pairs(labelled) do
   for label, list in pairs(labels) do

@@ -233,11 +233,35 @@ local function groupHeld(gp, topic, group, n)
   if redis.call('HINCRBY', key, group, n) <= 0 then redis.call('HDEL', key, group) end
 end
 
+-- groupHeld for many groups of one topic (group → n): one read and at most two writes however many groups,
+-- so a drain of many one-job reservations pays per call, not per job.
+local function groupsHeld(gp, topic, changes)
+  local groups = {}
+  for group in pairs(changes) do groups[#groups + 1] = group end
+  if #groups == 0 then return end
+  local key = gp .. 'held:' .. topic
+  local was = redis.call('HMGET', key, unpack(groups))
+  local kept, gone = {}, {}
+  for i, group in ipairs(groups) do
+    local n = tonumber(was[i] or 0) + changes[group]
+    if n > 0 then
+      kept[#kept + 1] = group
+      kept[#kept + 1] = n
+    else
+      gone[#gone + 1] = group
+    end
+  end
+  if #kept > 0 then redis.call('HSET', key, unpack(kept)) end
+  if #gone > 0 then redis.call('HDEL', key, unpack(gone)) end
+end
+
 -- Lane members (laneMember) leaving a group's lane; an emptied lane leaves the topic's list of lanes.
-local function laneRemove(gp, topic, group, members)
+-- `emptied`: whether the caller knows the lane is left empty (true) or not (false); nil: ask Redis.
+local function laneRemove(gp, topic, group, members, emptied)
   local lane = gp .. 'lane:' .. topic .. '/' .. group
   redis.call('ZREM', lane, unpack(members))
-  if redis.call('EXISTS', lane) == 0 then redis.call('ZREM', gp .. 'lanes:' .. topic, group) end
+  if emptied == nil then emptied = redis.call('EXISTS', lane) == 0 end
+  if emptied then redis.call('ZREM', gp .. 'lanes:' .. topic, group) end
 end
 
 -- The lane a ready job of this partition joins, relative to groupKeyPrefix: false when its topic has none here.
@@ -270,13 +294,19 @@ local function readyRemove(tp, counts, h, id)
 end
 
 -- After reserving: lane members taken out of their lanes (lane → members, as laneOf names lanes) and each
--- group's jobs taken counted (topic → group → n).
-local function leaveLanes(gp, laneGone, heldBy)
+-- group's jobs taken counted (topic → group → n). `laneSize` (optional): lane → how many members it held when
+-- the caller read it whole, so a lane all of whose members leave is known empty without asking.
+local function leaveLanes(gp, laneGone, heldBy, laneSize)
   for lane, members in pairs(laneGone) do
     local topic, group = string.match(lane, '^lane:([^/]*)/(.*)$')
-    if topic then laneRemove(gp, topic, group, members) else redis.call('ZREM', gp .. lane, unpack(members)) end
+    if topic then
+      local size = laneSize and laneSize[lane]
+      local emptied = nil
+      if laneSize then emptied = size ~= nil and size <= #members end
+      laneRemove(gp, topic, group, members, emptied)
+    else
+      redis.call('ZREM', gp .. lane, unpack(members))
+    end
   end
-  for topic, groups in pairs(heldBy) do
-    for group, n in pairs(groups) do groupHeld(gp, topic, group, n) end
-  end
+  for topic, groups in pairs(heldBy) do groupsHeld(gp, topic, groups) end
 end

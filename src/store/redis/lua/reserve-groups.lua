@@ -39,6 +39,7 @@ local function fromLane(members, lane)
   end
 end
 
+local laneSize = {} -- lane → its members, for the lanes read whole
 local tokensOf, tokenInMs = {}, false -- topic → group → its tokens now; the soonest token of a group passed over
 local function refill(topic, groups, rate)
   local raw = redis.call('HMGET', gp .. 'rate:' .. topic, unpack(groups))
@@ -86,7 +87,14 @@ local function readLanes(topic, limit)
           end
           if room > 0 then
             local lane = 'lane:' .. topic .. '/' .. g
-            local members = redis.call('ZRANGE', gp .. lane, 0, room - 1)
+            -- One member past the room tells whether the lane was read whole (laneSize), so leaving it needs
+            -- no second look to know whether it is left empty.
+            local members = redis.call('ZRANGE', gp .. lane, 0, room)
+            if #members > room then
+              members[#members] = nil
+            else
+              laneSize[lane] = #members
+            end
             fromLane(members, lane)
             got = got + #members
             if got >= max then break end
@@ -196,7 +204,7 @@ for p, w in pairs(writes) do
     redis.call('HINCRBY', k .. 'counts', countOf(topic, STATE_RESERVED), n)
   end
 end
-leaveLanes(gp, laneGone, heldBy)
+leaveLanes(gp, laneGone, heldBy, laneSize)
 -- Each group's tokens less those it took; a bucket left alone is full again after burst / perSecond seconds,
 -- when the hash may go.
 for topic, groups in pairs(heldBy) do
