@@ -18,6 +18,7 @@ const LAYERS = [
   ['core'],
   ['protocol'],
   ['client'],
+  ['config-sources.ts'],
   ['config.ts'],
   ['store'],
   ['journal', 'testing'],

@@ -4,7 +4,6 @@
  * variables and command-line flags, validated once, returned frozen. This is the only file that reads
  * `process.env`. An invalid option fails start-up with E_CONFIG naming the option and its variable.
  */
-import { readFileSync } from 'node:fs';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { DelayqError, isDelayqError } from './core/errors.js';
@@ -12,6 +11,7 @@ import { normalizeBackoff } from './core/job-input.js';
 import type { JobDefaults } from './core/job-input.js';
 import type { RetryPolicy } from './core/job.js';
 import { LIMITS } from './core/limits.js';
+import { deepFreeze, deepMerge, parseTokens, readFile, setPath } from './config-sources.js';
 
 const MiB = 1024 * 1024;
 const obj = <T extends Record<string, TSchema>>(properties: T) =>
@@ -274,41 +274,6 @@ export function configOptions(): Leaf[] {
   return leaves;
 }
 
-function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let node = target;
-  for (const key of path.slice(0, -1)) {
-    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[path[path.length - 1]!] = value;
-}
-
-function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(extra)) {
-    if (value === undefined) continue;
-    const current = out[key];
-    out[key] = isPlainObject(value) && isPlainObject(current) && key !== 'backoff' ? deepMerge(current, value) : value;
-  }
-  return out;
-}
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** "a,b=orders.|billing." → [{token:a}, {token:b, topics:[orders., billing.]}]; JSON is also accepted. */
-function parseTokens(text: string): unknown {
-  if (text.trim().startsWith('[')) return JSON.parse(text);
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((item) => {
-      const [token, prefixes] = item.split('=', 2) as [string, string | undefined];
-      return prefixes === undefined ? { token } : { token, topics: prefixes.split('|').filter(Boolean) };
-    });
-}
-
 function fromEnv(env: Record<string, string | undefined>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const leaf of configOptions()) {
@@ -331,18 +296,6 @@ function configError(field: string, message: string): DelayqError {
   const leaf = configOptions().find((l) => l.path.join('.') === field);
   const env = leaf ? ` (${leaf.env})` : '';
   return new DelayqError('E_CONFIG', `config ${field}${env}: ${message}`, { field });
-}
-
-function readFile(file: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new DelayqError('E_CONFIG', `config file ${file}: ${(err as Error).message}`, { field: 'file', cause: err });
-  }
-  if (!isPlainObject(parsed))
-    throw new DelayqError('E_CONFIG', `config file ${file}: must hold a JSON object`, { field: 'file' });
-  return parsed;
 }
 
 /** Reads, merges and validates the configuration once. Throws E_CONFIG naming the first bad option. */
@@ -390,14 +343,6 @@ export function jobDefaultsOf(config: Config): JobDefaults {
 export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze(retryPolicyOf(DEFAULTS));
 /** What a push leaves out, at the defaults (embedding and tests that build a service without a Config). */
 export const DEFAULT_JOB_DEFAULTS: JobDefaults = Object.freeze(jobDefaultsOf(DEFAULTS));
-
-function deepFreeze<T>(value: T): Readonly<T> {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /** Where the SDK and the CLI look for a server when told nothing: this config's default listener. */
 export const DEFAULT_SERVER_URL = `http://${DEFAULTS.http.host}:${DEFAULTS.http.port}`;
