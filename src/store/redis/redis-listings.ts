@@ -71,10 +71,12 @@ const HEADS_PER_READ = 8;
 
 /**
  * One partition's first `want` delayed entries in [from, to) after the cursor. A set's head (its due-index
- * score) is its earliest runAt, so the sets are read in head order and the walk stops at the first head
- * past the `want`-th entry found: it reads about the sets the page's jobs come from. Sets whose head is
- * before max(from, cursor) may hold later entries anywhere, so those are all read (none for a first page
- * from now on, as due sets are promoted).
+ * score) is its earliest runAt. Sets whose head is before max(from, cursor) may hold later entries anywhere,
+ * so those are all read (none for a first page from now on, as due sets are promoted). Of the others, the
+ * first `want` heads bound the page: those `want` sets hold `want` entries at or before the last of them, H,
+ * so the page is those sets' entries up to H unless a later set starts at H as well (jobs spread over sets by
+ * id, not by time, so the page's jobs may come from as many sets as it has jobs). Their entries up to H are
+ * read in one round trip; where another set ties at H, or a cursor left fewer, the walk in head order decides.
  */
 async function dueInPartition(
   c: RedisClient,
@@ -86,15 +88,29 @@ async function dueInPartition(
   const index = query.topic === undefined ? k.dueIndex : k.topicDue(query.topic);
   const floor = Math.max(query.from, cursor?.at ?? -Infinity);
   const found: { id: string; at: number }[] = [];
-  const readSets = async (members: string[]) => {
+  const readSets = async (members: string[], to = query.to) => {
     const got = await Promise.all(
-      members.map((member) => after(c, k.topicPrefix + 'delayed:' + member, query.from, query.to, cursor, want)),
+      members.map((member) => after(c, k.topicPrefix + 'delayed:' + member, query.from, to, cursor, want)),
     );
     for (const entries of got) found.push(...entries);
     found.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     found.splice(want);
   };
-  await readSets(await c.zrange(index, '-inf', `(${floor}`, 'BYSCORE'));
+  const [started, heads] = await Promise.all([
+    c.zrange(index, '-inf', `(${floor}`, 'BYSCORE'),
+    c.zrange(index, String(floor), '+inf', 'BYSCORE', 'LIMIT', 0, want + 1, 'WITHSCORES'),
+  ]);
+  const firstSets: string[] = [];
+  for (let i = 0; i < Math.min(heads.length, 2 * want); i += 2) firstSets.push(heads[i]!);
+  // H, and whether a set past the first `want` starts at H too (it may hold a page entry at H).
+  const whole = heads.length <= 2 * want;
+  const bound = whole ? Infinity : Number(heads[2 * want - 1]);
+  const tieAtBound = !whole && Number(heads[2 * want + 1]) === bound;
+  await readSets([...started, ...firstSets], Math.min(query.to, bound + 1));
+  // Every set read, or none left before `to`, or `want` entries at or before H with no other set at H.
+  if (whole || query.to <= bound || (!tieAtBound && found.length === want)) return found;
+  found.length = 0;
+  await readSets(started);
   for (let offset = 0; ; offset += HEADS_PER_READ) {
     const flat = await c.zrange(index, String(floor), '+inf', 'BYSCORE', 'LIMIT', offset, HEADS_PER_READ, 'WITHSCORES');
     const members: string[] = [];
