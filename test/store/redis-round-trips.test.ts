@@ -143,6 +143,41 @@ describe('RedisStore round trips', () => {
     await store.close();
   });
 
+  it('moves jobs of many groups with their counts per call, not per job', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    const jobs = Array.from({ length: 40 }, (_, i) => aJob({ topic: 'g', now, group: `g${i % 20}` }));
+    const watch = await monitor(prefix);
+    await settle();
+    await store.pushMany(jobs, now);
+    await settle();
+    // The 20 new lanes are named in one ZADD of the topic's lane list, besides one ZADD per lane.
+    // Else: the ready set, the lane list, the id index's page and directory (a lane list ZADD a job was 44).
+    expect(watch.insideScripts.filter((c) => c === 'zadd').length).toBeLessThanOrEqual(20 + 4);
+    watch.insideScripts.length = 0;
+    const options = { groupConcurrency: new Map([['g', 1]]) };
+    const { reservations } = await store.reserve(['g'], 40, now, options);
+    await settle();
+    // One job from each group, their counts in one HMGET and one HSET, and no lane asked whether it emptied.
+    expect(reservations).toHaveLength(20);
+    expect(new Set(reservations.map((r) => r.job.group)).size).toBe(20);
+    expect(watch.insideScripts.filter((c) => c === 'hincrby' || c === 'exists').length).toBeLessThanOrEqual(2);
+    expect(watch.insideScripts.filter((c) => c === 'hset').length).toBe(2); // the records, the counts
+    watch.insideScripts.length = 0;
+    await Promise.all(reservations.map((r) => store.finish(r.job.id, r.token, now + 1)));
+    await settle();
+    await watch.stop();
+    // The groups' counts let go in one read and one delete, not an HINCRBY and an HDEL a job.
+    expect(watch.insideScripts.filter((c) => c === 'hdel').length).toBe(1);
+    expect(watch.insideScripts.filter((c) => c === 'hincrby').length).toBeLessThanOrEqual(2); // the topic's counts
+    // Every group is free again: the next reserve takes the second job of each.
+    const again = await store.reserve(['g'], 40, now + 2, options);
+    expect(again.reservations).toHaveLength(20);
+    await store.close();
+  });
+
   it('takes a job from due to finished in one promote, one reserve and one finish call (1 partition)', async () => {
     const prefix = prefixes.next();
     const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
