@@ -214,7 +214,8 @@ export interface JournalBatch {
   pushedBy?: string | undefined;
   /**
    * Job upserts after a transition. `force: false` (live transitions, journaled asynchronously) never
-   * overwrites a row that is already terminal, so a late reserve cannot undo a finish.
+   * overwrites a row that is already terminal, so a late reserve cannot undo a finish, nor takes a row back to
+   * ready or delayed over a reservation that began after the one the step ended (a late retry or release).
    */
   upserts: { job: JournalJob; force: boolean }[];
   history: (HistoryEntry & { jobId: string })[];

@@ -19,7 +19,8 @@ import { confirmedByJournal } from './reservation-claims.js';
 // The consumers' side of the journaled store (journaled-store/journaled-store.ts): the inner store checks the token first, then
 // the journal records the step, durably (awaited) for reserve, touch and the terminal steps, asynchronously for
 // retry and release. A reservation is journaled with its token and deadline before it is answered, so a store
-// loss does not take it from its holder (journaled-store/kept-reservations.ts).
+// loss does not take it from its holder (journaled-store/kept-reservations.ts); a late retry or release of an older
+// reservation does not undo it either (the guarded upsert: sql/mysql/mysql-batch.ts, sql/postgres/postgres-batch.ts).
 
 export type SettleEvent = 'finish' | 'retry' | 'bury' | 'release';
 

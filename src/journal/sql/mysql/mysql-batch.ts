@@ -56,13 +56,17 @@ const UPDATED = [
 /** Forced: take the new values. finished_at comes last in both: assignments run left to right and see earlier ones. */
 const FORCED_UPDATE = [...UPDATED, 'finished_at'].map((c) => `${c} = VALUES(${c})`).join(', ');
 /**
- * Guarded (MySQL has no WHERE on this clause): every column keeps its value when the row is terminal, and when
+ * Guarded (MySQL has no WHERE on this clause): every column keeps its value when the row is terminal, when
  * the row is a reservation another holder keeps past this one's start (a reservation is claimed, never taken
- * over: the reserve reads the row back, journaled-store/reservation-claims.ts). Assignments run left to right and
- * see the earlier ones, so the condition is taken once per row, in a user variable, before the first assignment.
+ * over: the reserve reads the row back, journaled-store/reservation-claims.ts), and when a step back to ready or
+ * delayed comes from an older reservation than the row's (a late asynchronous retry or release: it must not undo
+ * the next holder's reservation, journaled-store/kept-reservations.ts). Assignments run left to right and see the
+ * earlier ones, so the condition is taken once per row, in a user variable, before the first assignment.
  */
 const GUARD = `(@delayq_take := (finished_at IS NULL AND NOT IFNULL(VALUES(state) = 'reserved' AND state = 'reserved'
-  AND NOT (token <=> VALUES(token)) AND deadline_at > VALUES(reserved_at), FALSE)))`;
+  AND NOT (token <=> VALUES(token)) AND deadline_at > VALUES(reserved_at), FALSE)
+  AND NOT IFNULL(VALUES(state) IN ('ready', 'delayed') AND state = 'reserved'
+  AND reserved_at > IFNULL(VALUES(reserved_at), 0), FALSE)))`;
 const GUARDED_UPDATE = [...UPDATED, 'finished_at']
   .map((c, i) => `${c} = IF(${i === 0 ? GUARD : '@delayq_take'}, VALUES(${c}), ${c})`)
   .join(', ');

@@ -65,7 +65,8 @@ const N = JOB_COLUMNS.length;
  * One whole journal batch as ONE statement (so one round trip and its own implicit transaction): data-modifying
  * CTEs insert the new jobs (reporting the ids they created), upsert forced and guarded transitions, and append
  * the history, each from column arrays, a guarded upsert never over a terminal row nor over another holder's
- * live reservation (journaled-store/reservation-claims.ts), so the text and its 76 parameters are the same for any number of rows
+ * live reservation (journaled-store/reservation-claims.ts), nor back to ready or delayed over a reservation newer
+ * than the one it ended (a late asynchronous retry or release), so the text and its 76 parameters are the same for any number of rows
  * and the statement is prepared once per connection. The writer never puts one job in two of these parts.
  * The guarded upserts report the rows they wrote (RETURNING answers only the rows inserted or updated, not those
  * the guard left), so a reserve learns which claims it won without reading them back.
@@ -81,6 +82,8 @@ const WRITE_BATCH_SQL = `WITH inserted AS (
     ON CONFLICT (id) DO UPDATE SET ${setUpdated} WHERE delayq_jobs.finished_at IS NULL
       AND NOT COALESCE(excluded.state = 'reserved' AND delayq_jobs.state = 'reserved'
         AND delayq_jobs.token IS DISTINCT FROM excluded.token AND delayq_jobs.deadline_at > excluded.reserved_at, FALSE)
+      AND NOT COALESCE(excluded.state IN ('ready', 'delayed') AND delayq_jobs.state = 'reserved'
+        AND delayq_jobs.reserved_at > COALESCE(excluded.reserved_at, 0), FALSE)
     RETURNING id, token
   ), history AS (
     INSERT INTO delayq_job_history (${HISTORY_COLUMNS.map(([c]) => c).join(', ')})
