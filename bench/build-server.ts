@@ -10,6 +10,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** The server script the subjects start with `node`. */
 export const SERVER_SCRIPT = fileURLToPath(new URL('./http-server.mjs', import.meta.url));
 
+/**
+ * The node arguments that start the built server: DELAYQ_BENCH_SERVER_ARGS (space-separated node flags, e.g. a
+ * probe's `--cpu-prof --cpu-prof-dir=…`; none in the benchmark) before the script.
+ */
+export function serverArgs(...args: string[]): string[] {
+  const flags = process.env['DELAYQ_BENCH_SERVER_ARGS']?.split(' ').filter(Boolean) ?? [];
+  return [...flags, SERVER_SCRIPT, ...args];
+}
+
 function newest(dir: string): number {
   let latest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

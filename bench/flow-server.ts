@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { DelayqClient } from '../src/client/client.js';
 import { Worker, type JobHandler } from '../src/client/worker.js';
-import { ensureServerBuilt, SERVER_SCRIPT } from './build-server.js';
+import { ensureServerBuilt, serverArgs } from './build-server.js';
 import { sleep } from './lib.js';
 import { BULK_SIZE, CONSUMER_CONCURRENCY, IN_FLIGHT, withInFlight } from './scenarios.js';
 import { freePort, startProcess, tempDir, type Server } from './servers.js';
@@ -58,13 +58,7 @@ export class FlowServer {
     this.server = await startProcess(
       `delayq server (${this.name})`,
       process.execPath,
-      // DELAYQ_BENCH_SERVER_ARGS: node flags for the server (a probe's --cpu-prof), none in the benchmark.
-      [
-        ...(process.env['DELAYQ_BENCH_SERVER_ARGS']?.split(' ') ?? []),
-        SERVER_SCRIPT,
-        String(port),
-        JSON.stringify(overrides),
-      ],
+      serverArgs(String(port), JSON.stringify(overrides)),
       port,
       60_000,
     );

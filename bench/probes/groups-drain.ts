@@ -2,7 +2,7 @@
 // groups, groupConcurrency 1, against the same jobs without groups) in alternating rounds on one server, with
 // the server's CPU, Redis's CPU and Redis's commands per job for each, and the commands that differ.
 // Usage: npx tsx bench/probes/groups-drain.ts [redis|embedded] [JOBS=100000] [ROUNDS=3] [both|groups|plain]
-// (DELAYQ_BENCH_SERVER_ARGS=--cpu-prof profiles the server: see flow-server.ts)
+// (DELAYQ_BENCH_SERVER_ARGS=--cpu-prof profiles the server: build-server.ts serverArgs)
 import { Redis } from 'ioredis';
 import { groupsDrain } from '../flow-control.js';
 import { FlowServer, type FlowStore } from '../flow-server.js';

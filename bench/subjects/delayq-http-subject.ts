@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { DelayqClient } from '../../src/client/client.js';
 import { Worker } from '../../src/client/worker.js';
-import { SERVER_SCRIPT } from '../build-server.js';
+import { serverArgs } from '../build-server.js';
 import { cpuMsOf, freePort, onCleanup, startProcess, tempDir, type Server } from '../servers.js';
 import { sleep } from '../lib.js';
 import { BULK_SIZE, CONSUMER_CONCURRENCY, IN_FLIGHT, withInFlight } from '../scenarios.js';
@@ -100,7 +100,7 @@ export class DelayqHttpSubject implements Subject {
     this.server = await startProcess(
       `delayq server (${this.name})`,
       process.execPath,
-      [SERVER_SCRIPT, String(port), JSON.stringify(overrides)],
+      serverArgs(String(port), JSON.stringify(overrides)),
       port,
       60_000,
     );
