@@ -77,6 +77,11 @@ export const SQL = {
       reserved_at = @now, deadline_at = @now + COALESCE(@ttrMs, ttr_ms), expire_at = NULL
     WHERE rowid = @rowid AND state = 'ready'
     RETURNING ${JOB_VALUES}`,
+  /** The rowids of the first @count ready jobs of one topic, or of a JSON array of topics (reserve-rows.ts). */
+  readyRowidsOfTopic: `SELECT rowid FROM jobs WHERE state = 'ready' AND topic = @topic
+    ORDER BY priority, run_at, created_at, id LIMIT @count`,
+  readyRowidsOfTopics: `SELECT rowid FROM jobs WHERE state = 'ready' AND topic IN (SELECT value FROM json_each(@topics))
+    ORDER BY priority, run_at, created_at, id LIMIT @count`,
   /** The first ready job of one topic (group-reserve.ts). */
   firstOfTopic: `SELECT rowid, priority, run_at, created_at, id FROM jobs WHERE state = 'ready' AND topic = @topic
     ORDER BY priority, run_at, created_at, id LIMIT 1`,
