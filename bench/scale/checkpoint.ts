@@ -142,7 +142,8 @@ export class ShapeWalk {
   private async read(read: Read, m: Metrics): Promise<void> {
     const job = this.pusher.known[Math.floor(this.pusher.known.length / 2)];
     const times: number[] = [];
-    for (let i = 0; i < this.counts.reads; i++) {
+    const warm = this.counts.warmReads ?? 0;
+    for (let i = 0; i < warm + this.counts.reads; i++) {
       const path = read.path(job, Date.now());
       if (path === undefined) return; // nothing to ask for yet (no job pushed)
       const started = performance.now();
@@ -155,7 +156,7 @@ export class ShapeWalk {
         }
         throw err;
       }
-      times.push(performance.now() - started);
+      if (i >= warm) times.push(performance.now() - started);
     }
     m[`${read.id}Median`] = median(times);
     m[`${read.id}Max`] = Math.max(...times);

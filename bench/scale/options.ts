@@ -35,6 +35,11 @@ export interface ScaleCounts {
   streamS: number;
   /** Times each read is taken at each backlog. */
   reads: number;
+  /**
+   * Reads of each path made and not recorded before those: the server restarts at every backlog, and a path's
+   * first runs in a fresh process are not what a running server answers. Absent in runs before 2026-11-29.
+   */
+  warmReads?: number;
 }
 
 export function parseScaleOptions(argv: readonly string[]): ScaleOptions {
@@ -49,6 +54,7 @@ export function parseScaleOptions(argv: readonly string[]): ScaleOptions {
     singleJobs: Number(option('single-jobs') ?? (short ? 1000 : 20_000)),
     streamS: Number(option('stream-s') ?? (short ? 1 : 10)),
     reads: Number(option('reads') ?? (short ? 3 : 5)),
+    warmReads: Number(option('warm-reads') ?? (short ? 1 : 3)),
   };
   const out = resolve(option('out') ?? SCALE_PAGE);
   const bullmqMax = argv.includes('--no-bullmq') ? 0 : Number(option('bullmq-max') ?? max);

@@ -40,6 +40,8 @@ export interface MergedRun {
   commit: string;
   loadBefore: number[];
   loadAfter: number[];
+  /** Its unrecorded reads before the recorded ones (ScaleCounts.warmReads), where the first run's differ. */
+  warmReads?: number;
 }
 
 export interface ScaleRecord {
@@ -69,6 +71,7 @@ export function mergeRun(previous: ScaleRecord, run: ScaleInfo, shapes: readonly
     commit: run.machine.commit,
     loadBefore: run.loadBefore,
     loadAfter: [],
+    ...(run.counts.warmReads ? { warmReads: run.counts.warmReads } : {}),
   };
   previous.info.merged = [
     ...(previous.info.merged ?? [])

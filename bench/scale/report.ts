@@ -41,7 +41,8 @@ export function scaleFigures(record: ScaleRecord): ScaleFigure[] {
     max: metric(`${r.id}Max`),
     scenario:
       `\`GET ${r.path({ id: '{id}', bizKey: '{bizKey}' }, 0)!.replace(/from=0&to=\d+/, 'from={today}&to={today + 30 d}')}\` ` +
-      `over one kept-alive connection, ${c.reads} times in a row at each backlog (a job pushed by the run for the id and bizKey): median (max).`,
+      `over one kept-alive connection, ${c.reads} times in a row at each backlog (a job pushed by the run for the id and bizKey): median (max). ` +
+      readsWarmth(record),
   }));
   return [
     {
@@ -303,6 +304,18 @@ since the previous backlog were loaded.
 |${[0, ...backlogs].map(() => ' --- ').join('|')}|
 ${rows.join('\n')}
 `;
+}
+
+/**
+ * Whether each row's reads came warm: the server restarts at every backlog, so reads taken at once include the
+ * path's first runs in a fresh process (tens of ms for a page); later runs read each path unrecorded first.
+ */
+function readsWarmth(record: ScaleRecord): string {
+  const warm = (n: number | undefined) =>
+    n ? `after ${n} unrecorded read(s) of the path` : 'right after the server restarted (its first runs of the path)';
+  const merged = (record.info.merged ?? []).filter((m) => (m.warmReads ?? 0) !== (record.info.counts.warmReads ?? 0));
+  const others = merged.map((m) => `${m.shapes.join(', ')}: ${warm(m.warmReads)}`);
+  return `Read ${warm(record.info.counts.warmReads)}${others.length ? ` (${others.join('; ')})` : ''}.`;
 }
 
 /** The runs merged in (`--merge`): their shapes' figures are theirs, not the first run's. */
