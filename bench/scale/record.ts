@@ -42,6 +42,8 @@ export interface MergedRun {
   loadAfter: number[];
   /** Its unrecorded reads before the recorded ones (ScaleCounts.warmReads), where the first run's differ. */
   warmReads?: number;
+  /** The machine's CPU model (runs merged since 2026-11-29; sessions may run on different machines). */
+  cpu?: string;
 }
 
 export interface ScaleRecord {
@@ -72,6 +74,7 @@ export function mergeRun(previous: ScaleRecord, run: ScaleInfo, shapes: readonly
     loadBefore: run.loadBefore,
     loadAfter: [],
     ...(run.counts.warmReads ? { warmReads: run.counts.warmReads } : {}),
+    cpu: run.machine.cpu,
   };
   previous.info.merged = [
     ...(previous.info.merged ?? [])

@@ -325,7 +325,7 @@ function mergedLines(merged: ScaleRecord['info']['merged']): string {
       (m) =>
         `\n- Measured apart and merged into this run: ${m.shapes.join(', ')}, from ${m.startedAt.replace('T', ' ').slice(0, 16)} ` +
         (m.finishedAt
-          ? `to ${m.finishedAt.replace('T', ' ').slice(0, 16)} UTC on ${m.commit} (load ${m.loadBefore.join(' / ')} before, ${m.loadAfter.join(' / ')} after)`
+          ? `to ${m.finishedAt.replace('T', ' ').slice(0, 16)} UTC on ${m.commit}${m.cpu ? `, ${m.cpu}` : ''} (load ${m.loadBefore.join(' / ')} before, ${m.loadAfter.join(' / ')} after)`
           : `UTC on ${m.commit} (load ${m.loadBefore.join(' / ')} before), a run stopped before its end`) +
         `, by \`${m.command}\`.`,
     )
