@@ -18,7 +18,7 @@ describe('the command line', () => {
     expect(o.checkpoints).toEqual([0, 100_000, 1_000_000, 3_000_000, 10_000_000]);
     expect(o.shapes).toEqual(['embedded', 'redis', 'postgres', 'mariadb', 'cluster']);
     expect(o.bullmqMax).toBe(10_000_000);
-    expect(o.counts).toEqual({ batchJobs: 50_000, singleJobs: 20_000, streamS: 10, reads: 5 });
+    expect(o.counts).toEqual({ batchJobs: 50_000, singleJobs: 20_000, streamS: 10, reads: 5, warmReads: 3 });
     expect(o.out.endsWith('bench/results/scale.md')).toBe(true);
     expect(o.jsonPath.endsWith('bench/results/scale.json')).toBe(true);
   });
@@ -188,6 +188,24 @@ describe('a run merged into earlier results (--merge)', () => {
       '- Measured apart and merged into this run: Redis, from 2026-11-28 19:00 to 2026-11-28 19:20 UTC on abc1234',
     );
     expect(markdown).toContain('by `npm run bench:scale -- --shapes=redis --merge`.');
+  });
+
+  it('says which rows read each path warm and which right after the restart', () => {
+    const earlier = record();
+    delete earlier.info.counts.warmReads;
+    const later = {
+      ...earlier.info,
+      counts: { ...earlier.info.counts, warmReads: 3 },
+      startedAt: '2026-11-29T10:00:00.000Z',
+    };
+    const merged = mergeRun(earlier, later, ['Redis']);
+    merged.finishedAt = '2026-11-29T10:20:00.000Z';
+    earlier.points.push({ shape: 'Redis', backlog: 0, metrics: { delayedMedian: 5.1, delayedMax: 6 } });
+    const { markdown } = renderScale(earlier, 'scale');
+    expect(markdown).toContain('| Redis | 5.1 (6.0) |');
+    expect(markdown).toContain(
+      'Read right after the server restarted (its first runs of the path) (Redis: after 3 unrecorded read(s) of the path).',
+    );
   });
 });
 
