@@ -1,6 +1,7 @@
 // Where the groups drain's time goes: the flow-control bench's drain (flow-control.ts groupsDrain: 1,000
 // groups, groupConcurrency 1, against the same jobs without groups) in alternating rounds on one server, with
-// the server's CPU, Redis's CPU and Redis's commands per job for each, and the commands that differ.
+// the server's CPU, Redis's CPU and Redis's commands per job for each, and the commands that differ (each with
+// Redis's own µs a call, from INFO commandstats).
 // Usage: npx tsx bench/probes/groups-drain.ts [redis|embedded] [JOBS=100000] [ROUNDS=3] [both|groups|plain]
 // (DELAYQ_BENCH_SERVER_ARGS=--cpu-prof profiles the server: build-server.ts serverArgs)
 import { Redis } from 'ioredis';
@@ -33,7 +34,9 @@ try {
       for (const [name, c] of calls1) {
         const n = c.calls - (calls0.get(name)?.calls ?? 0);
         total += n;
-        if (n / jobs >= 0.05) perJob.push(`${name} ${(n / jobs).toFixed(2)}`);
+        // Redis's own time inside each command (a script's own line includes the commands it called).
+        const usec = c.usec - (calls0.get(name)?.usec ?? 0);
+        if (n / jobs >= 0.05) perJob.push(`${name} ${(n / jobs).toFixed(2)} × ${(usec / n).toFixed(1)} µs`);
       }
       console.log(
         `round ${round} ${grouped ? 'groups   ' : 'no groups'}: ${Math.round(r.jobsPerS)} jobs/s, server ${((cpu * 1000) / jobs).toFixed(1)} µs/job, ` +

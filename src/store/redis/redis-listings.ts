@@ -69,48 +69,88 @@ async function records(store: PartitionAccess, entries: readonly Entry[]): Promi
 /** Due-index entries read at a time while walking a partition's delayed sets in head order. */
 const HEADS_PER_READ = 8;
 
+type Found = { id: string; at: number };
+const byTime = (x: Found, y: Found): number => x.at - y.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+
+const dueIndexOf = (k: PartitionKeys, query: DueListQuery): string =>
+  query.topic === undefined ? k.dueIndex : k.topicDue(query.topic);
+
+/** A set's entries in [from, to) after the cursor, at most `want`, for each of `members` (a partition's sets). */
+async function readSets(
+  c: RedisClient,
+  k: PartitionKeys,
+  members: readonly string[],
+  query: DueListQuery,
+  cursor: ListingCursor | undefined,
+  want: number,
+  to = query.to,
+): Promise<Found[]> {
+  const got = await Promise.all(
+    members.map((member) => after(c, k.topicPrefix + 'delayed:' + member, query.from, to, cursor, want)),
+  );
+  return got.flat();
+}
+
 /**
- * One partition's first `want` delayed entries in [from, to) after the cursor. A set's head (its due-index
- * score) is its earliest runAt. Sets whose head is before max(from, cursor) may hold later entries anywhere,
+ * The first `want` delayed entries in [from, to) after the cursor over every partition, from the sets' heads
+ * (a set's due-index score is its earliest runAt), or null where the heads cannot tell and each partition's
+ * walk must (dueInPartition). Sets whose head is before max(from, cursor) may hold later entries anywhere,
  * so those are all read (none for a first page from now on, as due sets are promoted). Of the others, the
- * first `want` heads bound the page: those `want` sets hold `want` entries at or before the last of them, H,
- * so the page is those sets' entries up to H unless a later set starts at H as well (jobs spread over sets by
- * id, not by time, so the page's jobs may come from as many sets as it has jobs). Their entries up to H are
- * read in one round trip; where another set ties at H, or a cursor left fewer, the walk in head order decides.
+ * first `want` heads over all partitions bound the page: those `want` sets hold `want` entries at or before
+ * the last of them, H, so the page is those sets' entries up to H, unless another set starts at H as well
+ * or a cursor left fewer (jobs spread over sets by id, not by time, so a page's jobs may come from as many
+ * sets as it has jobs). Two round trips however many partitions: the heads, then those sets' entries.
  */
+async function fromFirstHeads(
+  c: RedisClient,
+  store: PartitionAccess,
+  query: DueListQuery,
+  cursor: ListingCursor | undefined,
+  want: number,
+): Promise<Entry[] | null> {
+  const floor = Math.max(query.from, cursor?.at ?? -Infinity);
+  const read = await store.all(async (p) => {
+    const index = dueIndexOf(store.parts[p]!, query);
+    const [started, flat] = await Promise.all([
+      c.zrange(index, '-inf', `(${floor}`, 'BYSCORE'),
+      c.zrange(index, String(floor), '+inf', 'BYSCORE', 'LIMIT', 0, want + 1, 'WITHSCORES'),
+    ]);
+    const heads: { p: number; member: string; head: number }[] = [];
+    for (let i = 0; i < flat.length; i += 2) heads.push({ p, member: flat[i]!, head: Number(flat[i + 1]) });
+    return { started, heads };
+  });
+  // Each partition gave its first want + 1 heads, so the first `want` of them all are every partition's
+  // first; one not given starts at or after a given one past the first `want`, which the tie test sees.
+  const heads = read.flatMap((r) => r.heads).sort((x, y) => x.head - y.head);
+  const whole = heads.length <= want;
+  const bound = whole ? Infinity : heads[want - 1]!.head;
+  if (!whole && heads[want]!.head === bound) return null;
+  const sets = read.map((r) => r.started);
+  for (const h of heads.slice(0, want)) sets[h.p]!.push(h.member);
+  const to = Math.min(query.to, bound + 1);
+  const found = (
+    await Promise.all(
+      sets.map(async (members, p) =>
+        (await readSets(c, store.parts[p]!, members, query, cursor, want, to)).map((e) => ({ p, ...e })),
+      ),
+    )
+  ).flat();
+  // Every set read, or none left before `to`, or `want` entries at or before H with no other set at H.
+  return whole || query.to <= bound || found.length >= want ? found : null;
+}
+
+/** One partition's first `want` delayed entries in [from, to) after the cursor, its sets walked in head order. */
 async function dueInPartition(
   c: RedisClient,
   k: PartitionKeys,
   query: DueListQuery,
   cursor: ListingCursor | undefined,
   want: number,
-): Promise<{ id: string; at: number }[]> {
-  const index = query.topic === undefined ? k.dueIndex : k.topicDue(query.topic);
+): Promise<Found[]> {
+  const index = dueIndexOf(k, query);
   const floor = Math.max(query.from, cursor?.at ?? -Infinity);
-  const found: { id: string; at: number }[] = [];
-  const readSets = async (members: string[], to = query.to) => {
-    const got = await Promise.all(
-      members.map((member) => after(c, k.topicPrefix + 'delayed:' + member, query.from, to, cursor, want)),
-    );
-    for (const entries of got) found.push(...entries);
-    found.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-    found.splice(want);
-  };
-  const [started, heads] = await Promise.all([
-    c.zrange(index, '-inf', `(${floor}`, 'BYSCORE'),
-    c.zrange(index, String(floor), '+inf', 'BYSCORE', 'LIMIT', 0, want + 1, 'WITHSCORES'),
-  ]);
-  const firstSets: string[] = [];
-  for (let i = 0; i < Math.min(heads.length, 2 * want); i += 2) firstSets.push(heads[i]!);
-  // H, and whether a set past the first `want` starts at H too (it may hold a page entry at H).
-  const whole = heads.length <= 2 * want;
-  const bound = whole ? Infinity : Number(heads[2 * want - 1]);
-  const tieAtBound = !whole && Number(heads[2 * want + 1]) === bound;
-  await readSets([...started, ...firstSets], Math.min(query.to, bound + 1));
-  // Every set read, or none left before `to`, or `want` entries at or before H with no other set at H.
-  if (whole || query.to <= bound || (!tieAtBound && found.length === want)) return found;
-  found.length = 0;
-  await readSets(started);
+  const found = await readSets(c, k, await c.zrange(index, '-inf', `(${floor}`, 'BYSCORE'), query, cursor, want);
+  found.sort(byTime).splice(want);
   for (let offset = 0; ; offset += HEADS_PER_READ) {
     const flat = await c.zrange(index, String(floor), '+inf', 'BYSCORE', 'LIMIT', offset, HEADS_PER_READ, 'WITHSCORES');
     const members: string[] = [];
@@ -124,7 +164,8 @@ async function dueInPartition(
       }
       members.push(flat[i]!);
     }
-    await readSets(members);
+    found.push(...(await readSets(c, k, members, query, cursor, want)));
+    found.sort(byTime).splice(want);
     if (done) return found;
   }
 }
@@ -133,10 +174,16 @@ async function dueInPartition(
 export async function listDue(store: PartitionAccess, query: DueListQuery): Promise<DuePage> {
   const cursor = parseListingCursor(query.cursor);
   const want = query.limit + 1;
-  const entries = await store.guard((c) =>
-    store.all(async (p) => (await dueInPartition(c, store.parts[p]!, query, cursor, want)).map((e) => ({ p, ...e }))),
+  const entries = await store.guard(
+    async (c) =>
+      (await fromFirstHeads(c, store, query, cursor, want)) ??
+      (
+        await store.all(async (p) =>
+          (await dueInPartition(c, store.parts[p]!, query, cursor, want)).map((e) => ({ p, ...e })),
+        )
+      ).flat(),
   );
-  const chosen = entries.flat().sort(byTimeThenId).slice(0, want);
+  const chosen = entries.sort(byTimeThenId).slice(0, want);
   const bufs = await records(store, chosen);
   const jobs: Job[] = [];
   chosen.forEach((e, i) => {
