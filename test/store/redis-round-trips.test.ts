@@ -143,6 +143,27 @@ describe('RedisStore round trips', () => {
     await store.close();
   });
 
+  it('purges a large backlog of ended jobs in bounded script calls, so Redis keeps answering between them', async () => {
+    const prefix = prefixes.next();
+    const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });
+    await store.open();
+    const now = Date.UTC(2026, 0, 1);
+    const jobs = Array.from({ length: 1200 }, () => aJob({ topic: 'p', now, delayMs: 60_000 }));
+    await store.pushMany(jobs, now);
+    await Promise.all(jobs.map((j) => store.cancel(j.id, now + 1)));
+    const watch = await monitor(prefix);
+    await settle();
+    const purged = await store.purge(now + 2, 10_000);
+    await settle();
+    await watch.stop();
+    expect(purged).toBe(1200);
+    // 500, 500 and 200: one script of 10,000 deletes would hold Redis for over 100 ms.
+    expect(watch.seen.filter((c) => c === 'purge').length).toBe(3);
+    expect(await store.purge(now + 2, 10_000)).toBe(0);
+    expect(await store.get(jobs[0]!.id)).toBeNull();
+    await store.close();
+  });
+
   it('moves jobs of many groups with their counts per call, not per job', async () => {
     const prefix = prefixes.next();
     const store = new RedisStore({ url: 'redis://127.0.0.1:6379', prefix, nodeId: 'rt', partitions: 1 });

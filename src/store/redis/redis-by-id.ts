@@ -48,7 +48,13 @@ export async function countReady(store: PartitionAccess, topic: string, belowPri
   return counts.reduce((a, b) => a + b, 0);
 }
 
-/** purge.lua partition by partition (what is left of `limit` each), then the purged jobs' numbers. */
+/**
+ * Jobs one purge.lua call deletes at most: Redis answers no other client while a script runs, and a purge of
+ * 10,000 in one call (≈ 10 commands a job) held it for over 100 ms.
+ */
+const PURGE_CHUNK = 500;
+
+/** purge.lua partition by partition, PURGE_CHUNK jobs a call (what is left of `limit`), then the purged jobs' numbers. */
 export async function purgeWithNumbers(
   store: PartitionAccess,
   numbers: RedisJobNumbers,
@@ -57,9 +63,14 @@ export async function purgeWithNumbers(
 ): Promise<number> {
   let done = 0;
   for (let p = 0; p < store.parts.length && done < limit; p++) {
-    const ids = (await store.run('purge', p, [before, limit - done])) as string[];
-    if (ids.length) await numbers.forget(ids);
-    done += ids.length;
+    for (;;) {
+      const want = Math.min(PURGE_CHUNK, limit - done);
+      const ids = (await store.run('purge', p, [before, want])) as string[];
+      if (ids.length) await numbers.forget(ids);
+      done += ids.length;
+      // Fewer than asked: the partition has no more (or its log's next entries were stale: a later purge).
+      if (ids.length < want || done >= limit) break;
+    }
   }
   return done;
 }
