@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { GroupCommit } from '../../src/store/sqlite/group-commit.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { aJob } from '../../src/testing/jobs.js';
 
@@ -54,6 +55,14 @@ describe('SqliteStore WAL checkpoints', () => {
       // Batches back to back, no pause for the checkpoints: a passive checkpoint alone never catches up and
       // the WAL grew past 60 MB here. The store empties it once the worker reports it past the bound, so it
       // stays within the bound plus the frames of the commits between two reports.
+      // The worker's RESTART runs while the store holds its commits, never on the store's connection.
+      const commits = (store as unknown as { commits: GroupCommit }).commits;
+      const hold = commits.hold.bind(commits);
+      let holds = 0;
+      commits.hold = () => {
+        holds++;
+        hold();
+      };
       let largest = 0;
       for (let i = 0; i < 200; i++) {
         await store.pushMany(
@@ -63,12 +72,37 @@ describe('SqliteStore WAL checkpoints', () => {
         largest = Math.max(largest, walBytes(path));
       }
       expect(largest).toBeLessThan(bound * 3);
+      expect(holds).toBeGreaterThan(0);
       const db = (store as unknown as { db: Database.Database }).db;
       expect((db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n).toBe(100_000);
     } finally {
       await store.close();
     }
   }, 120_000);
+
+  it('queues writes while its commits are held, and commits them in order once resumed', async () => {
+    const store = new SqliteStore({ path: join(dir, 'held.db'), nodeId: 'n' });
+    await store.open();
+    try {
+      const commits = (store as unknown as { commits: GroupCommit }).commits;
+      commits.hold();
+      const first = aJob({ delayMs: 60_000 });
+      const second = aJob({ delayMs: 60_000 });
+      const answered: string[] = [];
+      const pushes = [first, second].map((job) =>
+        store.pushMany([job], Date.now()).then(() => void answered.push(job.id)),
+      );
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toEqual([]);
+      expect(await store.get(first.id)).toBeNull();
+      commits.resume();
+      await Promise.all(pushes);
+      expect(answered).toEqual([first.id, second.id]);
+      expect((await store.get(second.id))?.id).toBe(second.id);
+    } finally {
+      await store.close();
+    }
+  });
 
   it('keeps what was committed when the file is reopened after checkpoints by the worker', async () => {
     const path = join(dir, 'reopen.db');

@@ -10,11 +10,12 @@
  * Under a steady stream of commits the WAL never restarts that way: by the time a passive checkpoint ends,
  * newer frames sit behind it, so the file grows without bound. So while the WAL is large the worker passes
  * every BUSY_CHECKPOINT_EVERY_MS, each pass copying little, and when it reports a WAL larger than
- * `truncateBytes`, the store's connection, between two of its own transactions (so no write is in flight),
- * runs a RESTART checkpoint: it copies only the frames written since the worker's last pass and makes the
- * next commit write the WAL from its beginning; `journal_size_limit` cuts the file back to the bound then.
- * A TRUNCATE checkpoint instead (the file emptied on the event loop) held the loop 35-140 ms each time,
- * the size of the file it cut; a RESTART holds it 2-6 ms (docs/performance.md, "Bulk cancel").
+ * `truncateBytes`, the store holds its commits (group-commit.ts: writes queue, the event loop runs on) and
+ * the worker runs a RESTART checkpoint, no write in flight: it copies the frames written since its last pass
+ * and makes the next commit write the WAL from its beginning; `journal_size_limit` cuts the file back to the
+ * bound then. The RESTART ran on the event loop before: 15-73 ms each time during a bulk cancel or a purge
+ * at 1M (its copy and the database file's fsync), every request waiting; now only the writes wait. A
+ * TRUNCATE, earlier still, 35-140 ms (docs/performance.md, "Bulk cancel").
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -25,6 +26,10 @@ const CHECKPOINT_EVERY_MS = 200;
 const BUSY_CHECKPOINT_EVERY_MS = 10;
 /** The WAL size past which the store's connection starts it over (SqliteStoreOptions.walTruncateBytes). */
 export const DEFAULT_WAL_TRUNCATE_BYTES = 64 * 1024 * 1024;
+/** How long the worker's RESTART waits for a reader of the store's connection (SQLite's busy wait, its thread). */
+const RESTART_WAIT_MS = 100;
+/** The most the store holds its commits for a RESTART, should the worker not answer. */
+const RESTART_HOLD_MAX_MS = 2000;
 /** SQLite's default wal_autocheckpoint, restored when the worker is gone. */
 const INLINE_CHECKPOINT_PAGES = 1000;
 
@@ -51,6 +56,20 @@ const run = () => {
 timer = setTimeout(run, workerData.everyMs);
 parentPort.on('message', (message) => {
   if (message === 'now') run();
+  if (message === 'restart') {
+    // The store holds its commits until this answers: no writer, so no lock to wait for but a reader's.
+    let walPages = 0;
+    try {
+      db.pragma('busy_timeout = ' + workerData.restartWaitMs);
+      const [result] = db.pragma('wal_checkpoint(RESTART)');
+      walPages = result ? result.log : 0;
+    } catch {
+      // busy: the store resumes; a later report asks again
+    } finally {
+      db.pragma('busy_timeout = 0');
+    }
+    parentPort.postMessage({ walPages, restarted: true });
+  }
   if (message === 'close') {
     clearTimeout(timer);
     db.close();
@@ -59,16 +78,32 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** What the checkpointer needs of the store's writes: to hold them while the worker's RESTART runs. */
+export interface CommitHold {
+  hold(): void;
+  resume(): void;
+}
+
 export class Checkpointer {
   private readonly db: Database.Database;
   private readonly worker: Worker;
+  private readonly commits: CommitHold;
   private closed = false;
   private waiting: (() => void)[] = [];
+  /** While the worker's RESTART runs: the timer that resumes the commits should it not answer. */
+  private restarting: NodeJS.Timeout | undefined;
 
   private readonly truncatePages: number;
 
-  constructor(db: Database.Database, path: string, synchronous: string, truncateBytes = DEFAULT_WAL_TRUNCATE_BYTES) {
+  constructor(
+    db: Database.Database,
+    path: string,
+    synchronous: string,
+    commits: CommitHold,
+    truncateBytes = DEFAULT_WAL_TRUNCATE_BYTES,
+  ) {
     this.db = db;
+    this.commits = commits;
     this.truncatePages = Math.max(1, Math.floor(truncateBytes / (db.pragma('page_size', { simple: true }) as number)));
     db.pragma('wal_autocheckpoint = 0');
     db.pragma(`journal_size_limit = ${truncateBytes}`);
@@ -81,11 +116,13 @@ export class Checkpointer {
         everyMs: CHECKPOINT_EVERY_MS,
         busyEveryMs: BUSY_CHECKPOINT_EVERY_MS,
         busyPages: Math.ceil(this.truncatePages / 8),
+        restartWaitMs: RESTART_WAIT_MS,
       },
     });
     this.worker.unref();
-    this.worker.on('message', (message: { walPages: number }) => {
-      if (message.walPages > this.truncatePages) this.restart();
+    this.worker.on('message', (message: { walPages: number; restarted?: boolean }) => {
+      if (message.restarted) this.resume();
+      else if (message.walPages > this.truncatePages) this.restart();
       this.wakeWaiting();
     });
     this.worker.on('error', () => this.inline());
@@ -105,6 +142,7 @@ export class Checkpointer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.resume();
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.ref(); // an unreferenced worker's exit would not keep the process waiting for it
     this.worker.postMessage('close');
@@ -112,17 +150,23 @@ export class Checkpointer {
     this.wakeWaiting();
   }
 
-  /** Runs on the event loop between two transactions of this connection, the only writer. */
+  /** Holds the commits (flush runs synchronously, so none is in flight now) and has the worker restart the WAL. */
   private restart(): void {
-    if (!this.db.open || this.closed) return;
-    try {
-      this.db.pragma('wal_checkpoint(RESTART)');
-    } catch {
-      // busy (the worker's next pass, a reader of another connection): the worker's next report tries again
-    }
+    if (!this.db.open || this.closed || this.restarting) return;
+    this.commits.hold();
+    this.restarting = setTimeout(() => this.resume(), RESTART_HOLD_MAX_MS);
+    this.worker.postMessage('restart');
+  }
+
+  private resume(): void {
+    if (!this.restarting) return;
+    clearTimeout(this.restarting);
+    this.restarting = undefined;
+    this.commits.resume();
   }
 
   private inline(): void {
+    this.resume();
     if (this.db.open && !this.closed) this.db.pragma(`wal_autocheckpoint = ${INLINE_CHECKPOINT_PAGES}`);
     this.closed = true;
     this.wakeWaiting();

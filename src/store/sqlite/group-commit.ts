@@ -23,6 +23,8 @@ export class GroupCommit {
   /** When commits started to find the database locked by another process (monotonic ms). */
   private lockedSince: number | undefined;
   private closed = false;
+  /** While the checkpoint worker restarts the WAL (checkpointer.ts): writes queue, none commits. */
+  private held = false;
 
   constructor(db: Database.Database) {
     this.db = db;
@@ -41,15 +43,31 @@ export class GroupCommit {
     });
   }
 
+  /** Stops committing until `resume`; writes keep queueing. Called between two flushes (they are synchronous). */
+  hold(): void {
+    this.held = true;
+  }
+
+  resume(): void {
+    if (!this.held) return;
+    this.held = false;
+    if (this.pending.length && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
   /** Commits what is queued now (no more lock retries), then refuses new writes. */
   close(): void {
     this.closed = true;
+    this.held = false;
     if (this.pending.length) this.flush();
     clearTimeout(this.retryTimer);
   }
 
   private flush(): void {
     this.flushScheduled = false;
+    if (this.held) return; // resume() flushes what queued meanwhile
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const batch = this.pending;

@@ -145,7 +145,13 @@ export class SqliteStore implements Store {
     };
     this.commits = new GroupCommit(db);
     if (db.pragma('journal_mode', { simple: true }) === 'wal')
-      this.checkpointer = new Checkpointer(db, this.options.path, synchronous, this.options.walTruncateBytes);
+      this.checkpointer = new Checkpointer(
+        db,
+        this.options.path,
+        synchronous,
+        this.commits,
+        this.options.walTruncateBytes,
+      );
     this.db = db;
   }
 
