@@ -45,12 +45,20 @@ export class BeanstalkdContext {
   /**
    * The tubes that exist as beanstalkd sees them: `default`, those with jobs not yet ended (ready, reserved,
    * delayed, buried; a tube whose jobs all ended is gone, as in beanstalkd, though delayq keeps the ended jobs
-   * for their retention), and those this process's connections use or watch.
+   * for their retention), and those this process's connections use or watch. A tube found gone here loses
+   * its counters at once: forgetGone does so too but only after a store read, and a client that saw the tube
+   * gone (`stats-tube` NOT_FOUND) and made it again in between found the old counters.
    */
   liveTubes(topics: readonly TopicStats[]): Set<string> {
     const withJobs = topics.filter(({ counts: c }) => c.ready + c.reserved + c.delayed + c.dead > 0);
     const local = [...this.connections].flatMap((c) => [c.used, ...c.watched]);
-    return new Set(['default', ...withJobs.map((t) => t.topic), ...local]);
+    const live = new Set(['default', ...withJobs.map((t) => t.topic), ...local]);
+    for (const t of this.tubes.keys())
+      if (!live.has(t)) {
+        this.tubes.delete(t);
+        this.order.gone(t);
+      }
+    return live;
   }
 
   /**
@@ -62,12 +70,7 @@ export class BeanstalkdContext {
     const candidates = tubes.filter((t) => this.tubes.has(t) && !this.isOnAnyConnection(t));
     if (candidates.length === 0) return;
     try {
-      const live = this.liveTubes(await this.service.topics.stats());
-      for (const t of candidates)
-        if (!live.has(t)) {
-          this.tubes.delete(t);
-          this.order.gone(t);
-        }
+      this.liveTubes(await this.service.topics.stats()); // forgets the counters of those found gone
     } catch {
       // The store is unreachable: the counters stay, as they would for a tube that still exists.
     }
