@@ -98,8 +98,6 @@ const beanstalkd = spec.beanstalkdPort
   ? new BeanstalkdServer(service, { host: '127.0.0.1', port: spec.beanstalkdPort, maxJobSize: 65_536, logger })
   : undefined;
 await beanstalkd?.listen();
-process.stdout.write(`READY ${url}\n`);
-
 // Test hook: SIGUSR2 collects garbage (the parent starts us with --expose-gc) and reports the heap, so a
 // leak shows as growth of live memory rather than of RSS, which V8 gives back lazily.
 process.on('SIGUSR2', () => {
@@ -107,6 +105,8 @@ process.on('SIGUSR2', () => {
   const { heapUsed, rss } = process.memoryUsage();
   process.stdout.write(JSON.stringify({ type: 'heap', heapUsed, rss, waiting: service.waitingConsumers }) + '\n');
 });
+
+process.stdout.write(`READY ${url}\n`);
 
 process.once('SIGTERM', () => {
   void (async () => {
