@@ -12,6 +12,9 @@ import { decodeRecord } from './record-codec.js';
 import type { PartitionKeys } from './keys.js';
 import { byPartition, type PartitionAccess } from './redis-reads.js';
 
+/** A delayed set's entry: a job id and its runAt. */
+type Found = { id: string; at: number };
+
 interface Entry {
   p: number;
   id: string;
@@ -45,7 +48,7 @@ async function after(
   return [...read(same).filter((e) => e.id > cursor.id), ...read(later)].slice(0, limit);
 }
 
-const byTimeThenId = (a: Entry, b: Entry): number => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byTimeThenId = (a: Found, b: Found): number => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Records of the chosen entries, one HMGET per partition, in the entries' order (a vanished job is left out). */
 async function records(store: PartitionAccess, entries: readonly Entry[]): Promise<(Buffer | null)[]> {
@@ -68,9 +71,6 @@ async function records(store: PartitionAccess, entries: readonly Entry[]): Promi
 
 /** Due-index entries read at a time while walking a partition's delayed sets in head order. */
 const HEADS_PER_READ = 8;
-
-type Found = { id: string; at: number };
-const byTime = (x: Found, y: Found): number => x.at - y.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
 
 const dueIndexOf = (k: PartitionKeys, query: DueListQuery): string =>
   query.topic === undefined ? k.dueIndex : k.topicDue(query.topic);
@@ -150,7 +150,7 @@ async function dueInPartition(
   const index = dueIndexOf(k, query);
   const floor = Math.max(query.from, cursor?.at ?? -Infinity);
   const found = await readSets(c, k, await c.zrange(index, '-inf', `(${floor}`, 'BYSCORE'), query, cursor, want);
-  found.sort(byTime).splice(want);
+  found.sort(byTimeThenId).splice(want);
   for (let offset = 0; ; offset += HEADS_PER_READ) {
     const flat = await c.zrange(index, String(floor), '+inf', 'BYSCORE', 'LIMIT', offset, HEADS_PER_READ, 'WITHSCORES');
     const members: string[] = [];
@@ -165,7 +165,7 @@ async function dueInPartition(
       members.push(flat[i]!);
     }
     found.push(...(await readSets(c, k, members, query, cursor, want)));
-    found.sort(byTime).splice(want);
+    found.sort(byTimeThenId).splice(want);
     if (done) return found;
   }
 }

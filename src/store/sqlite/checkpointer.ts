@@ -24,7 +24,7 @@ import type Database from 'better-sqlite3';
 const CHECKPOINT_EVERY_MS = 200;
 /** The worker's pace while the WAL holds more than an eighth of its bound: passes that each copy little. */
 const BUSY_CHECKPOINT_EVERY_MS = 10;
-/** The WAL size past which the store's connection starts it over (SqliteStoreOptions.walTruncateBytes). */
+/** The WAL size past which the worker's RESTART starts it over (SqliteStoreOptions.walTruncateBytes). */
 export const DEFAULT_WAL_TRUNCATE_BYTES = 64 * 1024 * 1024;
 /** How long the worker's RESTART waits for a reader of the store's connection (SQLite's busy wait, its thread). */
 const RESTART_WAIT_MS = 100;
