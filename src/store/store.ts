@@ -115,9 +115,11 @@ export interface Store {
    * runAt: a reservation the store lost (a wipe, a failover) put back as a journal kept it
    * (journal/recovery/restore.ts), so its holder can still touch, finish or fail it and nobody else gets the
    * job before that deadline. A job already reserved under that token is answered as it is; an ended job is
-   * refused (wrong_state).
+   * refused (wrong_state). A job reserved under another token is taken from that reservation only when its
+   * token is `replacing` (a reservation just made and not handed out: journaled-store/kept-reservations.ts);
+   * otherwise it is refused (token_mismatch), so a late restore never takes a job from a newer holder.
    */
-  restoreReservation(id: string, kept: KeptReservation, now: EpochMs): Promise<Outcome<Job>>;
+  restoreReservation(id: string, kept: KeptReservation, now: EpochMs, replacing?: string): Promise<Outcome<Job>>;
   /** dead → ready with attempts reset; by ids, or the oldest `limit` dead jobs of a topic. */
   redrive(target: RedriveTarget, now: EpochMs): Promise<number>;
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { JournaledStore } from '../../src/journal/journaled-store/journaled-store.js';
+import type { Reservation } from '../../src/core/job.js';
 import type { Store } from '../../src/store/store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { aJob } from '../../src/testing/jobs.js';
@@ -117,6 +118,64 @@ for (const db of databases) {
       open.push(afterFailover);
       expect((await afterFailover.reserve(['split'], 1, now + 20 + ttrMs)).reservations).toEqual([]);
       expect((await afterFailover.finish(job.id, second!.token, now + 30 + ttrMs)).ok).toBe(true);
+    });
+
+    it('a second lapse of a reservation a failover lost does not take the job from its next holder', async () => {
+      const ttrMs = 1000;
+      const [oldMaster, newMaster] = [
+        new SqliteStore({ path: ':memory:', nodeId: 'o' }),
+        new SqliteStore({ path: ':memory:', nodeId: 'n' }),
+      ];
+      const onOld = new JournaledStore(oldMaster, db.journal({ maxConnections: 3 }), {
+        nodeId: 'o',
+        clock: new FakeClock(),
+      });
+      await onOld.open();
+      open.push(onOld);
+      await newMaster.open();
+      open.push(newMaster);
+      const job = aJob({ topic: 'lapse', now, ttrMs });
+      await onOld.pushMany([job], now);
+      await newMaster.pushMany([job], now); // the copy the promoted replica has
+      const processOn = async (nodeId: string, journal = db.journal({ maxConnections: 3 }), asyncFlushMs?: number) => {
+        const p = new JournaledStore(sharedStore(newMaster), journal, {
+          nodeId,
+          clock: new FakeClock(),
+          ...(asyncFlushMs ? { asyncFlushMs } : {}),
+        });
+        await p.open();
+        open.push(p);
+        return p;
+      };
+      // the first reservation is made on the old master; the new master hands the job out again and the journal
+      // gives it back to its holder, under a restore entry (the new master never saw the reservation itself)
+      const [first] = (await onOld.reserve(['lapse'], 1, now + 10)).reservations;
+      const a = await processOn('a', undefined, 60_000); // its lapse reaches the journal late
+      expect((await a.reserve(['lapse'], 1, now + 20)).reservations).toEqual([]);
+      // the reservation lapses: process a's reaper retries it first
+      const lapse = { runAt: now + 1010 + 5, error: 'lapsed' };
+      expect((await a.retry(job.id, first!.token, now + 1015, lapse)).ok).toBe(true);
+      // process b's reaper listed the same lapse; while it looks the journal up, process c reserves the job
+      const c = await processOn('c');
+      let second: Reservation | undefined;
+      const journalOfB = db.journal({ maxConnections: 3 });
+      const lookedUp = new Proxy(journalOfB, {
+        get: (target, prop) =>
+          prop === 'get'
+            ? async (id: string) => {
+                const row = await target.get(id);
+                [second] = (await c.reserve(['lapse'], 1, now + 1020)).reservations;
+                return row;
+              }
+            : (Reflect.get(target, prop) as unknown),
+      });
+      const b = await processOn('b', lookedUp);
+      expect(await b.retry(job.id, first!.token, now + 1016, lapse)).toMatchObject({ ok: false });
+      expect(second?.job.id).toBe(job.id);
+      // the job stays with its next holder until that holder's deadline
+      expect(await newMaster.get(job.id)).toMatchObject({ state: 'reserved', deadlineAt: second!.deadlineAt });
+      expect((await c.reserve(['lapse'], 1, now + 1030)).reservations).toEqual([]);
+      expect((await c.finish(job.id, second!.token, now + 1040)).ok).toBe(true);
     });
 
     it('still journals a fail written after its own reservation', async () => {

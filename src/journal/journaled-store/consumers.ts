@@ -78,8 +78,9 @@ export async function restoreReservationJournaled(
   id: string,
   kept: KeptReservation,
   now: EpochMs,
+  replacing?: string,
 ): Promise<Outcome<Job>> {
-  let outcome = await ctx.inner.restoreReservation(id, kept, now);
+  let outcome = await ctx.inner.restoreReservation(id, kept, now, replacing);
   if (!outcome.ok && outcome.reason === 'not_found') {
     const row = await ctx.journal.get(id);
     if (!row) return outcome;
@@ -150,6 +151,9 @@ export async function finishManyJournaled(
  * A refusal because the inner store lost the holder's reservation (the job is missing there, or back ready or
  * delayed without that reservation in its history) while the journal keeps it under this token: the
  * reservation is put back (a missing job restored as the journal has it) and the step is run once more.
+ * A reservation past its deadline is not put back on a job the inner store holds: it has lapsed, as it would
+ * have without the loss (the step is answered as after a lapse), and another reserve may have taken the job
+ * since the refusal; the restore would take it from that holder.
  */
 async function repairedForHolder(
   ctx: RestoreContext,
@@ -165,8 +169,12 @@ async function repairedForHolder(
   const kept = row?.loaded ? keptReservation(row) : null;
   if (!row || !kept || kept.token !== token) return outcome;
   if (outcome.reason === 'not_found') await restoreRows(ctx, [row], { expire: true }, now, emptySummary(now));
-  else if (await innerSawReservation(ctx.inner, id, kept)) return outcome;
-  else await ctx.inner.restoreReservation(id, kept, now);
+  else if (kept.deadlineAt <= now || (await innerSawReservation(ctx.inner, id, kept))) return outcome;
+  else {
+    // refused when another holder reserved the job since (token_mismatch) or it ended: answered so
+    const back = await ctx.inner.restoreReservation(id, kept, now);
+    if (!back.ok) return back;
+  }
   return run();
 }
 

@@ -227,8 +227,8 @@ export class JournaledStore implements Store, JournalMaintenance, JournalOperati
   }
 
   /** The inner store's, journaled asynchronously as a reserve is (journaled-store/consumers.ts). */
-  restoreReservation: Store['restoreReservation'] = (id, kept, now) =>
-    restoreReservationJournaled(this.context(), id, kept, now);
+  restoreReservation: Store['restoreReservation'] = (id, kept, now, replacing) =>
+    restoreReservationJournaled(this.context(), id, kept, now, replacing);
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
     return reserveJobJournaled(this.context(), id, now, options);

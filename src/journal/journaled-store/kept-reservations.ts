@@ -65,7 +65,7 @@ export async function withoutLostReservations(
       continue;
     }
     // Not delivered even if the restore is refused (the job ended meanwhile): this reservation then lapses.
-    await inner.restoreReservation(row.id, kept, now);
+    await inner.restoreReservation(row.id, kept, now, r.token);
     given.add(row.id);
   }
   if (given.size)

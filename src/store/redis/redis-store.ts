@@ -330,8 +330,8 @@ export class RedisStore implements Store {
     return reserveJobs(this.access, topics, count, now, options, this.reserveStart++ % this.partitions);
   }
 
-  restoreReservation: Store['restoreReservation'] = (id, kept, now) =>
-    this.transitions.restoreReservation(id, kept, now);
+  restoreReservation: Store['restoreReservation'] = (id, kept, now, replacing) =>
+    this.transitions.restoreReservation(id, kept, now, replacing);
   touch: Store['touch'] = (id, token, now, ttrMs) => this.transitions.touch(id, token, now, ttrMs);
   /** Batched: the finishes of one event-loop turn share one script call per partition. */
   finish: Store['finish'] = (id, token, now) => this.transitions.finish(id, token, now);

@@ -96,7 +96,7 @@ export class RedisTransitions {
     return this.fenced('run-now', id, [now, this.node(id), RUN_NOW_REASON]);
   }
 
-  restoreReservation: Store['restoreReservation'] = (id, kept, now) =>
+  restoreReservation: Store['restoreReservation'] = (id, kept, now, replacing) =>
     this.fenced('restore-reservation', id, [
       now,
       kept.token,
@@ -105,6 +105,7 @@ export class RedisTransitions {
       kept.attempts,
       this.node(id),
       kept.runAt,
+      replacing ?? '',
     ]);
 
   touch(id: string, token: string, now: EpochMs, ttrMs?: number): Promise<Outcome<Job>> {

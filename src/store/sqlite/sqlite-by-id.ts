@@ -4,7 +4,7 @@ import type { EpochMs } from '../../core/clock.js';
 import { newToken } from '../../core/ids.js';
 import type { Job, HistoryEvent, JobState, Reservation } from '../../core/job.js';
 import type { PeekState } from '../peek-order.js';
-import { notFound, ok, wrongState, type KeptReservation, type Outcome, type ReserveOptions } from '../store.js';
+import { notFound, ok, tokenMismatch, wrongState, type KeptReservation, type Outcome, type ReserveOptions } from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import type { SqliteAccess } from './sqlite-extras.js';
 
@@ -67,12 +67,13 @@ const TO_KEPT_RESERVATION = `UPDATE jobs SET state = 'reserved', attempts = @att
     deadline_at = @deadlineAt, expire_at = NULL
   WHERE id = @id RETURNING *`;
 
-/** Store.restoreReservation: a delayed, ready or reserved job put under the kept reservation. */
+/** Store.restoreReservation: a delayed or ready job, or one reserved under `replacing`, put under the kept reservation. */
 export function sqliteRestoreReservation(
   access: SqliteByIdAccess,
   id: string,
   kept: KeptReservation,
   now: EpochMs,
+  replacing?: string,
 ): Promise<Outcome<Job>> {
   return access.write((): Outcome<Job> => {
     const db = access.conn();
@@ -81,6 +82,7 @@ export function sqliteRestoreReservation(
     const state = row.state as JobState;
     if (state !== 'ready' && state !== 'delayed' && state !== 'reserved') return wrongState(state);
     if (state === 'reserved' && row.token === kept.token) return ok(rowToJob(row));
+    if (state === 'reserved' && row.token !== replacing) return tokenMismatch('reserved');
     const updated = prepared(db, TO_KEPT_RESERVATION).get({ id, ...kept }) as JobRow;
     access.record(id, now, 'restore', 'reserved', kept.attempts, 'reservation restored from the journal');
     return ok(rowToJob(updated));

@@ -315,8 +315,8 @@ export class SqliteStore implements Store {
   }
 
   private readonly byIdAccess = { ...this.access, record: this.record.bind(this) };
-  restoreReservation: Store['restoreReservation'] = (id, kept, now) =>
-    sqliteRestoreReservation(this.byIdAccess, id, kept, now);
+  restoreReservation: Store['restoreReservation'] = (id, kept, now, replacing) =>
+    sqliteRestoreReservation(this.byIdAccess, id, kept, now, replacing);
 
   reserveJob(id: string, now: EpochMs, options?: ReserveOptions): Promise<Outcome<Reservation>> {
     return sqliteReserveJob(this.byIdAccess, id, now, options);

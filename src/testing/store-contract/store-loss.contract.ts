@@ -8,7 +8,7 @@ const T0 = Date.UTC(2026, 0, 1);
  * (store.contract.ts calls this): a lost reservation put back as kept, and job numbers given back.
  */
 export function storeLossContract(test: ContractTest, context: () => ContractContext): void {
-  test('restoreReservation puts a kept reservation on a ready, delayed or otherwise reserved job; its holder settles it', async () => {
+  test('restoreReservation puts a kept reservation on a ready or delayed job, or over the reservation it replaces; its holder settles it', async () => {
     const { store, topic, job } = context();
     const [one, two] = [job(), job()];
     const delayed = job({ delayMs: 3_600_000 });
@@ -24,12 +24,22 @@ export function storeLossContract(test: ContractTest, context: () => ContractCon
       attempts: 2,
       runAt: T0 - 6000,
     });
+    // another holder's reservation is taken only when named as the one to replace (a reserve's, not handed out)
+    expect(await store.restoreReservation(taken.id, kept('c'.repeat(24)), T0 + 2)).toMatchObject({
+      ok: false,
+      reason: 'token_mismatch',
+    });
+    expect(await store.restoreReservation(taken.id, kept('c'.repeat(24)), T0 + 2, 'd'.repeat(24))).toMatchObject({
+      ok: false,
+      reason: 'token_mismatch',
+    });
+    expect(await store.get(taken.id)).toMatchObject({ state: 'reserved', deadlineAt: other!.deadlineAt });
     for (const [id, token] of [
       [ready.id, 'a'.repeat(24)],
       [delayed.id, 'b'.repeat(24)],
       [taken.id, 'c'.repeat(24)],
     ] as const) {
-      const back = await store.restoreReservation(id, kept(token), T0 + 2);
+      const back = await store.restoreReservation(id, kept(token), T0 + 2, id === taken.id ? other!.token : undefined);
       expect(back).toMatchObject({
         ok: true,
         value: { id, state: 'reserved', attempts: 2, runAt: T0 - 6000, deadlineAt: T0 + 25_000, reservedAt: T0 - 5000 },

@@ -6,7 +6,9 @@
   ARGV[1] topic key prefix  ARGV[2] id  ARGV[3] now (ms)  ARGV[4] token  ARGV[5] reservedAt (ms)
   ARGV[6] deadlineAt (ms)  ARGV[7] attempts  ARGV[8] node index  ARGV[9] runAt (ms): the job's own (a restore
   pushes such a job delayed until its deadline, so no consumer takes it before this script runs)
-  Returns: {OUTCOME_OK, record as stored} | {OUTCOME_NOT_FOUND} | {OUTCOME_WRONG_STATE, state}: it ended.
+  ARGV[10] the token of the reservation this one may replace ('' none): another holder's is never taken
+  Returns: {OUTCOME_OK, record as stored} | {OUTCOME_NOT_FOUND} | {OUTCOME_WRONG_STATE, state}: it ended
+  | {OUTCOME_TOKEN_MISMATCH, STATE_RESERVED}: reserved under a token other than ARGV[10].
 ]]
 local jobs, dueidx, reserved, expiry, counts, tp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6], ARGV[1]
 local id, now, token, node = ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[8])
@@ -16,6 +18,7 @@ local h = readHead(packed)
 local old, topic = h.state, h.topic
 if old ~= STATE_READY and old ~= STATE_DELAYED and old ~= STATE_RESERVED then return { OUTCOME_WRONG_STATE, old } end
 if old == STATE_RESERVED and h.token == token then return { OUTCOME_OK, packed } end
+if old == STATE_RESERVED and h.token ~= ARGV[10] then return { OUTCOME_TOKEN_MISMATCH, STATE_RESERVED } end
 now = stampAfter(h, now)
 if old == STATE_DELAYED then
   local member = topic .. '#' .. h.bucket
