@@ -192,6 +192,7 @@ export function viewTests(s: SuiteContext): void {
     const all = (await api('GET', `/v1/stats/due?from=${minute}&to=${minute + 3_600_000}`)).body.total as number;
     expect(all).toBeGreaterThan(4);
     await page().locator('button[data-range=hour]').click();
+    await page().locator('#due-total').getByText('next hour').waitFor();
     await page().locator('input[name=topic]').fill('');
     await page().getByRole('button', { name: 'Show' }).click();
     await page().locator('#due-total').getByText('of reminders').waitFor({ state: 'detached' });

@@ -43,8 +43,8 @@ export function DueHistogram({ params }: { params: URLSearchParams }) {
     <section>
       <h1>Due times</h1>
       <form
-        // keyed by the URL: its fields show what the URL says, and what is typed survives a refresh
-        key={params.toString()}
+        // keyed by the URL's topic: the field shows what the URL says, and a range picked meanwhile keeps what is typed
+        key={topic}
         class="controls"
         onSubmit={(e) => {
           e.preventDefault();
