@@ -4,7 +4,15 @@ import type { EpochMs } from '../../core/clock.js';
 import { newToken } from '../../core/ids.js';
 import type { Job, HistoryEvent, JobState, Reservation } from '../../core/job.js';
 import type { PeekState } from '../peek-order.js';
-import { notFound, ok, tokenMismatch, wrongState, type KeptReservation, type Outcome, type ReserveOptions } from '../store.js';
+import {
+  notFound,
+  ok,
+  tokenMismatch,
+  wrongState,
+  type KeptReservation,
+  type Outcome,
+  type ReserveOptions,
+} from '../store.js';
 import { rowToJob, type JobRow } from './job-row.js';
 import type { SqliteAccess } from './sqlite-extras.js';
 
