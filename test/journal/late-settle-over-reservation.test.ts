@@ -74,22 +74,31 @@ for (const db of databases) {
       expect((await afterFailover.finish(job.id, held!.token, now + 40)).ok).toBe(true);
     });
 
-    it('a lapse on a stale master does not undo the reservation made on the other one', async () => {
-      const ttrMs = 1000;
+    /**
+     * One job on two masters of a failover: the old one, with its journaled process (open), and the new one (open,
+     * not journaled) holding the copy its replica had. `nodes`: the two stores' node ids.
+     */
+    const twoMasters = async (topic: string, ttrMs: number, [oldNode, newNode]: [string, string]) => {
       const [oldMaster, newMaster] = [
-        new SqliteStore({ path: ':memory:', nodeId: 'a' }),
-        new SqliteStore({ path: ':memory:', nodeId: 'b' }),
+        new SqliteStore({ path: ':memory:', nodeId: oldNode }),
+        new SqliteStore({ path: ':memory:', nodeId: newNode }),
       ];
       const onOld = new JournaledStore(oldMaster, db.journal({ maxConnections: 3 }), {
-        nodeId: 'a',
+        nodeId: oldNode,
         clock: new FakeClock(),
       });
       await onOld.open();
       open.push(onOld);
       await newMaster.open();
-      const job = aJob({ topic: 'split', now, ttrMs });
+      const job = aJob({ topic, now, ttrMs });
       await onOld.pushMany([job], now);
       await newMaster.pushMany([job], now); // the copy the promoted replica has
+      return { onOld, newMaster, job };
+    };
+
+    it('a lapse on a stale master does not undo the reservation made on the other one', async () => {
+      const ttrMs = 1000;
+      const { onOld, newMaster, job } = await twoMasters('split', ttrMs, ['a', 'b']);
       // the new master's process closes when the sentinels demote the old one; the new master stays
       const onNew = new JournaledStore(sharedStore(newMaster), db.journal({ maxConnections: 3 }), {
         nodeId: 'b',
@@ -122,21 +131,8 @@ for (const db of databases) {
 
     it('a second lapse of a reservation a failover lost does not take the job from its next holder', async () => {
       const ttrMs = 1000;
-      const [oldMaster, newMaster] = [
-        new SqliteStore({ path: ':memory:', nodeId: 'o' }),
-        new SqliteStore({ path: ':memory:', nodeId: 'n' }),
-      ];
-      const onOld = new JournaledStore(oldMaster, db.journal({ maxConnections: 3 }), {
-        nodeId: 'o',
-        clock: new FakeClock(),
-      });
-      await onOld.open();
-      open.push(onOld);
-      await newMaster.open();
+      const { onOld, newMaster, job } = await twoMasters('lapse', ttrMs, ['o', 'n']);
       open.push(newMaster);
-      const job = aJob({ topic: 'lapse', now, ttrMs });
-      await onOld.pushMany([job], now);
-      await newMaster.pushMany([job], now); // the copy the promoted replica has
       const processOn = async (nodeId: string, journal = db.journal({ maxConnections: 3 }), asyncFlushMs?: number) => {
         const p = new JournaledStore(sharedStore(newMaster), journal, {
           nodeId,
