@@ -151,7 +151,15 @@ for (const db of databases) {
       // the reservation lapses: process a's reaper retries it first
       const lapse = { runAt: now + 1010 + 5, error: 'lapsed' };
       expect((await a.retry(job.id, first!.token, now + 1015, lapse)).ok).toBe(true);
-      // process b's reaper listed the same lapse; while it looks the journal up, process c reserves the job
+      // a reaper that listed the same lapse is answered as after a lapse: the reservation is not put back
+      const late = await processOn('l');
+      expect(await late.retry(job.id, first!.token, now + 1016, lapse)).toMatchObject({
+        ok: false,
+        reason: 'wrong_state',
+        state: 'ready',
+      });
+      expect((await newMaster.history(job.id)).filter((h) => h.event === 'restore')).toHaveLength(1);
+      // process b's reaper listed it too; while it looks the journal up, process c reserves the job
       const c = await processOn('c');
       let second: Reservation | undefined;
       const journalOfB = db.journal({ maxConnections: 3 });
