@@ -13,7 +13,7 @@ const NO_BULLMQ =
 /** " on Redis" in the title of a Redis figure; the embedded store's keep their titles. */
 const on = (store: FlowStore) => (store === 'embedded' ? '' : ' on Redis');
 const serverOn = (store: FlowStore) =>
-  `delayq's built server in its own process on ${store === 'embedded' ? 'the embedded store' : "the benchmark's own Redis (one partition, as `delayq serve` chooses on a single Redis; emptied before)"}, fresh each round; the SDK \`Worker\` (concurrency ${CONSUMER_CONCURRENCY}) consumes`;
+  `delayq's built server in its own process on ${store === 'embedded' ? 'the embedded store' : "the benchmark's own Redis (one partition, as `delayq serve` chooses on a single Redis; emptied before)"}, fresh each round and warmed by an unrecorded drain of each variant, half the measured drain's size; the SDK \`Worker\` (concurrency ${CONSUMER_CONCURRENCY}) consumes`;
 
 export const FIGURES_FLOW: readonly Figure[] = [
   {

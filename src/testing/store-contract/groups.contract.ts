@@ -13,11 +13,12 @@ export const GROUP_TESTS = [
   'without groupConcurrency groups change nothing',
   'a paused group is passed over, with or without groupConcurrency, while the rest goes',
   'groupRateLimits: each group takes its own tokens; one out of them waits while the others go',
+  'a call with more candidates than it takes leaves the rest to later calls: each job once, none lost',
 ] as const;
 
 /** Part of the Store contract (store.contract.ts runs it): groups and groupConcurrency (docs/flow-control.md). */
 export function groupsContract(test: ContractTest, context: () => ContractContext): void {
-  const [keeps, one, lapse, two, fair, none, paused, rated] = GROUP_TESTS;
+  const [keeps, one, lapse, two, fair, none, paused, rated, rest] = GROUP_TESTS;
   const ids = (got: { reservations: { job: { id: string } }[] }): string[] => got.reservations.map((r) => r.job.id);
 
   test(keeps, async () => {
@@ -172,5 +173,32 @@ export function groupsContract(test: ContractTest, context: () => ContractContex
     expect(next.sort()).toEqual([a[2]!.id, b[2]!.id].sort());
     // Without the limit (settings removed) the rest go at once.
     expect(ids(await store.reserve([topic], 100, T0 + 500)).sort()).toEqual([a[3]!.id, b[3]!.id].sort());
+  });
+
+  test(rest, async () => {
+    const { store, topic, job } = context();
+    const limits = { groupConcurrency: new Map([[topic, 3]]) };
+    const byGroup = (g: string, n: number) =>
+      Array.from({ length: n }, (_, i) => job({ id: `${topic}-${g}${i}`, runAt: T0 - 100 + i * 7, group: g }));
+    // Jobs without a group and groups' jobs compete for each call of 4, in the ready order.
+    const loose = Array.from({ length: 4 }, (_, i) => job({ id: `${topic}-loose${i}`, runAt: T0 - 98 + i * 5 }));
+    const all = [...byGroup('a', 3), ...byGroup('b', 3), ...byGroup('c', 2), ...loose];
+    await store.pushMany(all, T0);
+    const seen: string[] = [];
+    const tokens = new Map<string, string>();
+    for (let call = 0; call < 10; call++) {
+      const got = await store.reserve([topic], 4, T0, limits);
+      expect(got.reservations.length).toBeLessThanOrEqual(4);
+      if (got.reservations.length === 0) break;
+      for (const r of got.reservations) tokens.set(r.job.id, r.token);
+      seen.push(...ids(got));
+    }
+    expect(seen.sort()).toEqual(all.map((j) => j.id).sort());
+    // The groups are still listed for their next jobs: one more of a is reserved at once, after one of a ends.
+    const later = job({ id: `${topic}-a9`, runAt: T0, group: 'a' });
+    await store.pushMany([later], T0 + 1);
+    expect(ids(await store.reserve([topic], 4, T0 + 1, limits))).toEqual([]);
+    expect(await store.finish(`${topic}-a0`, tokens.get(`${topic}-a0`)!, T0 + 2)).toMatchObject({ ok: true });
+    expect(ids(await store.reserve([topic], 4, T0 + 2, limits))).toEqual([later.id]);
   });
 }

@@ -25,21 +25,23 @@ end
 local gp = groupKeyPrefix(ARGV[1])
 local function keysOf(p) return (string.gsub(ARGV[1], ':0}:$', ':' .. p .. '}:')) end
 
--- Candidates in parallel lists: id, partition, ready member, and lane (laneOf's name, false: none).
-local ids, partOf, memberOf, laneOfCand = {}, {}, {}, {}
-local function candidate(id, p, member, lane)
+-- Candidates in parallel lists: id, partition, ready member, lane (laneOf's name, false: none), the member as
+-- the lane holds it, and its score when it was popped from a group's lane (false: still in its lane).
+local ids, partOf, memberOf, laneOfCand, inLane, poppedScore = {}, {}, {}, {}, {}, {}
+local function candidate(id, p, member, lane, laneM, score)
   local n = #ids + 1
-  ids[n], partOf[n], memberOf[n], laneOfCand[n] = id, p, member, lane
+  ids[n], partOf[n], memberOf[n], laneOfCand[n], inLane[n], poppedScore[n] = id, p, member, lane, laneM, score
 end
--- Members of a lane: the ready member, a space and the partition (laneMember).
-local function fromLane(members, lane)
-  for _, m in ipairs(members) do
+-- Members of a lane: the ready member, a space and the partition (laneMember); `scored`: the members come with
+-- their scores, as ZPOPMIN answers.
+local function fromLane(members, lane, scored)
+  local step = scored and 2 or 1
+  for k = 1, #members, step do
+    local m = members[k]
     local member, p = string.match(m, '^(.*) (%d+)$')
-    candidate(string.sub(member, READY_ID_AT), tonumber(p), member, lane)
+    candidate(string.sub(member, READY_ID_AT), tonumber(p), member, lane, m, scored and members[k + 1] or false)
   end
 end
-
-local laneSize = {} -- lane → its members, for the lanes read whole
 local tokensOf, tokenInMs = {}, false -- topic → group → its tokens now; the soonest token of a group passed over
 local function refill(topic, groups, rate)
   local raw = redis.call('HMGET', gp .. 'rate:' .. topic, unpack(groups))
@@ -58,7 +60,10 @@ local function refill(topic, groups, rate)
 end
 
 -- Each group's first jobs it may still take, groups from the topic's cursor on, until `max` are in hand.
-local LANES_A_READ = 200
+-- Groups are read a little past what is still wanted (some are held at their bound or paused), not a fixed
+-- 200: reading and counting names the call never reaches cost more than the lanes it takes.
+local LANES_A_READ_MAX = 200
+local function lanesToRead(wanted) return math.min(LANES_A_READ_MAX, wanted + math.floor(wanted / 4) + 8) end
 local function readLanes(topic, limit)
   local lanes, cursorKey = gp .. 'lanes:' .. topic, gp .. 'cursor:' .. topic
   local bound, rate, paused = tonumber(limit.c), limit.r, {}
@@ -67,7 +72,8 @@ local function readLanes(topic, limit)
   local from, wrapped, got, last = cursor and '(' .. cursor or '-', not cursor, 0, nil
   while got < max do
     local to = wrapped and cursor and '[' .. cursor or '+'
-    local groups = redis.call('ZRANGE', lanes, from, to, 'BYLEX', 'LIMIT', 0, LANES_A_READ)
+    local asked = lanesToRead(max - got)
+    local groups = redis.call('ZRANGE', lanes, from, to, 'BYLEX', 'LIMIT', 0, asked)
     if #groups > 0 then
       local held = bound and redis.call('HMGET', gp .. 'held:' .. topic, unpack(groups)) or {}
       local tokens = rate and refill(topic, groups, rate) or {}
@@ -87,23 +93,21 @@ local function readLanes(topic, limit)
           end
           if room > 0 then
             local lane = 'lane:' .. topic .. '/' .. g
-            -- One member past the room tells whether the lane was read whole (laneSize), so leaving it needs
-            -- no second look to know whether it is left empty.
-            local members = redis.call('ZRANGE', gp .. lane, 0, room)
-            if #members > room then
-              members[#members] = nil
-            else
-              laneSize[lane] = #members
-            end
-            fromLane(members, lane)
-            got = got + #members
+            -- Taken out of the lane at once (one command, where a read and a later removal took two); what
+            -- the call does not take goes back (putBack). A lane that gave fewer than asked is empty and leaves
+            -- the list now; one that gave all it was asked may be empty too, and leaves when a call finds so.
+            local popped = redis.call('ZPOPMIN', gp .. lane, room)
+            local n = #popped / 2
+            if n < room then redis.call('ZREM', lanes, g) end
+            fromLane(popped, lane, true)
+            got = got + n
             if got >= max then break end
           end
         end
       end
       from = '(' .. groups[#groups]
     end
-    if #groups < LANES_A_READ and got < max then
+    if #groups < asked and got < max then
       if wrapped then break end
       wrapped, from = true, '-'
     end
@@ -126,8 +130,8 @@ for topic, limit in pairs(limits) do
 end
 if #ids == 0 then return { {}, tokenInMs } end
 
--- The candidates' records, a read per partition, then the ready order over them all.
-local heads, packs, byPart = {}, {}, {}
+-- The candidates' records, a read per partition.
+local packs, byPart = {}, {}
 for i = 1, #ids do
   local list = byPart[partOf[i]] or {}
   byPart[partOf[i]] = list
@@ -137,27 +141,50 @@ for p, list in pairs(byPart) do
   local want = {}
   for k, i in ipairs(list) do want[k] = ids[i] end
   local got = redis.call('HMGET', keysOf(p) .. 'jobs', unpack(want))
-  for k, i in ipairs(list) do
-    packs[i] = got[k]
-    heads[i] = got[k] and readHead(got[k]) or false
-  end
+  for k, i in ipairs(list) do packs[i] = got[k] end
 end
-local order = {}
+-- The ready order over them all decides which are taken only when there are more than `max`; otherwise each
+-- head is read in turn below, into one table.
+local order, heads = {}, nil
 for i = 1, #ids do order[i] = i end
-table.sort(order, readyOrder(heads, ids))
+if #ids > max then
+  heads = {}
+  for i = 1, #ids do heads[i] = packs[i] and readHead(packs[i]) or false end
+  table.sort(order, readyOrder(heads, ids))
+end
 
 -- What each partition's writes gather (as reserve.lua's, per partition), and the lanes' and groups'.
 local out, taken, writes, laneGone, heldBy = {}, 0, {}, {}, {}
+-- A candidate popped from its group's lane and not taken goes back, and its group into the topic's lanes.
+local function putBack(i)
+  local topic, group = string.match(laneOfCand[i], '^lane:([^/]*)/(.*)$')
+  redis.call('ZADD', gp .. laneOfCand[i], poppedScore[i], inLane[i])
+  redis.call('ZADD', gp .. 'lanes:' .. topic, 0, group)
+end
+local reused = {}
 for _, i in ipairs(order) do
-  if taken >= max then break end
-  local h, p = heads[i], partOf[i]
+  local p, h = partOf[i], false
+  if taken >= max then
+    -- Not taken: the call is full.
+  elseif heads then
+    h = heads[i]
+  elseif packs[i] then
+    h = readHead(packs[i], reused)
+  end
   local current = h and h.state == STATE_READY and readyMember(h, ids[i]) == memberOf[i]
-  if not current and laneOfCand[i] then
+  if taken >= max then
+    if poppedScore[i] then putBack(i) end
+  elseif not current and laneOfCand[i] then
     -- A lane member whose job is gone or has moved on (never left so by a script: a defence) is dropped.
-    local members = laneGone[laneOfCand[i]] or {}
-    laneGone[laneOfCand[i]] = members
-    members[#members + 1] = memberOf[i] .. ' ' .. p
-  elseif current and not (h.ttl and h.runAt + h.ttl <= now) then
+    if not poppedScore[i] then
+      local members = laneGone[laneOfCand[i]] or {}
+      laneGone[laneOfCand[i]] = members
+      members[#members + 1] = inLane[i]
+    end
+  elseif current and h.ttl and h.runAt + h.ttl <= now then
+    -- Its ttl ran out: left for the scheduler to expire, where it was.
+    if poppedScore[i] then putBack(i) end
+  elseif current then
     taken = taken + 1
     local id = ids[i]
     local at = math.max(stampAfter(h, now), h.runAt)
@@ -179,10 +206,10 @@ for _, i in ipairs(order) do
     gone[#gone + 1] = memberOf[i]
     w.moved[h.topic] = (w.moved[h.topic] or 0) + 1
     local lane = laneOfCand[i]
-    if lane then
+    if lane and not poppedScore[i] then
       local members = laneGone[lane] or {}
       laneGone[lane] = members
-      members[#members + 1] = memberOf[i] .. ' ' .. p
+      members[#members + 1] = inLane[i]
     end
     if h.group then
       local groups = heldBy[h.topic] or {}
@@ -204,7 +231,7 @@ for p, w in pairs(writes) do
     redis.call('HINCRBY', k .. 'counts', countOf(topic, STATE_RESERVED), n)
   end
 end
-leaveLanes(gp, laneGone, heldBy, laneSize)
+leaveLanes(gp, laneGone, heldBy)
 -- Each group's tokens less those it took; a bucket left alone is full again after burst / perSecond seconds,
 -- when the hash may go.
 for topic, groups in pairs(heldBy) do
