@@ -21,8 +21,12 @@ import { dropSqlDatabase, newSqlDatabase, type SqlTarget } from './sql-databases
 
 const TOPIC = 'bench';
 const RESERVE_WAIT_MS = 1000;
-/** Jobs pushed and drained on a topic of their own before measuring: a long-running server is warm (JIT). */
-const WARM_UP_JOBS = 3000;
+/**
+ * Jobs pushed and drained on a topic of their own before measuring: a long-running server is warm (JIT, its
+ * heap grown). With 3,000 a server still ran its next 20,000 SDK pushes at 0.6–0.9× its warm rate
+ * (docs/performance.md, "Push over HTTP").
+ */
+const WARM_UP_JOBS = 20_000;
 const WARM_UP_TOPIC = 'bench-warm-up';
 
 export type HttpBackend =

@@ -18,7 +18,7 @@ export interface DelayqClientOptions {
    */
   http?: 'pool' | 'node';
   /**
-   * Sends the `push()` calls of one event-loop turn (or of `pushWindowMs`) as one batch request; each call
+   * Sends the `push()` calls of one event-loop turn (or of `pushWindowMs`) as batch requests; each call
    * still gets its own job or its own error (push-coalescer.ts). Pushes with a `signal` go out alone.
    * @defaultValue true
    */

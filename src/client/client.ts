@@ -96,7 +96,7 @@ export class DelayqClient {
    * Pushes one job; `created: false` when a job with that id already existed (idempotent push), and `outcome`
    * says what the push did to it (`kept`, or `replaced` / `extended` with `onExists`); with `dedupKey` inside
    * its window, `duplicate` and the first job of the key (`created: false`, no job made). Pushes made
-   * together go out as one batch request unless `coalescePushes` is false; each gets its own answer.
+   * together go out as batch requests unless `coalescePushes` is false; each gets its own answer.
    */
   push(job: PushRequest, options?: RequestOptions): Promise<PushResponse> {
     if (this.pushes && !options?.signal) return this.pushes.add(job);

@@ -61,12 +61,12 @@ describe.each(Object.keys(shapes))('SDK push coalescing · %s', (shape) => {
       all.map((s) => (s.status === 'fulfilled' ? { answer: s.value } : { error: s.reason as DelayqError })),
     );
 
-  it('sends 1,000 pushes of one turn as one request, and each caller gets its own job', async () => {
+  it('sends 1,000 pushes of one turn as two requests of 500, and each caller gets its own job', async () => {
     const t = `orders-${shape}`;
     const answers = await Promise.all(
       Array.from({ length: 1000 }, (_, i) => client.push({ topic: t, id: `${t}-${i}`, body: { i } })),
     );
-    expect(count('/v1/jobs/batch')).toBe(1);
+    expect(count('/v1/jobs/batch')).toBe(2);
     expect(count('/v1/jobs')).toBe(0);
     answers.forEach((a, i) => {
       expect(a.created).toBe(true);
@@ -106,8 +106,9 @@ describe.each(Object.keys(shapes))('SDK push coalescing · %s', (shape) => {
     const good = results.filter((_, i) => ![100, 200, 250].includes(i));
     expect(good).toHaveLength(300);
     good.forEach((r, i) => expect(r.answer?.job).toMatchObject({ id: `${t}-${i}`, body: i }));
-    // One batch per refused item, then the one that is stored; no job went out on its own.
-    expect(count('/v1/jobs/batch')).toBe(4);
+    // Two halves (jobs 0–151 and 152–302): each sends one batch per refused item it holds, then the one that is
+    // stored (2 + 3); no job went out on its own.
+    expect(count('/v1/jobs/batch')).toBe(5);
     expect((await client.stats()).find((s) => s.topic === t)?.counts.ready).toBe(300);
   });
 
