@@ -2,10 +2,11 @@
  * The Redis store's batcher of script calls (partition-batcher.ts), with `send` as the test's own function
  * whose answers the test releases: the calls of one turn go as one call per partition; while a partition's
  * call is out, what arrives waits and goes as one call when it is answered, other partitions not held up; a
- * failed or throwing call rejects its items only, and the partition goes on.
+ * failed or throwing call rejects its items only, and the partition goes on; with a grouping, a wave goes group
+ * by group unless a key repeats.
  */
 import { describe, expect, it } from 'vitest';
-import { PartitionBatcher } from '../../src/store/redis/partition-batcher.js';
+import { PartitionBatcher, type Grouping } from '../../src/store/redis/partition-batcher.js';
 
 interface Call {
   partition: number;
@@ -14,7 +15,7 @@ interface Call {
   fail(err: Error): void;
 }
 
-function harness(maxItems = 64) {
+function harness(maxItems = 64, grouping?: Grouping<string>) {
   const calls: Call[] = [];
   const batcher = new PartitionBatcher<string>(
     (partition, items) =>
@@ -27,6 +28,7 @@ function harness(maxItems = 64) {
         });
       }),
     maxItems,
+    grouping,
   );
   return { batcher, calls };
 }
@@ -34,6 +36,33 @@ function harness(maxItems = 64) {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('PartitionBatcher', () => {
+  // Items 'topic:id': grouped by topic, a repeated id keeps the arrival order.
+  const byTopic: Grouping<string> = { groupOf: (item) => item.split(':')[0]!, keyOf: (item) => item.split(':')[1]! };
+
+  it("sends a wave's items group by group, each in arrival order, and answers each caller in its own order", async () => {
+    const { batcher, calls } = harness(3, byTopic);
+    const answers = [batcher.addMany([0, 0, 0, 0, 0], ['a:1', 'b:2', 'a:3', 'c:4', 'b:5']), batcher.add(0, 'a:6')];
+    await turn();
+    expect(calls.map((c) => c.items)).toEqual([
+      ['a:1', 'a:3', 'a:6'],
+      ['b:2', 'b:5', 'c:4'],
+    ]);
+    calls.forEach((c) => c.answer());
+    expect(await Promise.all(answers)).toEqual([
+      ['done:a:1', 'done:b:2', 'done:a:3', 'done:c:4', 'done:b:5'],
+      'done:a:6',
+    ]);
+  });
+
+  it('leaves a wave in arrival order when one key comes twice', async () => {
+    const { batcher, calls } = harness(64, byTopic);
+    const answers = batcher.addMany([0, 0, 0], ['b:1', 'a:2', 'a:1']);
+    await turn();
+    expect(calls.map((c) => c.items)).toEqual([['b:1', 'a:2', 'a:1']]);
+    calls.forEach((c) => c.answer());
+    expect(await answers).toEqual(['done:b:1', 'done:a:2', 'done:a:1']);
+  });
+
   it("sends one turn's items as one call per partition, in chunks of at most maxItems", async () => {
     const { batcher, calls } = harness(3);
     const answers = [batcher.add(0, 'a'), batcher.add(1, 'b'), batcher.addMany([0, 0, 0, 0], ['c', 'd', 'e', 'f'])];

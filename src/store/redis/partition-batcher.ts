@@ -1,3 +1,29 @@
+/**
+ * Items sent group by group (`groupOf`, e.g. the job's topic), each group in arrival order: a script's work per
+ * topic (its counters, id index, due heads) is then paid once a chunk, not once per topic in every chunk. Left
+ * in arrival order when two items share `keyOf` (one id pushed twice in a wave: the first must come first).
+ */
+export interface Grouping<T> {
+  groupOf(item: T): string;
+  keyOf(item: T): string;
+}
+
+/** The entries regrouped (stable within a group), or as they are when a key repeats or there is one group. */
+function grouped<T>(entries: Pending<T>[], grouping: Grouping<T>): Pending<T>[] {
+  const groups = new Map<string, Pending<T>[]>();
+  const keys = new Set<string>();
+  for (const e of entries) {
+    const key = grouping.keyOf(e.item);
+    if (keys.has(key)) return entries;
+    keys.add(key);
+    const group = grouping.groupOf(e.item);
+    const list = groups.get(group);
+    if (list) list.push(e);
+    else groups.set(group, [e]);
+  }
+  return groups.size === 1 ? entries : [...groups.values()].flat();
+}
+
 /** Where the replies of one call's items go: one per call, however many items it queued. */
 interface Sink {
   replies: unknown[];
@@ -30,10 +56,12 @@ export class PartitionBatcher<T> {
   private readonly busy = new Set<number>();
   private readonly send: (partition: number, items: T[]) => Promise<unknown[]>;
   private readonly maxItems: number;
+  private readonly grouping: Grouping<T> | undefined;
 
-  constructor(send: (partition: number, items: T[]) => Promise<unknown[]>, maxItems = 64) {
+  constructor(send: (partition: number, items: T[]) => Promise<unknown[]>, maxItems = 64, grouping?: Grouping<T>) {
     this.send = send;
     this.maxItems = maxItems;
+    this.grouping = grouping;
   }
 
   /** Resolves with the script's reply for this item. */
@@ -76,10 +104,11 @@ export class PartitionBatcher<T> {
 
   /** Sends what waits for `partition` as one wave of chunks; when the wave is answered, what came meanwhile. */
   private sendPartition(partition: number): void {
-    const entries = this.pending.get(partition);
+    let entries = this.pending.get(partition);
     if (!entries) return;
     this.pending.delete(partition);
     this.busy.add(partition);
+    if (this.grouping && entries.length > 1) entries = grouped(entries, this.grouping);
     // Equal chunks (100 → 2 × 50, not 64 + 36): Redis replies to the first while it reads the next.
     const size = Math.ceil(entries.length / Math.ceil(entries.length / this.maxItems));
     const calls: Promise<unknown>[] = [];

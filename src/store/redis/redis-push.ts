@@ -29,7 +29,11 @@ export class RedisPusher {
     this.store = store;
     this.delayBuckets = delayBuckets;
     this.madeDue = madeDue;
-    this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items));
+    // A wave's pushes topic by topic: a call then holds few topics, each paying its script work once.
+    this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items), undefined, {
+      groupOf: (e) => e.job.topic,
+      keyOf: (e) => e.job.id,
+    });
   }
 
   async pushMany(jobs: readonly NewJob[], now: EpochMs): Promise<PushResult[]> {
