@@ -6,6 +6,7 @@
 // commands they call) and its CPU a job (INFO cpu), and used_memory a job. Apart: `topics` (8 topics, due in
 // 30 min), `days` (one topic, due over 30 days).
 // Usage: npx tsx bench/probes/push-script-cost.ts [JOBS=100000] [ROUNDS=2] [variant …]
+//   GROWTH=N: one round per variant, the figures printed for every N jobs as the backlog grows to JOBS.
 import { Redis } from 'ioredis';
 import { probeJob } from '../lib.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
@@ -18,6 +19,7 @@ const jobs = Number(process.argv[2] ?? 100_000);
 const rounds = Number(process.argv[3] ?? 2);
 const variants = process.argv.slice(4).length ? process.argv.slice(4) : ['near', 'bizkey', 'spread', 'scale'];
 const CALL = 1000;
+const growth = Number(process.env['GROWTH'] ?? 0);
 const server = await startRedis();
 const admin = new Redis({ host: '127.0.0.1', port: server.port });
 const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
@@ -39,7 +41,7 @@ function jobOf(variant: string, n: number, t0: number) {
 }
 
 try {
-  for (let round = 1; round <= rounds; round++) {
+  for (let round = 1; round <= (growth ? 1 : rounds); round++) {
     for (const variant of variants) {
       await admin.flushall();
       const store = new RedisStore({
@@ -51,20 +53,28 @@ try {
       await store.open();
       const t0 = Date.now();
       const [calls0, cpu0, mem0] = [await redisCommandCalls(admin), await redisCpuMs(admin), await usedMemory()];
-      const started = performance.now();
-      for (let i = 0; i < jobs; i += CALL)
-        await store.pushMany(
-          Array.from({ length: Math.min(CALL, jobs - i) }, (_, k) => jobOf(variant, i + k, t0)),
-          Date.now(),
+      const step = growth || jobs;
+      let [c0, u0, m0] = [calls0, cpu0, mem0];
+      for (let from = 0; from < jobs; from += step) {
+        const to = Math.min(jobs, from + step);
+        const started = performance.now();
+        for (let i = from; i < to; i += CALL)
+          await store.pushMany(
+            Array.from({ length: Math.min(CALL, to - i) }, (_, k) => jobOf(variant, i + k, t0)),
+            Date.now(),
+          );
+        const seconds = (performance.now() - started) / 1000;
+        const [c1, u1, m1] = [await redisCommandCalls(admin), await redisCpuMs(admin), await usedMemory()];
+        const n = to - from;
+        const script = (c1.get('evalsha')?.usec ?? 0) - (c0.get('evalsha')?.usec ?? 0);
+        const scripts = (c1.get('evalsha')?.calls ?? 0) - (c0.get('evalsha')?.calls ?? 0);
+        console.log(
+          `round ${round} ${variant.padEnd(6)} ${growth ? `${from}–${to}` : ''}: ${Math.round(n / seconds)} jobs/s, ` +
+            `scripts ${(script / n).toFixed(1)} µs/job (${scripts} calls), Redis CPU ${(((u1 - u0) * 1000) / n).toFixed(1)} µs/job, ` +
+            `used_memory ${Math.round((m1 - m0) / n)} B/job`,
         );
-      const seconds = (performance.now() - started) / 1000;
-      const [calls1, cpu1, mem1] = [await redisCommandCalls(admin), await redisCpuMs(admin), await usedMemory()];
-      const script = (calls1.get('evalsha')?.usec ?? 0) - (calls0.get('evalsha')?.usec ?? 0);
-      const scripts = (calls1.get('evalsha')?.calls ?? 0) - (calls0.get('evalsha')?.calls ?? 0);
-      console.log(
-        `round ${round} ${variant.padEnd(6)}: ${Math.round(jobs / seconds)} jobs/s, scripts ${(script / jobs).toFixed(1)} µs/job ` +
-          `(${scripts} calls), Redis CPU ${(((cpu1 - cpu0) * 1000) / jobs).toFixed(1)} µs/job, used_memory ${Math.round((mem1 - mem0) / jobs)} B/job`,
-      );
+        [c0, u0, m0] = [c1, u1, m1];
+      }
       await store.close();
     }
   }
