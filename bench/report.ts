@@ -139,7 +139,8 @@ function headline(byId: Map<string, Row[]>): string {
 ${lines.join('\n')}
 
 In-process: an application calling \`DelayqService\`. SDK, plain HTTP: over HTTP to the server in its own process,
-started fresh for each round and warmed first (20,000 pushes through the subject's own client, and their drain).
+started fresh for each round and warmed first (through the subject's own client, 100,000 jobs for the SDK and 20,000
+requests for a plain client, and their drain).
 beanstalkd protocol: the peer's own jackd clients to delayq's server in its own process.
 `;
 }

@@ -23,10 +23,11 @@ const TOPIC = 'bench';
 const RESERVE_WAIT_MS = 1000;
 /**
  * Jobs pushed and drained on a topic of their own before measuring: a long-running server is warm (JIT, its
- * heap grown). With 3,000 a server still ran its next 20,000 SDK pushes at 0.6–0.9× its warm rate
- * (docs/performance.md, "Push over HTTP").
+ * heap grown). It takes requests, not jobs: a fresh server's SDK pushes (batches of 50–100 jobs a request) kept
+ * speeding up for their first 60,000–100,000 jobs, single pushes for far fewer (docs/performance.md, "Push over
+ * HTTP"). So the SDK's warm-up is 100,000 jobs, a plain client's 20,000 requests.
  */
-const WARM_UP_JOBS = 20_000;
+const WARM_UP_JOBS: Record<HttpClientKind, number> = { sdk: 100_000, plain: 20_000, fetch: 20_000, python: 20_000 };
 const WARM_UP_TOPIC = 'bench-warm-up';
 
 export type HttpBackend =
@@ -126,7 +127,8 @@ export class DelayqHttpSubject implements Subject {
    */
   private async warmUp(): Promise<void> {
     const now = Date.now();
-    await withInFlight(WARM_UP_JOBS, IN_FLIGHT, (i) => this.pushTo(WARM_UP_TOPIC, now - i));
+    const jobs = WARM_UP_JOBS[this.kind];
+    await withInFlight(jobs, IN_FLIGHT, (i) => this.pushTo(WARM_UP_TOPIC, now - i));
     await this.client!.pushBatch(
       Array.from({ length: BULK_SIZE }, () => ({ topic: WARM_UP_TOPIC, runAt: now, body: bodyFor(now) })),
     );
@@ -134,12 +136,11 @@ export class DelayqHttpSubject implements Subject {
     const consumer = await this.consumeTopic(WARM_UP_TOPIC, CONSUMER_CONCURRENCY, () => void drained++);
     try {
       const deadline = Date.now() + 120_000;
-      while (drained < WARM_UP_JOBS + BULK_SIZE && Date.now() < deadline) await sleep(20);
+      while (drained < jobs + BULK_SIZE && Date.now() < deadline) await sleep(20);
     } finally {
       await consumer.stop();
     }
-    if (drained < WARM_UP_JOBS + BULK_SIZE)
-      throw new Error(`warm-up: ${drained} of ${WARM_UP_JOBS + BULK_SIZE} jobs came back`);
+    if (drained < jobs + BULK_SIZE) throw new Error(`warm-up: ${drained} of ${jobs + BULK_SIZE} jobs came back`);
   }
 
   async close(): Promise<void> {
