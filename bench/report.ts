@@ -139,8 +139,9 @@ function headline(byId: Map<string, Row[]>): string {
 ${lines.join('\n')}
 
 In-process: an application calling \`DelayqService\`. SDK, plain HTTP: over HTTP to the server in its own process,
-started fresh for each round and warmed first (through the subject's own client, 100,000 jobs for the SDK and 20,000
-requests for a plain client, and their drain).
+started fresh for each round and warmed first through the subject's own client: 100,000 jobs for the SDK and 20,000
+requests for a plain client, and their drain, in figures measured since 2026-11-29 20:00 UTC (the header's merged
+parts say which); 3,000 pushes and a batch of 1,000 with their drain in those measured before.
 beanstalkd protocol: the peer's own jackd clients to delayq's server in its own process.
 `;
 }
