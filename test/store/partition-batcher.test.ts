@@ -27,8 +27,7 @@ function harness(maxItems = 64, grouping?: Grouping<string>) {
           fail: reject,
         });
       }),
-    maxItems,
-    grouping,
+    { maxItems, ...(grouping ? { grouping } : {}) },
   );
   return { batcher, calls };
 }

@@ -8,22 +8,6 @@ export interface Grouping<T> {
   keyOf(item: T): string;
 }
 
-/** The entries regrouped (stable within a group), or as they are when a key repeats or there is one group. */
-function grouped<T>(entries: Pending<T>[], grouping: Grouping<T>): Pending<T>[] {
-  const groups = new Map<string, Pending<T>[]>();
-  const keys = new Set<string>();
-  for (const e of entries) {
-    const key = grouping.keyOf(e.item);
-    if (keys.has(key)) return entries;
-    keys.add(key);
-    const group = grouping.groupOf(e.item);
-    const list = groups.get(group);
-    if (list) list.push(e);
-    else groups.set(group, [e]);
-  }
-  return groups.size === 1 ? entries : [...groups.values()].flat();
-}
-
 /** Where the replies of one call's items go: one per call, however many items it queued. */
 interface Sink {
   replies: unknown[];
@@ -58,10 +42,13 @@ export class PartitionBatcher<T> {
   private readonly maxItems: number;
   private readonly grouping: Grouping<T> | undefined;
 
-  constructor(send: (partition: number, items: T[]) => Promise<unknown[]>, maxItems = 64, grouping?: Grouping<T>) {
+  constructor(
+    send: (partition: number, items: T[]) => Promise<unknown[]>,
+    options: { maxItems?: number; grouping?: Grouping<T> } = {},
+  ) {
     this.send = send;
-    this.maxItems = maxItems;
-    this.grouping = grouping;
+    this.maxItems = options.maxItems ?? 64;
+    this.grouping = options.grouping;
   }
 
   /** Resolves with the script's reply for this item. */
@@ -141,4 +128,20 @@ export class PartitionBatcher<T> {
       if (this.pending.has(partition)) this.sendPartition(partition);
     });
   }
+}
+
+/** The entries regrouped (stable within a group), or as they are when a key repeats or there is one group. */
+function grouped<T>(entries: Pending<T>[], grouping: Grouping<T>): Pending<T>[] {
+  const groups = new Map<string, Pending<T>[]>();
+  const keys = new Set<string>();
+  for (const e of entries) {
+    const key = grouping.keyOf(e.item);
+    if (keys.has(key)) return entries;
+    keys.add(key);
+    const group = grouping.groupOf(e.item);
+    const list = groups.get(group);
+    if (list) list.push(e);
+    else groups.set(group, [e]);
+  }
+  return groups.size === 1 ? entries : [...groups.values()].flat();
 }

@@ -30,9 +30,8 @@ export class RedisPusher {
     this.delayBuckets = delayBuckets;
     this.madeDue = madeDue;
     // A wave's pushes topic by topic: a call then holds few topics, each paying its script work once.
-    this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items), undefined, {
-      groupOf: (e) => e.job.topic,
-      keyOf: (e) => e.job.id,
+    this.batcher = new PartitionBatcher((p, items) => this.pushPartition(p, items), {
+      grouping: { groupOf: (e) => e.job.topic, keyOf: (e) => e.job.id },
     });
   }
 

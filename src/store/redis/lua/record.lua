@@ -256,12 +256,10 @@ local function groupsHeld(gp, topic, changes)
 end
 
 -- Lane members (laneMember) leaving a group's lane; an emptied lane leaves the topic's list of lanes.
--- `emptied`: whether the caller knows the lane is left empty (true) or not (false); nil: ask Redis.
-local function laneRemove(gp, topic, group, members, emptied)
+local function laneRemove(gp, topic, group, members)
   local lane = gp .. 'lane:' .. topic .. '/' .. group
   redis.call('ZREM', lane, unpack(members))
-  if emptied == nil then emptied = redis.call('EXISTS', lane) == 0 end
-  if emptied then redis.call('ZREM', gp .. 'lanes:' .. topic, group) end
+  if redis.call('EXISTS', lane) == 0 then redis.call('ZREM', gp .. 'lanes:' .. topic, group) end
 end
 
 -- The lane a ready job of this partition joins, relative to groupKeyPrefix: false when its topic has none here.
@@ -294,16 +292,12 @@ local function readyRemove(tp, counts, h, id)
 end
 
 -- After reserving: lane members taken out of their lanes (lane → members, as laneOf names lanes) and each
--- group's jobs taken counted (topic → group → n). `laneSize` (optional): lane → how many members it held when
--- the caller read it whole, so a lane all of whose members leave is known empty without asking.
-local function leaveLanes(gp, laneGone, heldBy, laneSize)
+-- group's jobs taken counted (topic → group → n).
+local function leaveLanes(gp, laneGone, heldBy)
   for lane, members in pairs(laneGone) do
     local topic, group = string.match(lane, '^lane:([^/]*)/(.*)$')
     if topic then
-      local size = laneSize and laneSize[lane]
-      local emptied = nil
-      if laneSize then emptied = size ~= nil and size <= #members end
-      laneRemove(gp, topic, group, members, emptied)
+      laneRemove(gp, topic, group, members)
     else
       redis.call('ZREM', gp .. lane, unpack(members))
     end

@@ -155,36 +155,21 @@ end
 
 -- What each partition's writes gather (as reserve.lua's, per partition), and the lanes' and groups'.
 local out, taken, writes, laneGone, heldBy = {}, 0, {}, {}, {}
--- A candidate popped from its group's lane and not taken goes back, and its group into the topic's lanes.
-local function putBack(i)
-  local topic, group = string.match(laneOfCand[i], '^lane:([^/]*)/(.*)$')
-  redis.call('ZADD', gp .. laneOfCand[i], poppedScore[i], inLane[i])
-  redis.call('ZADD', gp .. 'lanes:' .. topic, 0, group)
-end
-local reused = {}
+local reused, settled = {}, {} -- settled: candidates taken or dropped (a popped one that is neither goes back)
 for _, i in ipairs(order) do
-  local p, h = partOf[i], false
-  if taken >= max then
-    -- Not taken: the call is full.
-  elseif heads then
-    h = heads[i]
-  elseif packs[i] then
-    h = readHead(packs[i], reused)
-  end
+  if taken >= max then break end
+  local h, p = packs[i] and (heads and heads[i] or readHead(packs[i], reused)), partOf[i]
   local current = h and h.state == STATE_READY and readyMember(h, ids[i]) == memberOf[i]
-  if taken >= max then
-    if poppedScore[i] then putBack(i) end
-  elseif not current and laneOfCand[i] then
+  if not current and laneOfCand[i] then
     -- A lane member whose job is gone or has moved on (never left so by a script: a defence) is dropped.
+    settled[i] = true
     if not poppedScore[i] then
       local members = laneGone[laneOfCand[i]] or {}
       laneGone[laneOfCand[i]] = members
       members[#members + 1] = inLane[i]
     end
-  elseif current and h.ttl and h.runAt + h.ttl <= now then
-    -- Its ttl ran out: left for the scheduler to expire, where it was.
-    if poppedScore[i] then putBack(i) end
-  elseif current then
+  elseif current and not (h.ttl and h.runAt + h.ttl <= now) then
+    settled[i] = true
     taken = taken + 1
     local id = ids[i]
     local at = math.max(stampAfter(h, now), h.runAt)
@@ -232,6 +217,15 @@ for p, w in pairs(writes) do
   end
 end
 leaveLanes(gp, laneGone, heldBy)
+-- Popped from its group's lane and not taken (the call was full, or its ttl ran out and the scheduler expires
+-- it): back in the lane, and the group in the topic's list of lanes.
+for i = 1, #ids do
+  if poppedScore[i] and not settled[i] then
+    local topic, group = string.match(laneOfCand[i], '^lane:([^/]*)/(.*)$')
+    redis.call('ZADD', gp .. laneOfCand[i], poppedScore[i], inLane[i])
+    redis.call('ZADD', gp .. 'lanes:' .. topic, 0, group)
+  end
+end
 -- Each group's tokens less those it took; a bucket left alone is full again after burst / perSecond seconds,
 -- when the hash may go.
 for topic, groups in pairs(heldBy) do
