@@ -24,7 +24,7 @@ for k = 1, #ids do
     local h = readHead(packed)
     local topic, state = h.topic, h.state
     if state == STATE_DELAYED then
-      local member = topic .. '#' .. h.bucket
+      local member = topic .. '#' .. int(h.bucket)
       local leaving = delayedOut[member] or {}
       delayedOut[member] = leaving
       leaving[#leaving + 1] = id

@@ -134,7 +134,7 @@ for k = 1, #ids do
         expiring[#expiring + 1] = id
       end
     else
-      local member = topic .. '#' .. bucket
+      local member = topic .. '#' .. int(bucket)
       local list = listOf(delayedIn, member)
       list[#list + 1] = int(runAt)
       list[#list + 1] = id

@@ -185,7 +185,7 @@ local function dueFlush(tp)
   for topic, deltas in pairs(dueDeltas) do
     local key = tp .. 'due:' .. topic
     for field, n in pairs(deltas) do
-      if n ~= 0 and redis.call('HINCRBY', key, field, n) == 0 then redis.call('HDEL', key, field) end
+      if n ~= 0 and redis.call('HINCRBY', key, field, int(n)) == 0 then redis.call('HDEL', key, field) end
     end
   end
   dueDeltas = {}

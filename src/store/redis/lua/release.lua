@@ -24,7 +24,7 @@ if h.group then groupHeld(groupKeyPrefix(tp), h.topic, h.group, -1) end
 local reason = 'consumer gone before delivery'
 if delayed then
   h.runAt, h.readyAt, reason = runAt, false, 'released until ' .. runAt
-  local member = h.topic .. '#' .. h.bucket
+  local member = h.topic .. '#' .. int(h.bucket)
   redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
   lowerDueHead(dueidx, tp, member, runAt)
   dueCount(h.topic, runAt, 1)

@@ -10,7 +10,7 @@ if not packed then return { OUTCOME_NOT_FOUND } end
 local h = readHead(packed)
 now = stampAfter(h, now)
 local topic, old = h.topic, h.state
-local member = topic .. '#' .. h.bucket
+local member = topic .. '#' .. int(h.bucket)
 local delayed = tp .. 'delayed:' .. member
 if old == STATE_DELAYED then
   redis.call('ZREM', delayed, id)

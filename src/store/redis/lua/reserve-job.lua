@@ -19,7 +19,7 @@ now = stampAfter(h, now)
 if old ~= STATE_DEAD and h.ttl and math.min(h.runAt, now) + h.ttl <= now then return { OUTCOME_WRONG_STATE, old } end
 local before = ''
 if old == STATE_DELAYED then
-  local member = topic .. '#' .. h.bucket
+  local member = topic .. '#' .. int(h.bucket)
   local set = tp .. 'delayed:' .. member
   redis.call('ZREM', set, id)
   refreshDueHead(dueidx, tp, member)

@@ -21,7 +21,7 @@ if old == STATE_RESERVED and h.token == token then return { OUTCOME_OK, packed }
 if old == STATE_RESERVED and h.token ~= ARGV[10] then return { OUTCOME_TOKEN_MISMATCH, STATE_RESERVED } end
 now = stampAfter(h, now)
 if old == STATE_DELAYED then
-  local member = topic .. '#' .. h.bucket
+  local member = topic .. '#' .. int(h.bucket)
   local set = tp .. 'delayed:' .. member
   redis.call('ZREM', set, id)
   refreshDueHead(dueidx, tp, member)

@@ -22,7 +22,7 @@ if state == STATE_READY then
   if h.ttl then redis.call('ZADD', expiry, runAt + h.ttl, id) end
 else
   h.readyAt = false
-  local member = topic .. '#' .. h.bucket
+  local member = topic .. '#' .. int(h.bucket)
   redis.call('ZADD', tp .. 'delayed:' .. member, runAt, id)
   lowerDueHead(dueidx, tp, member, runAt)
   dueCount(topic, runAt, 1)

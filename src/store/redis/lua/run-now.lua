@@ -11,7 +11,7 @@ local h = readHead(packed)
 if h.state ~= STATE_DELAYED then return { OUTCOME_WRONG_STATE, h.state } end
 now = stampAfter(h, now)
 local topic = h.topic
-local member = topic .. '#' .. h.bucket
+local member = topic .. '#' .. int(h.bucket)
 local delayed = tp .. 'delayed:' .. member
 redis.call('ZREM', delayed, id)
 dueCount(topic, h.runAt, -1)

@@ -21,7 +21,7 @@ local function upsert(id, pushTopic, mode, runAt, maxWait, priority, body)
   if topic ~= pushTopic or (old ~= STATE_DELAYED and old ~= STATE_READY) then return OUTCOME_WRONG_STATE, packed end
   local now = stampAfter(h, callNow)
   if mode == 'extend' and maxWait >= 0 then runAt = math.min(runAt, h.createdAt + maxWait) end
-  local member = topic .. '#' .. h.bucket
+  local member = topic .. '#' .. int(h.bucket)
   local delayed = tp .. 'delayed:' .. member
   if old == STATE_DELAYED then
     redis.call('ZREM', delayed, id)
