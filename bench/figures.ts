@@ -228,7 +228,7 @@ const FIGURES_CORE: readonly Figure[] = [
       `(1,000 a call, cursor to the end) while one producer pushes 1k jobs/s of another topic, each due 1 s later, and one ` +
       `consumer takes them; the stream's p99 over jobs due in the 3 s before the cancel, and while it ran.`,
     only: 'bulk-cancel',
-    bounds: `chunks of 50 with a turn of the event loop between them`,
+    bounds: `chunks of 200 (Redis) or 50 (embedded, journal) with a turn of the event loop between them, the next page read while a chunk runs; on Redis the cancel script's own Lua and the due counters`,
     boundsDoc: 'docs/performance.md#bulk-cancel',
   },
   {

@@ -80,7 +80,7 @@ try {
       `CPU from the cancel's first call to its last: this process ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms` +
         (redisCpu === undefined ? '' : `, Redis ${redisCpu.toFixed(0)} ms`),
     );
-    for (const [op, d] of [...calls].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0)))
+    for (const [op, d] of [...calls].sort((a, b) => sum(b[1]) - sum(a[1])))
       console.log(
         `  ${op.padEnd(14)} ${String(d.length).padStart(7)} calls  p50 ${pct(d, 0.5).toFixed(1)}  p99 ${pct(d, 0.99).toFixed(1)}  max ${Math.max(...d).toFixed(1)} ms` +
           ` (before the cancel: p50 ${pct(callsBefore.get(op) ?? [], 0.5).toFixed(1)}  p99 ${pct(callsBefore.get(op) ?? [], 0.99).toFixed(1)})`,
