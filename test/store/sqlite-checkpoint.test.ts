@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GroupCommit } from '../../src/store/sqlite/group-commit.js';
@@ -22,6 +23,16 @@ async function pushInCommits(store: SqliteStore, count: number): Promise<string[
 }
 
 const walBytes = (path: string): number => statSync(`${path}-wal`).size;
+
+/** This process's open descriptors of the file at `path` (Linux's /proc). */
+const descriptorsOf = (path: string): number =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
 
 describe('SqliteStore WAL checkpoints', () => {
   it('never checkpoints on its own connection; the worker keeps the WAL from growing', async () => {
@@ -58,9 +69,15 @@ describe('SqliteStore WAL checkpoints', () => {
       // The worker's RESTART runs while the store holds its commits, never on the store's connection.
       const commits = (store as unknown as { commits: GroupCommit }).commits;
       const hold = commits.hold.bind(commits);
+      // Each hold comes right after the worker's pass and fsync with commits running (checkpointer.ts).
+      const worker = (store as unknown as { checkpointer: { worker: Worker } }).checkpointer.worker;
+      let lastMessage: unknown;
+      worker.prependListener('message', (message: unknown) => (lastMessage = message));
       let holds = 0;
+      const heldAfter: unknown[] = [];
       commits.hold = () => {
         holds++;
+        heldAfter.push(lastMessage);
         hold();
       };
       let largest = 0;
@@ -73,6 +90,7 @@ describe('SqliteStore WAL checkpoints', () => {
       }
       expect(largest).toBeLessThan(bound * 3);
       expect(holds).toBeGreaterThan(0);
+      expect(heldAfter).toEqual(Array.from({ length: holds }, () => ({ prepared: true })));
       const db = (store as unknown as { db: Database.Database }).db;
       expect((db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n).toBe(100_000);
     } finally {
@@ -118,5 +136,17 @@ describe('SqliteStore WAL checkpoints', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it("keeps the database file's descriptor the worker fsyncs open until its connection has closed", async () => {
+    const path = join(dir, 'descriptor.db');
+    const store = new SqliteStore({ path, nodeId: 'n' });
+    await store.open();
+    await pushInCommits(store, 5);
+    await store.checkpointed(); // the worker is up: its connection is open
+    // one for each connection (the store's, the worker's), and the descriptor the worker fsyncs
+    expect(descriptorsOf(path)).toBe(3);
+    await store.close();
+    expect(descriptorsOf(path)).toBe(0);
   });
 });

@@ -16,7 +16,16 @@
  * bound then. The RESTART ran on the event loop before: 15-73 ms each time during a bulk cancel or a purge
  * at 1M (its copy and the database file's fsync), every request waiting; now only the writes wait. A
  * TRUNCATE, earlier still, 35-140 ms (docs/performance.md, "Bulk cancel").
+ *
+ * A checkpoint fsyncs the database file only when it has copied the WAL to its end, which a pass under a
+ * steady stream of commits never does: the RESTART's fsync then wrote back every page the passes had
+ * copied since the last one, 50-80 ms of the hold at 1-2M jobs during a bulk cancel (strace: the database
+ * file's fsync; the copy itself a few ms). So before the hold the worker passes once more and fsyncs the
+ * database file itself, commits running, and the RESTART's fsync under the hold finds little to write.
+ * The descriptor it fsyncs is opened here and closed only after the store's own connection (`release`):
+ * closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's included.
  */
+import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
@@ -30,12 +39,16 @@ export const DEFAULT_WAL_TRUNCATE_BYTES = 64 * 1024 * 1024;
 const RESTART_WAIT_MS = 100;
 /** The most the store holds its commits for a RESTART, should the worker not answer. */
 const RESTART_HOLD_MAX_MS = 2000;
+/** Rounds of copy and fsync before a hold at most, and a round short enough to stop at. */
+const PREPARE_ROUNDS_MAX = 4;
+const PREPARE_SHORT_MS = 5;
 /** SQLite's default wal_autocheckpoint, restored when the worker is gone. */
 const INLINE_CHECKPOINT_PAGES = 1000;
 
 /** The worker's source (CommonJS, so it runs from src/ under the test runner as from dist/). */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { fsyncSync } = require('node:fs');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('synchronous = ' + workerData.synchronous);
@@ -56,6 +69,23 @@ const run = () => {
 timer = setTimeout(run, workerData.everyMs);
 parentPort.on('message', (message) => {
   if (message === 'now') run();
+  if (message === 'prepare') {
+    // Commits go on meanwhile. The timer's pass waits until the RESTART has run: the store will be held then.
+    clearTimeout(timer);
+    // Each round copies and writes back what was committed during the one before: a shorter stretch each
+    // time while copying outruns the commits.
+    for (let round = 0; round < workerData.prepareRoundsMax; round++) {
+      const started = performance.now();
+      try {
+        db.pragma('wal_checkpoint(PASSIVE)');
+        fsyncSync(workerData.dbFd);
+      } catch {
+        break; // the RESTART under the hold does it all, as before
+      }
+      if (performance.now() - started < workerData.prepareShortMs) break;
+    }
+    parentPort.postMessage({ prepared: true });
+  }
   if (message === 'restart') {
     // The store holds its commits until this answers: no writer, so no lock to wait for but a reader's.
     let walPages = 0;
@@ -69,6 +99,7 @@ parentPort.on('message', (message) => {
       db.pragma('busy_timeout = 0');
     }
     parentPort.postMessage({ walPages, restarted: true });
+    timer = setTimeout(run, workerData.busyEveryMs);
   }
   if (message === 'close') {
     clearTimeout(timer);
@@ -94,6 +125,10 @@ export class Checkpointer {
   private restarting: NodeJS.Timeout | undefined;
 
   private readonly truncatePages: number;
+  /** The database file's descriptor the worker fsyncs before a hold; closed by `release`. */
+  private readonly dbFd: number;
+  /** While the worker's pass and fsync before a RESTART run (commits going on). */
+  private preparing = false;
 
   constructor(
     db: Database.Database,
@@ -105,6 +140,7 @@ export class Checkpointer {
     this.db = db;
     this.commits = commits;
     this.truncatePages = Math.max(1, Math.floor(truncateBytes / (db.pragma('page_size', { simple: true }) as number)));
+    this.dbFd = openSync(path, 'r');
     db.pragma('wal_autocheckpoint = 0');
     db.pragma(`journal_size_limit = ${truncateBytes}`);
     this.worker = new Worker(WORKER_SOURCE, {
@@ -117,12 +153,16 @@ export class Checkpointer {
         busyEveryMs: BUSY_CHECKPOINT_EVERY_MS,
         busyPages: Math.ceil(this.truncatePages / 8),
         restartWaitMs: RESTART_WAIT_MS,
+        dbFd: this.dbFd,
+        prepareRoundsMax: PREPARE_ROUNDS_MAX,
+        prepareShortMs: PREPARE_SHORT_MS,
       },
     });
     this.worker.unref();
-    this.worker.on('message', (message: { walPages: number; restarted?: boolean }) => {
+    this.worker.on('message', (message: { walPages?: number; restarted?: boolean; prepared?: boolean }) => {
       if (message.restarted) this.resume();
-      else if (message.walPages > this.truncatePages) this.restart();
+      else if (message.prepared) this.restart();
+      else if ((message.walPages ?? 0) > this.truncatePages) this.prepare();
       this.wakeWaiting();
     });
     this.worker.on('error', () => this.inline());
@@ -150,8 +190,21 @@ export class Checkpointer {
     this.wakeWaiting();
   }
 
+  /** Closes the descriptor the worker fsynced: after the store's connection has closed (see above). */
+  release(): void {
+    closeSync(this.dbFd);
+  }
+
+  /** Has the worker copy and fsync what it can with commits going on; `restart` follows when it has. */
+  private prepare(): void {
+    if (!this.db.open || this.closed || this.preparing || this.restarting) return;
+    this.preparing = true;
+    this.worker.postMessage('prepare');
+  }
+
   /** Holds the commits (flush runs synchronously, so none is in flight now) and has the worker restart the WAL. */
   private restart(): void {
+    this.preparing = false;
     if (!this.db.open || this.closed || this.restarting) return;
     this.commits.hold();
     this.restarting = setTimeout(() => this.resume(), RESTART_HOLD_MAX_MS);

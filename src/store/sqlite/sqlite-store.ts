@@ -158,10 +158,12 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.commits?.close();
     this.commits = undefined;
-    await this.checkpointer?.close();
+    const checkpointer = this.checkpointer;
+    await checkpointer?.close();
     this.checkpointer = undefined;
     this.db?.close();
     this.db = undefined;
+    checkpointer?.release();
     this.owner?.release();
     this.owner = undefined;
   }
