@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -25,14 +25,16 @@ async function pushInCommits(store: SqliteStore, count: number): Promise<string[
 const walBytes = (path: string): number => statSync(`${path}-wal`).size;
 
 /** This process's open descriptors of the file at `path` (Linux's /proc). */
-const descriptorsOf = (path: string): number =>
-  readdirSync('/proc/self/fd').filter((fd) => {
+const descriptorsOf = (path: string): number => {
+  const target = realpathSync(path); // /proc names the file by its real path
+  return readdirSync('/proc/self/fd').filter((fd) => {
     try {
-      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+      return readlinkSync(`/proc/self/fd/${fd}`) === target;
     } catch {
       return false; // closed since the listing
     }
   }).length;
+};
 
 describe('SqliteStore WAL checkpoints', () => {
   it('never checkpoints on its own connection; the worker keeps the WAL from growing', async () => {

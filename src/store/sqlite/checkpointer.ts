@@ -20,8 +20,9 @@
  * A checkpoint fsyncs the database file only when it has copied the WAL to its end, which a pass under a
  * steady stream of commits never does: the RESTART's fsync then wrote back every page the passes had
  * copied since the last one, 50-80 ms of the hold at 1-2M jobs during a bulk cancel (strace: the database
- * file's fsync; the copy itself a few ms). So before the hold the worker passes once more and fsyncs the
- * database file itself, commits running, and the RESTART's fsync under the hold finds little to write.
+ * file's fsync; the copy itself a few ms). So before the hold the worker passes and fsyncs the database
+ * file itself, commits running, in rounds until one is short, and the RESTART's fsync under the hold finds
+ * little to write.
  * The descriptor it fsyncs is opened here and closed only after the store's own connection (`release`):
  * closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's included.
  */
